@@ -1,0 +1,279 @@
+"""Property tests of the GBLB kernels against slow NumPy references (hypothesis)."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from mlc_lit.binning import (_aggregate, _assign_bins, _criteria, _ldl_solve_packed, bins_per_sign,
+                             binned_complete_head, binned_head, binning_workspace, pack_upper, unpack_upper)
+from mlc_lit.core import kernel
+
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True)
+
+
+# ---- slow references ---------------------------------------------------------------------------
+
+def naive_bins(c, bin_ratio, min_bins, max_bins):
+    "Bin per label (-1 for c = 0), empty bins removed; also the number of raw bins (before removal)."
+    raw, offset = np.full(len(c), -1), 0
+    for mask in (c < 0, c > 0):
+        n = int(mask.sum())
+        if n == 0:
+            continue
+        B = max(min(min_bins, n), math.ceil(bin_ratio * n))
+        B = min(B, max_bins) if max_bins > 0 else B
+        lo, hi = c[mask].min(), c[mask].max()
+        w = (hi - lo) / B
+        q = (c[mask] - lo) / w if w > 0 else np.zeros(n)
+        raw[mask] = offset + np.minimum(q, B - 1).astype(int)
+        offset += B
+    used = np.unique(raw[raw >= 0])
+    return np.where(raw >= 0, np.searchsorted(used, raw), -1), offset
+
+
+def indicator(bin_of):
+    Z = np.zeros((len(bin_of), bin_of.max() + 1))
+    Z[bin_of >= 0, bin_of[bin_of >= 0]] = 1.0
+    return Z
+
+
+def naive_aggregate(g, H, bin_of, l2, exact):
+    K = len(g)
+    Hf = unpack_upper(H, K)
+    if not exact:
+        Hf = np.where((bin_of[:, None] == bin_of[None, :]) & ~np.eye(K, dtype=bool), 0.0, Hf)
+    Z = indicator(bin_of)
+    return Z.T @ g, Z.T @ (Hf + l2 * np.eye(K)) @ Z
+
+
+def naive_head(g, H, l2, bin_ratio, min_bins, max_bins, exact):
+    c = -g / (np.diag(unpack_upper(H, len(g))) + l2)
+    b, _ = naive_bins(c, bin_ratio, min_bins, max_bins)
+    if (b < 0).all():
+        return np.zeros(len(g)), 0.0, b
+    gb, Hb = naive_aggregate(g, H, b, l2, exact)
+    s = np.linalg.solve(Hb, -gb)
+    return np.where(b >= 0, s[np.maximum(b, 0)], 0.0), 0.5 * gb @ s, b
+
+
+def example_wise_stats(n, K, seed, scale=1.0):
+    "Summed g and packed H of the example-wise logistic loss (PSD Hessian) for random labels and scores."
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1.0, 1.0], size=(n, K))
+    z = np.exp(-y * rng.normal(scale=scale, size=(n, K)))
+    S = 1.0 + z.sum(1, keepdims=True)
+    G = -y * z / S
+    return G.sum(0), pack_upper(np.diag((z / S).sum(0)) - G.T @ G)
+
+
+def objective(g, H, l2, p):
+    return g @ p + 0.5 * p @ (unpack_upper(H, len(g)) + l2 * np.eye(len(g))) @ p
+
+
+def run_bins(c, bin_ratio, min_bins, max_bins):
+    K = len(c)
+    bin_of, counts, remap = (np.empty(K, np.int64) for _ in range(3))
+    n = _assign_bins(np.asarray(c, np.float64), bin_ratio, min_bins, max_bins, bin_of, counts, remap)
+    return bin_of, counts[:n].copy()
+
+
+# ---- strategies ---------------------------------------------------------------------------------
+
+criteria = st.lists(st.sampled_from([-2.0, -1.0, -0.3, 0.0, 0.2, 1.5]) | st.floats(-1e3, 1e3, width=32),
+                    min_size=1, max_size=60).map(np.array)
+ratios = st.sampled_from([0.04, 0.08, 0.16, 0.32, 0.5, 1.0])
+max_bins_st = st.sampled_from([0, 1, 2, 3, 7])
+
+
+# ---- bins ---------------------------------------------------------------------------------------
+
+@SETTINGS
+@given(criteria, ratios, st.integers(1, 4), max_bins_st)
+def test_bins_match_numpy(c, bin_ratio, min_bins, max_bins):
+    bin_of, counts = run_bins(c, bin_ratio, min_bins, max_bins)
+    ref, _ = naive_bins(c, bin_ratio, min_bins, max_bins)
+    np.testing.assert_array_equal(bin_of, ref)
+    np.testing.assert_array_equal(counts, np.bincount(ref[ref >= 0], minlength=len(counts)))
+    assert (counts > 0).all()                                   # empty bins removed
+    assert (bin_of[c == 0] == -1).all() and (bin_of[c != 0] >= 0).all()
+    if (c < 0).any() and (c > 0).any():                         # signs never share a bin
+        assert bin_of[c < 0].max() < bin_of[c > 0].min()
+    order = np.argsort(c[c != 0], kind="stable")                # bins are monotone in the criterion
+    assert (np.diff(bin_of[c != 0][order]) >= 0).all()
+
+
+@SETTINGS
+@given(criteria, ratios, st.integers(1, 4), max_bins_st)
+def test_ties_share_a_bin(c, bin_ratio, min_bins, max_bins):
+    c = np.concatenate([c, c[:3]])
+    bin_of, _ = run_bins(c, bin_ratio, min_bins, max_bins)
+    for v in np.unique(c):
+        assert len(np.unique(bin_of[c == v])) == 1
+
+
+@SETTINGS
+@given(st.integers(0, 300), st.integers(0, 300), ratios, st.integers(1, 5), max_bins_st)
+def test_bins_per_sign_and_workspace_size(n_neg, n_pos, bin_ratio, min_bins, max_bins):
+    for n in (n_neg, n_pos):
+        b = bins_per_sign(n, bin_ratio, min_bins, max_bins)
+        expected = 0 if n == 0 else max(min(min_bins, n), math.ceil(bin_ratio * n))
+        if max_bins and n:
+            expected = min(expected, max_bins)
+        assert b == expected and b <= n
+    K = n_neg + n_pos
+    if K == 0:
+        return
+    c = np.concatenate([-np.linspace(1, 2, n_neg), np.linspace(1, 2, n_pos)])  # spread: every raw bin used
+    ws = binning_workspace(K, bin_ratio, min_bins, max_bins if max_bins >= min_bins else None)
+    _, raw = naive_bins(c, bin_ratio, min_bins, max_bins if max_bins >= min_bins else 0)
+    assert raw <= len(ws[2]) and len(ws[5]) == len(ws[2]) * (len(ws[2]) + 1) // 2
+
+
+def test_max_bins_caps_and_one_sign_only():
+    c = np.linspace(0.1, 5.0, 100)
+    assert run_bins(c, 0.32, 1, 0)[1].size == 32
+    assert run_bins(c, 0.32, 1, 5)[1].size == 5
+    assert run_bins(-c, 0.32, 1, 5)[1].size == 5
+    assert run_bins(c, 0.04, 1, 0)[1].tolist() == [25, 25, 25, 25]
+
+
+# ---- aggregation --------------------------------------------------------------------------------
+
+@SETTINGS
+@given(st.integers(1, 30), st.integers(1, 20), ratios, st.booleans(), st.integers(0, 2**16))
+def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, bin_ratio, exact, seed):
+    g, H = example_wise_stats(n, K, seed)
+    c = np.empty(K)
+    _criteria(g, H, 1.0, c)
+    np.testing.assert_array_equal(c, -g / (np.diag(unpack_upper(H, K)) + 1.0))
+    b, counts = run_bins(c, bin_ratio, 1, 0)
+    B = len(counts)
+    out = {}
+    for ex in (False, True):
+        g_bin, H_bin = np.empty(B), np.empty(B * (B + 1) // 2)
+        _aggregate(g, H, b, counts, B, 1.0, ex, g_bin, H_bin)
+        gb, Hb = naive_aggregate(g, H, b, 1.0, ex)
+        np.testing.assert_allclose(g_bin, gb, atol=1e-12)
+        np.testing.assert_allclose(unpack_upper(H_bin, B), Hb, atol=1e-12)
+        out[ex] = unpack_upper(H_bin, B)
+    Hf = unpack_upper(H, K)
+    within = [Hf[np.ix_(b == q, b == q)].sum() - np.diag(Hf)[b == q].sum() for q in range(B)]
+    np.testing.assert_allclose(out[True] - out[False], np.diag(within), atol=1e-12)
+
+
+# ---- solver -------------------------------------------------------------------------------------
+
+@SETTINGS
+@given(st.integers(1, 40), st.integers(0, 2**16), st.sampled_from([1e-3, 0.1, 10.0]))
+def test_packed_ldl_matches_numpy_solve(n, seed, ridge):
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(n, n))
+    M, b = F @ F.T + ridge * np.eye(n), rng.normal(size=n)
+    A, x = pack_upper(M), b.copy()
+    assert _ldl_solve_packed(A, x, n)
+    np.testing.assert_allclose(M @ x, b, atol=1e-7 * max(1.0, np.abs(b).max()) * np.linalg.cond(M) ** 0.5)
+    np.testing.assert_allclose(x, np.linalg.solve(M, b), rtol=1e-6, atol=1e-8 * np.linalg.cond(M))
+
+
+def test_packed_ldl_indefinite_and_singular():
+    for M, b in [(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, 0.0])),
+                 (np.array([[2.0, 1.0, 0.0], [1.0, -3.0, 1.0], [0.0, 1.0, 4.0]]), np.array([1.0, 2.0, 3.0]))]:
+        x = b.copy()
+        assert _ldl_solve_packed(pack_upper(M), x, len(b))
+        np.testing.assert_allclose(x, np.linalg.solve(M, b))
+    assert not _ldl_solve_packed(pack_upper(np.ones((3, 3))), np.ones(3), 3)
+    assert not _ldl_solve_packed(pack_upper(np.zeros((1, 1))), np.ones(1), 1)
+
+
+# ---- the binned head ----------------------------------------------------------------------------
+
+@SETTINGS
+@given(st.integers(1, 30), st.integers(1, 25), st.sampled_from([0.1, 1.0, 5.0]), st.sampled_from([0.0, 0.3, 1.0]),
+       ratios, st.integers(1, 3), max_bins_st, st.booleans(), st.integers(0, 2**16))
+def test_binned_head_matches_brute_force(K, n, scale, l2, bin_ratio, min_bins, max_bins, exact, seed):
+    g, H = example_wise_stats(n, K, seed, scale)
+    g[np.random.default_rng(seed + 1).random(K) < 0.25] = 0.0
+    if l2 == 0.0:
+        H = H + pack_upper(0.05 * np.eye(K))
+    max_bins = max_bins if max_bins >= min_bins else None
+    p, q, b = binned_complete_head(g, H, l2, bin_ratio=bin_ratio, min_bins=min_bins, max_bins=max_bins, exact=exact)
+    p0, q0, b0 = naive_head(g, H, l2, bin_ratio, min_bins, max_bins or 0, exact)
+    np.testing.assert_array_equal(b, b0)
+    np.testing.assert_allclose(p, p0, atol=1e-8)
+    assert q == pytest.approx(q0, abs=1e-9) and q <= 1e-12
+    assert (p[g == 0] == 0).all()
+
+
+@SETTINGS
+@given(st.integers(2, 24), st.integers(2, 25), st.sampled_from([0.5, 2.0]), ratios, st.integers(0, 2**16))
+def test_exact_binning_is_the_objective_restricted_to_bin_constant_heads(K, n, scale, bin_ratio, seed):
+    g, H = example_wise_stats(n, K, seed, scale)
+    p, q, b = binned_complete_head(g, H, 1.0, bin_ratio=bin_ratio, exact=True)
+    if (b < 0).all():
+        return
+    # (i) the quality is the original objective at the scattered head
+    assert objective(g, H, 1.0, p) == pytest.approx(q, abs=1e-10)
+    # (ii) the bin scores minimise the original objective over all bin-constant heads (least squares)
+    Z = indicator(b)
+    L = np.linalg.cholesky(unpack_upper(H, K) + np.eye(K))
+    s = np.linalg.lstsq(L.T @ Z, -np.linalg.solve(L, g), rcond=None)[0]
+    np.testing.assert_allclose(Z @ s, p, atol=1e-8)
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        assert objective(g, H, 1.0, Z @ (s + rng.normal(scale=0.05, size=Z.shape[1]))) >= q - 1e-12
+    # eq. 18 uses the same bins and is never better on the original objective
+    p18, _, b18 = binned_complete_head(g, H, 1.0, bin_ratio=bin_ratio)
+    np.testing.assert_array_equal(b18, b)
+    assert objective(g, H, 1.0, p18) >= q - 1e-12
+
+
+def test_edge_cases():
+    p, q, b = binned_complete_head(np.array([-2.0]), np.array([3.0]), 1.0)        # K = 1
+    assert p.tolist() == [0.5] and q == -0.5 and b.tolist() == [0]
+    p, q, b = binned_complete_head(np.zeros(5), pack_upper(np.eye(5)), 1.0)       # no gradient at all
+    assert (p == 0).all() and q == 0.0 and (b == -1).all()
+    g, H = example_wise_stats(10, 6, 0)
+    g = -np.abs(g) - 0.1                                                         # all criteria positive
+    p, q, b = binned_complete_head(g, H, 1.0, bin_ratio=0.04)
+    assert (b == 0).all() and np.allclose(p, p[0]) and p[0] > 0
+    p, q, b = binned_complete_head(np.array([1.0, -1.0]), pack_upper(np.zeros((2, 2))), 0.0)  # h + l2 = 0
+    assert (p == 0).all() and q == 0.0 and (b == -1).all()
+
+
+def test_singular_binned_system_gives_zero_head():
+    # l2 = 0 and a Hessian whose single bin has zero curvature once the cross terms are dropped
+    H = pack_upper(np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    p, q, b = binned_complete_head(np.array([-1.0, -1.0]), H, 0.0, exact=True)
+    assert (b == 0).all() and (p == 0).all() and q == 0.0
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="bin_ratio"):
+        binning_workspace(5, bin_ratio=1.5)
+    with pytest.raises(ValueError, match="min_bins"):
+        binning_workspace(5, min_bins=0)
+    with pytest.raises(ValueError, match="max_bins"):
+        binning_workspace(5, min_bins=2, max_bins=1)
+    with pytest.raises(ValueError, match="packed H"):
+        binned_complete_head(np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="l2"):
+        binned_complete_head(np.zeros(2), np.zeros(3), l2=-1.0)
+
+
+@kernel()
+def _search(g, H, n_candidates, criteria, bin_of, counts, remap, g_bin, H_bin, s_bin, head):
+    "A stand-in for a rule search: many candidates (scaled statistics), one workspace, best quality."
+    best = 0.0
+    for r in range(n_candidates):
+        w = (r + 1.0) / n_candidates
+        q = binned_head(g * w, H * w, 1.0, 0.04, 1, 0, False, criteria, bin_of, counts, remap, g_bin, H_bin,
+                        s_bin, head)
+        best = min(best, q)
+    return best
+
+
+def test_callable_from_another_kernel_with_one_workspace():
+    g, H = example_wise_stats(30, 40, 3)
+    best = _search(g, H, 50, *binning_workspace(40), np.empty(40))
+    assert best == pytest.approx(min(binned_complete_head(g * w, H * w, 1.0)[1] for w in np.arange(1, 51) / 50))
