@@ -13,6 +13,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from .binning import _check_binning, binned_head_row, binning_rows
 from .core import MultiLabelClassifier, check_memory, kernel, n_threads, numba_threads, spawn_seeds
 from .losses import (_complete_head, _decomposable_head, _example_wise_logistic_loss_row,
                             _example_wise_logistic_row, _label_wise_logistic_loss_row, _label_wise_logistic_row,
@@ -50,6 +51,7 @@ def _refresh_stats(loss, Y, S, stats, rows):
 def _quality(v, mode, K, label, l2, scores, work):
     "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
     if mode == 2: return _complete_head(v[:K], v[K:], l2, scores, work), label
+    if mode == 4: return binned_head_row(v[:K], v[K:], l2, work, scores), label   # GBLB, paper 2
     if mode == 0:                                       # closed form, summed over labels (no slicing: hot)
         q = 0.0
         for k in range(K):
@@ -273,6 +275,7 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
         head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
     else:
         if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
+        elif mode == 4: binned_head_row(tmp_full[:K], tmp_full[K:], l2, work[0], head)
         else: _complete_head(tmp_full[:K], tmp_full[K:], l2, head, work[0])
         for k in range(K): head[k] *= shrinkage
     for r in range(m):                               # update scores and statistics of the covered examples
@@ -380,6 +383,16 @@ class BoomerClassifier(MultiLabelClassifier):
         (the reference's default). The head is always recomputed on all covered training examples.
     feature_sampling : {'log2'}, float, int or None, default='log2'
         Features tried at each refinement: ⌊log2(F − 1) + 1⌋, a fraction of F, a number, or all.
+    label_binning : {None, 'equal_width'}, default=None
+        Gradient-based label binning (GBLB, paper 2, `mlc_lit.binning`) for complete heads of the
+        example-wise loss, the default rule included: labels share a score per bin, so each candidate
+        solves a B×B instead of a K×K system. Ignored for label-wise losses and single-label heads.
+    bin_ratio : float in (0, 1], default=0.04
+        Bins per sign of the labels' criteria: ⌈bin_ratio·n⌉ for the n labels of that sign.
+    min_bins : int, default=1
+        At least this many bins per sign (at most one per label).
+    max_bins : int or None, default=None
+        At most this many bins per sign (None: no limit).
     predictor : {'auto', 'label_wise', 'example_wise'}, default='auto'
         'label_wise': label k is relevant iff its score is positive. 'example_wise': the label vector
         seen in training with the lowest loss given the scores (ties: the more frequent one). 'auto':
@@ -418,8 +431,10 @@ class BoomerClassifier(MultiLabelClassifier):
     _allow_nan = True
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
-                 instance_sampling="bootstrap", feature_sampling="log2", predictor="auto", nominal_features=None,
+                 instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
+                 min_bins=1, max_bins=None, predictor="auto", nominal_features=None,
                  random_state=None, n_jobs=None, verbose=0):
+        self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
         self.nominal_features, self.random_state, self.n_jobs, self.verbose = nominal_features, random_state, n_jobs, verbose
@@ -524,7 +539,12 @@ def _check_params(est, F, K):
             raise ValueError(f"{name} must be a finite number {'> 0' if name == 'shrinkage' else '>= 0'}; got {v!r}.")
     sampling = {"bootstrap": 1, "subsample": 2, None: 0}.get(est.instance_sampling, -1)
     if sampling < 0: raise ValueError(f"instance_sampling must be 'bootstrap', 'subsample' or None; got {est.instance_sampling!r}.")
-    return dict(loss=LOSSES[est.loss], mode=_HEAD_MODES[(est.loss, head)], sampling=sampling,
+    if est.label_binning not in (None, "equal_width"):
+        raise ValueError(f"label_binning must be None or 'equal_width'; got {est.label_binning!r}.")
+    _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
+    mode = _HEAD_MODES[(est.loss, head)]
+    if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
+    return dict(loss=LOSSES[est.loss], mode=mode, sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
 
 # %% ../nbs/01a_boomer.ipynb #9fcc1e1a
@@ -540,8 +560,10 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal):
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
+    if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, min_size=P)
     g = stats.sum(axis=0)                               # the default rule: complete head on all examples
-    (_decomposable_head(g[:K], g[K:], est.l2, head) if mode < 2 else _complete_head(g[:K], g[K:], est.l2, head, work[0]))
+    if mode == 4: binned_head_row(g[:K], g[K:], float(est.l2), work[0], head)
+    else: (_decomposable_head(g[:K], g[K:], est.l2, head) if mode < 2 else _complete_head(g[:K], g[K:], est.l2, head, work[0]))
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
     bufs = dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
