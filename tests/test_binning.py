@@ -277,3 +277,58 @@ def test_callable_from_another_kernel_with_one_workspace():
     g, H = example_wise_stats(30, 40, 3)
     best = _search(g, H, 50, *binning_workspace(40), np.empty(40))
     assert best == pytest.approx(min(binned_complete_head(g * w, H * w, 1.0)[1] for w in np.arange(1, 51) / 50))
+
+
+# ---- wired into BoomerClassifier ----------------------------------------------------------------
+
+def _boomer_data(n=120, F=5, K=9, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, F))
+    Y = ((X @ rng.normal(size=(F, K)) + rng.normal(scale=0.5, size=(n, K))) > 0.3).astype(np.int8)
+    return X, Y
+
+
+def _heads(m):
+    return [m.head_score_[m.head_ptr_[r]:m.head_ptr_[r + 1]] for r in range(m.n_rules_)]
+
+
+@pytest.mark.parametrize("bin_ratio, max_bins, per_sign", [(0.04, None, 1), (0.5, 2, 2)])
+def test_boomer_binned_heads_share_scores_per_bin(bin_ratio, max_bins, per_sign):
+    from mlc_lit.boomer import BoomerClassifier
+    X, Y = _boomer_data()
+    m = BoomerClassifier(loss="logistic_example_wise", head="complete", max_rules=15, label_binning="equal_width",
+                         bin_ratio=bin_ratio, max_bins=max_bins, random_state=0).fit(X, Y)
+    assert m.n_rules_ > 1
+    for h in _heads(m):        # the default rule too: at most `per_sign` distinct scores of each sign
+        assert len(np.unique(h[h > 0])) <= per_sign and len(np.unique(h[h < 0])) <= per_sign
+    # the default rule's head is the binned head of the summed statistics (no shrinkage)
+    K = Y.shape[1]
+    z = np.exp(-(2.0 * Y - 1) * 0.0)
+    S = 1.0 + z.sum(1, keepdims=True)
+    G = -(2.0 * Y - 1) * z / S
+    H = pack_upper(np.diag((z / S).sum(0)) - G.T @ G)
+    p, _, _ = binned_complete_head(G.sum(0), H, 1.0, bin_ratio=bin_ratio, max_bins=max_bins)
+    np.testing.assert_allclose(_heads(m)[0], p, atol=1e-12)
+    assert m.predict(X).shape == Y.shape
+
+
+def test_boomer_binning_is_n_jobs_invariant_and_ignored_where_it_does_not_apply():
+    from mlc_lit.boomer import BoomerClassifier
+    X, Y = _boomer_data(seed=1)
+    kw = dict(loss="logistic_example_wise", head="complete", max_rules=12, label_binning="equal_width", random_state=3)
+    a, b = BoomerClassifier(**kw).fit(X, Y), BoomerClassifier(**kw, n_jobs=2).fit(X, Y)
+    np.testing.assert_array_equal(a.head_score_, b.head_score_)
+    np.testing.assert_array_equal(a.cond_threshold_, b.cond_threshold_)
+    kw = dict(loss="logistic_label_wise", max_rules=12, random_state=3)
+    a, b = BoomerClassifier(**kw).fit(X, Y), BoomerClassifier(**kw, label_binning="equal_width").fit(X, Y)
+    np.testing.assert_array_equal(a.head_score_, b.head_score_)
+
+
+@pytest.mark.parametrize("params, match", [(dict(label_binning="equal_frequency"), "label_binning"),
+                                           (dict(label_binning="equal_width", bin_ratio=0.0), "bin_ratio"),
+                                           (dict(label_binning="equal_width", min_bins=2, max_bins=1), "max_bins")])
+def test_boomer_bad_binning_parameters(params, match):
+    from mlc_lit.boomer import BoomerClassifier
+    X, Y = _boomer_data(n=20)
+    with pytest.raises(ValueError, match=match):
+        BoomerClassifier(loss="logistic_example_wise", max_rules=2, **params).fit(X, Y)
