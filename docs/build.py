@@ -85,6 +85,50 @@ def _quarto_to_myst(text: str) -> str:
     return re.sub(r"^:::\s*\{\.callout-(\w+)[^}]*\}\s*$", callout, text, flags=re.M)
 
 
+_NUMPYDOC = ("Parameters", "Other Parameters", "Returns", "Yields", "Receives", "Raises", "Warns", "Warnings",
+             "Attributes", "Methods", "See Also", "Notes", "References", "Examples")
+_NUMPYDOC_RE = re.compile(r"^(%s)\n-{3,}[ \t]*$" % "|".join(_NUMPYDOC), flags=re.M)
+_LISTS = {"Parameters", "Other Parameters", "Returns", "Yields", "Receives", "Raises", "Warns", "Attributes", "Methods"}
+
+
+def _numpydoc_section(title: str, body: str) -> str:
+    "One numpydoc section as MyST: name lists as definition lists, examples as a console block."
+    body = body.strip("\n")
+    if title == "Examples":
+        return f"**{title}**\n\n```pycon\n{body}\n```\n"
+    if title not in _LISTS:
+        return f"**{title}**\n\n{body}\n"
+    items, out = [], [f"**{title}**\n"]
+    for line in body.splitlines():
+        if line and not line[0].isspace(): items.append([line.strip(), []])
+        elif items: items[-1][1].append(line.strip())
+    for term, desc in items:
+        name, sep, kind = term.partition(" : ")
+        head = f"`{name.strip()}`" + (f" : {kind.strip()}" if sep else "")
+        text = "\n  ".join(d if d else "" for d in desc).strip() or "\u200b"
+        out.append(f"{head}\n: {text}\n")
+    return "\n".join(out)
+
+
+def _numpydoc_to_myst(md: str) -> str:
+    "Rewrite numpydoc sections in `show_doc` output (otherwise `Parameters` + dashes would be a Markdown heading)."
+    parts = _NUMPYDOC_RE.split(md)
+    if len(parts) == 1: return md
+    out = [parts[0].rstrip() + "\n"]
+    for title, body in zip(parts[1::2], parts[2::2]): out.append(_numpydoc_section(title, body))
+    return "\n".join(out)
+
+
+def _show_doc_markdown(md: str) -> str:
+    "`show_doc` output as page Markdown: no leading rule, `class` for classes, numpydoc sections readable."
+    md = re.sub(r"^\s*---\s*\n", "", md)
+    m = re.search(r"^#+ (\S+)", md, flags=re.M)
+    name = m.group(1).split(".")[-1] if m else ""
+    if name[:1].isupper():      # nbdev 3.3 writes `def Name(` for classes too
+        md = md.replace(f"```python\ndef {name}(", f"```python\nclass {name}(", 1)
+    return _numpydoc_to_myst(md)
+
+
 def stage_notebook(src: Path) -> tuple[dict, str]:
     "A processed notebook rewritten for MyST-NB, and its page title."
     nb = json.loads(src.read_text(encoding="utf-8"))
@@ -109,7 +153,7 @@ def stage_notebook(src: Path) -> tuple[dict, str]:
         md = _markdown_output(cell)
         if opts.get("output") == "asis" and md is not None:
             # show_doc: its Markdown becomes part of the page, so each name is a real section.
-            cells.append(_md_cell(re.sub(r"^\s*---\s*\n", "", md)))
+            cells.append(_md_cell(_show_doc_markdown(md)))
             continue
         cell = copy.deepcopy(cell)
         cell["source"] = code
