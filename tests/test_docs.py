@@ -93,3 +93,15 @@ def test_readme_drops_hidden_cells(tmp_path):
     assert "only output" in text and "print(" not in text
     assert "> [!NOTE]\n> Read me." in text
     assert "```python\n1 + 1\n```" in text and "    2" in text and files == {}
+
+
+def test_docs_run_only_exports_show_doc_and_imports():
+    pytest.importorskip("nbdev")
+    from fastcore.nbio import dict2nb
+    from nbdev.process import NBProcessor
+    sources = ["#| export\ndef f(): pass", "import time\nif DATA: time.sleep(100)", "import numpy as np",
+               "show_doc(f)", "x = 1", "#| eval: false\nimport os", "def g():\n    import os"]
+    nb = dict2nb({"cells": [{"cell_type": "code", "source": s, "metadata": {}, "outputs": []} for s in sources],
+                  "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    plans = [build._doc_cell_plan(c) for c in NBProcessor(nb=nb).nb.cells]
+    assert plans == [True, "import time", True, True, None, None, None]
