@@ -1,0 +1,77 @@
+"""The estimator base and the parallel helpers, under scikit-learn's own checks and several joblib backends."""
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mlc_lit.core import MultiLabelClassifier, parallel_map, spawn_seeds
+from mlc_lit.cli import MajorityBaseline
+
+
+class LinearScores(MultiLabelClassifier):
+    "Least-squares scores per label: the smallest real subclass of the base."
+
+    def __init__(self, *, shift=0.0):
+        self.shift = shift
+
+    def _design(self, X):
+        X = X.toarray() if sp.issparse(X) else X
+        return np.c_[X, np.ones(len(X))]
+
+    def _fit(self, X, Y):
+        self.w_ = np.linalg.lstsq(self._design(X), 2.0 * Y - 1, rcond=None)[0]
+
+    def _decision_function(self, X):
+        return self._design(X) @ self.w_ + self.shift
+
+    def _predict_proba(self, X):
+        return 1 / (1 + np.exp(-self._decision_function(X)))
+
+    def _predict(self, X):
+        return (self._decision_function(X) > 0).astype(np.int8)
+
+
+@parametrize_with_checks([LinearScores()])
+def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+def test_multilabel_outputs_and_pickle():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    Y = (X[:, :3] > 0).astype(np.int8)
+    m = LinearScores().fit(X, Y)
+    assert m.predict(X).shape == (60, 3) and set(np.unique(m.predict(X))) <= {0, 1}
+    assert m.predict_proba(X).shape == (60, 3) and m.decision_function(X).shape == (60, 3)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(m)).predict(X), m.predict(X))
+    np.testing.assert_array_equal(LinearScores().fit(sp.csr_matrix(X), Y).predict(X), m.predict(X))
+
+
+def test_labels_never_positive_and_empty_rows_are_data():
+    X = np.arange(20.0).reshape(10, 2)
+    Y = np.zeros((10, 3), dtype=int)
+    Y[:5, 0] = 1
+    m = MajorityBaseline().fit(X, Y)
+    assert m.predict(X).sum() == 0 and m.n_labels_ == 3
+
+
+@pytest.mark.parametrize("backend", ["sequential", "threading", "loky"])
+def test_parallel_map_backends_keep_order(backend):
+    with joblib.parallel_backend(backend):
+        assert parallel_map(abs, range(-5, 5), n_jobs=2) == [abs(i) for i in range(-5, 5)]
+
+
+def test_parallel_map_on_dask():
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2):
+        with joblib.parallel_backend("dask"):
+            assert parallel_map(abs, range(-3, 3), n_jobs=2) == [3, 2, 1, 0, 1, 2]
+
+
+def test_seeds_do_not_depend_on_the_worker():
+    seeds = spawn_seeds(42, 8)
+    per_task = parallel_map(lambda i: np.random.default_rng(seeds[i]).random(), range(8), n_jobs=2)
+    assert per_task == [np.random.default_rng(s).random() for s in seeds]
