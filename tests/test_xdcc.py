@@ -95,18 +95,21 @@ def test_split_kernels_against_naive(kind, sparse):
         np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=method)
 
 
+def _leaf(m, x, t):
+    "Leaf reached by row x in tree t (slow Python walk)."
+    v = m.tree_ptr_[t]
+    while m.feature_[v] >= 0:
+        xv = x[m.feature_[v]]
+        v = (m.left_[v] if m.default_left_[v] == 1 else m.right_[v]) if np.isnan(xv) else (m.left_[v] if xv < m.threshold_[v] else m.right_[v])
+    return v
+
+
 def test_predict_kernel_against_naive():
     X, Y = _toy(n=80, nans=0.1)
     m = MLXGBClassifier(**SMALL).fit(X, Y)
     S = np.repeat(m.base_margin_[None], len(X), 0)
     for i in range(len(X)):
-        for t in range(len(m.tree_ptr_) - 1):
-            v = m.tree_ptr_[t]
-            while m.feature_[v] >= 0:
-                x = X[i, m.feature_[v]]
-                go_left = m.default_left_[v] == 1 if np.isnan(x) else x < m.threshold_[v]
-                v = m.left_[v] if go_left else m.right_[v]
-            S[i] += m.value_[v]
+        for t in range(len(m.tree_ptr_) - 1): S[i] += m.value_[_leaf(m, X[i], t)]
     np.testing.assert_allclose(m.decision_function(X), S)
 
 
@@ -119,7 +122,8 @@ def test_edge_cases(tm):
     m = MLXGBClassifier(tree_method=tm, min_child_weight=0.0, max_depth=8, **{"n_estimators": 3}).fit(X, Y)
     assert (m.predict(X)[:, 1] == 0).all()
     assert not (m.feature_ == 2).any()
-    leaves = m.apply(X) if hasattr(m, "apply") else None          # one-example leaves exist with mcw=0, depth 8
+    leaf_of = [_leaf(m, x, 0) for x in X]                          # one-example leaves (mcw=0, depth 8)
+    assert min(np.unique(leaf_of, return_counts=True)[1]) == 1
     assert np.isfinite(m.value_).all()
     XN = np.c_[X, np.full((40, 3), np.nan)]                        # all-unknown label-features (round 1 of XDCC)
     m2 = MLXGBClassifier(tree_method=tm, **SMALL).fit(XN, Y)
@@ -226,5 +230,5 @@ def test_emotions_regression():
     if not os.path.isdir(os.path.join(DATA, "emotions")): pytest.skip("no ../shared/data")
     Xtr, Ytr, _ = data.load_dataset("emotions", DATA, "train")
     Xte, Yte, _ = data.load_dataset("emotions", DATA, "test")
-    m = MLXGBClassifier(n_estimators=50, max_depth=4).fit(Xtr, Ytr)
-    assert (m.predict(Xte) == Yte).mean() > 0.75
+    m = MLXGBClassifier(n_estimators=20, max_depth=3).fit(Xtr, Ytr)
+    assert (m.predict(Xte) == Yte).mean() > 0.75                 # Hamming accuracy (XGBoost: about 0.80)
