@@ -42,6 +42,7 @@ def test_pickle_njobs_and_sparse_give_the_same_model(voting):
     P = m.predict(X)
     ev = m.n_evaluations_
     assert ev.shape == (len(X),) and m.mean_evaluations_ == ev.mean()
+    np.testing.assert_array_equal(_oracle_votes(m.coef_, X), full_votes(m.coef_, X))  # the real-data test's oracle
     m2 = pickle.loads(pickle.dumps(m))
     np.testing.assert_array_equal(m2.predict(X), P)
     for kw, Xin in [(dict(n_jobs=2), X), (dict(n_jobs=-1), X), ({}, sp.csr_matrix(X)), (dict(n_jobs=2), sp.csr_matrix(X))]:
@@ -79,7 +80,7 @@ def test_binary_relevance_is_the_calibration_part():
     X, Y = _data()
     W = CalibratedPairwiseClassifier().fit(X, Y).coef_
     br = BinaryRelevancePerceptron(n_jobs=2).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_array_equal(br.coef_, -W[[v * (v - 1) // 2 for v in range(1, Y.shape[1] + 1)]])
+    np.testing.assert_array_equal(br.coef_, -W[:Y.shape[1]])
 
 
 def test_clear_errors(monkeypatch):
@@ -101,10 +102,14 @@ def _oracle_votes(W, X):
     "Full max-wins votes through scipy/numpy products, one column block per class v (exact on integer data)."
     n = int(round((math.sqrt(8 * W.shape[0] + 1) - 1) / 2))
     votes = np.zeros((X.shape[0], n + 1), dtype=np.int64)
-    for v in range(1, n + 1):
-        base = v * (v - 1) // 2
-        S = np.asarray(X @ np.ascontiguousarray(W[base:base + v, :-1].T)) + W[base:base + v, -1]
-        votes[:, :v] += S >= 0
+    score = lambda rows: np.asarray(X @ np.ascontiguousarray(W[rows, :-1].T)) + W[rows, -1]
+    S = score(slice(0, n))                       # calibration pairs (0, v) in rows v - 1
+    votes[:, 0] += (S >= 0).sum(axis=1)
+    votes[:, 1:] += S < 0
+    for v in range(2, n + 1):                    # pairs (u, v), 1 <= u < v, in rows n + (v-1)(v-2)/2 + u - 1
+        base = n + (v - 1) * (v - 2) // 2
+        S = score(slice(base, base + v - 1))
+        votes[:, 1:v] += S >= 0
         votes[:, v] += (S < 0).sum(axis=1)
     return votes
 
