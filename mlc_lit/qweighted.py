@@ -11,8 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 from numba import prange
 
-from .core import (MultiLabelClassifier, check_memory, csr_arrays, kernel, n_threads, numba_threads,
-                          spawn_seeds)
+from sklearn.utils.validation import check_is_fitted
+
+from .core import MultiLabelClassifier, check_memory, csr_arrays, kernel, n_threads, numba_threads, spawn_seeds
 
 # %% auto #0
 __all__ = ['n_pairs', 'full_votes', 'votes_to_labels', 'votes_to_ranking', 'qweighted_game', 'qweighted_votes',
@@ -122,10 +123,6 @@ def train_pairwise(X, Y, *, epochs=2, order=None, calib_only=False, n_jobs=None)
     return W
 
 # %% ../nbs/04_qweighted.ipynb #d03c934c
-@kernel()
-def _pair_score(W, p, X, indptr, indices, data, i, sparse):
-    return _row_score(W, p, X, indptr, indices, data, i, sparse)
-
 def _full_votes_impl(W, X, indptr, indices, data, sparse, votes):
     n = votes.shape[1] - 1
     for i in prange(votes.shape[0]):
@@ -297,6 +294,10 @@ def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=16):
     return (top if mode == "qweighted" else labels), n_eval
 
 # %% ../nbs/04_qweighted.ipynb #ed58d0a0
+def _check_epochs(epochs):
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise ValueError(f"epochs must be a positive integer, got {epochs!r}.")
+
 class CalibratedPairwiseClassifier(MultiLabelClassifier):
     """Calibrated pairwise multilabel perceptrons (CMLPP) with full or QWeighted voting.
 
@@ -345,8 +346,7 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
     def _check_params(self):
         if self.voting not in ("qweighted2", "qweighted1", "full"):
             raise ValueError(f"voting must be 'qweighted2', 'qweighted1' or 'full', got {self.voting!r}.")
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, (int, np.integer)) or self.epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}.")
+        _check_epochs(self.epochs)
 
     def _fit(self, X, Y):
         self._check_params()
@@ -367,17 +367,16 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
         return (V[:, 1:] - V[:, :1]).astype(np.float64)
 
     def predict_ranking(self, X):
-        "Full max-wins ranking of the n+1 classes per instance: label indices, λ0 as -1, best first."
+        "Full max-wins ranking of the n+1 classes per instance: column indices of `Y`, λ0 as -1, best first."
         return votes_to_ranking(full_votes(self.coef_, self._check_fitted_X(X), n_jobs=self.n_jobs))
 
     def predict_top(self, X):
-        "Top label per instance by multiclass QWeighted (λ0 ignored); sets `n_evaluations_`."
+        "Top label (column index of `Y`) per instance by multiclass QWeighted, λ0 ignored; sets `n_evaluations_`."
         top, ev = qweighted_votes(self.coef_, self._check_fitted_X(X), mode="qweighted", n_jobs=self.n_jobs)
         self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
         return top
 
     def _check_fitted_X(self, X):
-        from sklearn.utils.validation import check_is_fitted
         check_is_fitted(self)
         return self._validate_X(X)
 
@@ -401,7 +400,7 @@ class BinaryRelevancePerceptron(MultiLabelClassifier):
         self.epochs, self.shuffle, self.random_state, self.n_jobs = epochs, shuffle, random_state, n_jobs
 
     def _fit(self, X, Y):
-        CalibratedPairwiseClassifier(voting="full", epochs=self.epochs)._check_params()
+        _check_epochs(self.epochs)
         order = _epoch_order(X.shape[0], int(self.epochs), self.shuffle, self.random_state)
         # calibration rows vote for λ0 when positive: flip the sign so that positive means relevant
         self.coef_ = -train_pairwise(X, Y, epochs=int(self.epochs), order=order, calib_only=True, n_jobs=self.n_jobs)
