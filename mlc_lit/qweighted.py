@@ -210,17 +210,17 @@ def _bit(j):
 
 # %% ../nbs/04_qweighted.ipynb #6d1c7db8
 @kernel()
-def _play(a, b, W, X, indptr, indices, data, i, sparse, loss, votes, bucket, played):
+def _apply(a, b, s, loss, votes, bucket, played, state):
+    "Book the game a vs b with score s (>= 0: the lower class wins)."
     u, v = (a, b) if a < b else (b, a)
-    if _row_score(W, _pair_index(u, v, loss.shape[0] - 1), X, indptr, indices, data, i, sparse) >= 0: w, l = u, v
-    else: w, l = v, u
+    w, l = (u, v) if s >= 0 else (v, u)
     votes[w] += 1
     bucket[loss[l], l >> 6] &= ~_bit(l)
     loss[l] += 1
     bucket[loss[l], l >> 6] |= _bit(l)
     played[a, b >> 6] |= _bit(b)
     played[b, a >> 6] |= _bit(a)
-    return loss[l]
+    state[2] = max(state[2], loss[l]); state[3] += 1
 
 @kernel()
 def _first_in_levels(bucket, mask, level, max_level):
@@ -238,48 +238,82 @@ def _level_empty(bucket, l):
     return True
 
 # %% ../nbs/04_qweighted.ipynb #53119d49
-def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_eval, chunk):
-    m = labels.shape[1] + 1
+@kernel()
+def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, played, cand, state):
+    "Reset the game of instance i and play the n calibration games (QCMLPP)."
+    m = loss.shape[0]
+    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; state[:] = 0
+    for j in range(0 if mode > 0 else 1, m):
+        bucket[0, j >> 6] |= _bit(j); cand[j >> 6] |= _bit(j); played[j, j >> 6] |= _bit(j)
+        if mode == 0: played[j, 0] |= np.uint64(1)
+    if mode > 0:
+        for v in range(1, m):
+            _apply(0, v, _row_score(W, v - 1, X, indptr, indices, data, i, sparse), loss, votes, bucket, played, state)
+
+@kernel()
+def _next(i, mode, loss, votes, bucket, played, cand, free, state, labels, top):
+    "Advance the game to its next evaluation (a, b) in state[4:6]: True, or finish it: False."
+    while True:
+        a, state[0] = _first_in_levels(bucket, cand, state[0], state[2])
+        if mode > 0 and a == 0: return False
+        if mode == 2 and votes[a] > votes[0]:
+            labels[i, a - 1] = 1; cand[a >> 6] &= ~_bit(a); continue
+        for w in range(free.shape[0]): free[w] = ~played[a, w]
+        while _level_empty(bucket, state[1]): state[1] += 1
+        b, _ = _first_in_levels(bucket, free, state[1], state[2])
+        if b < 0:
+            if mode == 0:
+                top[i] = a - 1; return False
+            labels[i, a - 1] = 1; cand[a >> 6] &= ~_bit(a); continue
+        state[4] = a; state[5] = b
+        return True
+
+
+# %% ../nbs/04_qweighted.ipynb #d34730b8
+def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_eval, chunk, n_slots):
+    m = labels.shape[1] + 1; n = m - 1
     nw = (m + 63) // 64
     N = n_eval.shape[0]
     for c in prange((N + chunk - 1) // chunk):
-        loss = np.zeros(m, dtype=np.int64); votes = np.zeros(m, dtype=np.int64)
-        bucket = np.zeros((m + 1, nw), dtype=np.uint64); played = np.zeros((m, nw), dtype=np.uint64)
-        cand = np.zeros(nw, dtype=np.uint64); free = np.zeros(nw, dtype=np.uint64)
-        for i in range(c * chunk, min(N, (c + 1) * chunk)):
-            loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0
-            first = 0 if mode > 0 else 1
-            for j in range(first, m):
-                bucket[0, j >> 6] |= _bit(j); cand[j >> 6] |= _bit(j); played[j, j >> 6] |= _bit(j)
-                if mode == 0: played[j, 0] |= np.uint64(1)
-            max_level = 0; ev = 0
-            if mode > 0:
-                for v in range(1, m):
-                    max_level = max(max_level, _play(0, v, W, X, indptr, indices, data, i, sparse, loss, votes, bucket, played))
-                ev = m - 1
-            cand_level = 0; level = 0
-            while True:
-                a, cand_level = _first_in_levels(bucket, cand, cand_level, max_level)
-                if mode > 0 and a == 0: break
-                if mode == 2 and votes[a] > votes[0]:
-                    labels[i, a - 1] = 1; cand[a >> 6] &= ~_bit(a); continue
-                for w in range(nw): free[w] = ~played[a, w]
-                while _level_empty(bucket, level): level += 1
-                b, _ = _first_in_levels(bucket, free, level, max_level)
-                if b < 0:
-                    if mode == 0: top[i] = a - 1; break
-                    labels[i, a - 1] = 1; cand[a >> 6] &= ~_bit(a); continue
-                max_level = max(max_level, _play(a, b, W, X, indptr, indices, data, i, sparse, loss, votes, bucket, played))
-                ev += 1
-            n_eval[i] = ev
+        loss = np.zeros((n_slots, m), dtype=np.int64); votes = np.zeros((n_slots, m), dtype=np.int64)
+        bucket = np.zeros((n_slots, m + 1, nw), dtype=np.uint64); played = np.zeros((n_slots, m, nw), dtype=np.uint64)
+        cand = np.zeros((n_slots, nw), dtype=np.uint64); free = np.zeros(nw, dtype=np.uint64)
+        state = np.zeros((n_slots, 6), dtype=np.int64); inst = np.full(n_slots, -1, dtype=np.int64)
+        score = np.zeros(n_slots)
+        nxt, end = c * chunk, min(N, (c + 1) * chunk)
+        n_active = 0
+        for s in range(n_slots):  # fill the slots
+            while nxt < end:
+                i = nxt; nxt += 1
+                _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s])
+                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], free, state[s], labels, top):
+                    inst[s] = i; n_active += 1; break
+                n_eval[i] = state[s, 3]
+        while n_active > 0:
+            for s in range(n_slots):   # independent evaluations: their memory loads overlap
+                if inst[s] >= 0:
+                    score[s] = _row_score(W, _pair_index(state[s, 4], state[s, 5], n), X, indptr, indices, data, inst[s], sparse)
+            for s in range(n_slots):
+                i = inst[s]
+                if i < 0: continue
+                _apply(state[s, 4], state[s, 5], score[s], loss[s], votes[s], bucket[s], played[s], state[s])
+                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], free, state[s], labels, top): continue
+                n_eval[i] = state[s, 3]; inst[s] = -1; n_active -= 1
+                while nxt < end:  # refill the slot
+                    i = nxt; nxt += 1
+                    _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s])
+                    if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], free, state[s], labels, top):
+                        inst[s] = i; n_active += 1; break
+                    n_eval[i] = state[s, 3]
 
 _qweighted_serial = kernel()(_qweighted_impl)
 _qweighted_parallel = kernel(parallel=True)(_qweighted_impl)
 
+
 # %% ../nbs/04_qweighted.ipynb #464ab6a6
 _MODES = {"qweighted": 0, "qweighted1": 1, "qweighted2": 2}
 
-def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=16):
+def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=8):
     """Play QWeighted on every row of `X` with the pairwise weights `W` (pairs × features+1).
 
     `mode` 'qweighted2' / 'qweighted1' (QCMLPP2 / QCMLPP1) returns (labels (n_samples, n) int8, evaluations);
@@ -290,7 +324,7 @@ def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=16):
     Xd, indptr, indices, data, sparse = _x_arrays(X)
     with numba_threads(n_jobs):
         (_qweighted_parallel if n_threads(n_jobs) > 1 else _qweighted_serial)(
-            W, Xd, indptr, indices, data, sparse, _MODES[mode], labels, top, n_eval, chunk)
+            W, Xd, indptr, indices, data, sparse, _MODES[mode], labels, top, n_eval, chunk, n_slots)
     return (top if mode == "qweighted" else labels), n_eval
 
 # %% ../nbs/04_qweighted.ipynb #ed58d0a0
