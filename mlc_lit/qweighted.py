@@ -269,7 +269,7 @@ def _next(i, mode, loss, votes, bucket, played, cand, free, state, labels, top):
         return True
 
 
-# %% ../nbs/04_qweighted.ipynb #d34730b8
+# %% ../nbs/04_qweighted.ipynb #3029b5fd
 def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_eval, chunk, n_slots):
     m = labels.shape[1] + 1; n = m - 1
     nw = (m + 63) // 64
