@@ -45,7 +45,7 @@ def _row(dataset, impl, threads, fit, predict, Y, P, **extra) -> dict:
 def _logreg(threads):
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
-    return OneVsRestClassifier(LogisticRegression(solver="liblinear"), n_jobs=threads)
+    return OneVsRestClassifier(LogisticRegression(solver="liblinear", random_state=0), n_jobs=threads)
 
 def run_dataset(name, Xtr, Ytr, Xte, Yte, threads=1, repeats=1) -> list[dict]:
     "Rows for QCMLPP2 ('mlc_lit'), QCMLPP1, full voting, BR perceptrons and logistic regression on one split."
