@@ -1,0 +1,264 @@
+"""Render the documentation site into docs/_build/html (run from anywhere: `python docs/build.py`).
+
+Quarto, which nbdev's own `nbdev-docs` needs, is not available here, so the site is built in three steps:
+
+1. `nbdev.serve.proc_nbs()` writes nbdev's processed notebooks to `_proc/`: hidden and exported
+   cells removed, a `show_doc` cell after every exported name (nbdev runs only the export, import
+   and `show_doc` cells for this, never the tests), the title and summary in a front-matter cell.
+2. This script stages them for MyST-NB in `docs/nbs/` (gitignored): the front matter becomes the
+   page's `# Title`, `show_doc` output becomes ordinary Markdown (so each documented name is a
+   section with an anchor, in the page's table of contents and in the search index), Quarto cell
+   options (`#| echo: false`, ...) become MyST-NB tags, and the root page gets the table of
+   contents: every notebook in `nbs/` in file-name order, found by glob, so new notebooks appear
+   without editing anything.
+3. Sphinx + MyST-NB (execution off: notebooks are committed with their outputs) + Furo renders
+   the HTML; `sphinx-mathjax-offline` ships MathJax with the site, so math needs no CDN.
+
+Options: `--clean` removes `_proc/`, `docs/nbs/` and `docs/_build/` first; `--strict` turns Sphinx
+warnings into errors.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+STAGE = DOCS / "nbs"
+OUT = DOCS / "_build" / "html"
+PROC = ROOT / "_proc"
+
+# Sections of the sidebar, chosen by the notebook's number prefix (00_core -> 0, 01_x -> 1, ...).
+SECTIONS = [("Foundations", lambda n: n == 0), ("Papers", lambda n: 1 <= n <= 5),
+            ("Benchmarks and tools", lambda n: n >= 6)]
+CALLOUTS = {"note": "note", "tip": "tip", "warning": "warning", "important": "important", "caution": "caution"}
+
+
+def process_notebooks(force: bool = False) -> Path:
+    "Run nbdev's processor (writes `_proc/`); the notebooks' tests are not executed."
+    from nbdev.serve import proc_nbs
+    # nbdev finds pyproject.toml from the working directory; its workers must import this checkout.
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))   # spawned workers inherit sys.path
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try: return Path(proc_nbs(force=force))
+    finally: os.chdir(cwd)
+
+
+def _directives(src: str) -> tuple[dict, str]:
+    "Split leading `#| key: value` lines (Quarto/nbdev cell options) off a code cell's source."
+    opts, lines = {}, src.splitlines()
+    while lines and lines[0].lstrip().startswith("#|"):
+        body = lines.pop(0).lstrip()[2:].strip()
+        key, _, value = body.partition(":")
+        opts[key.strip()] = value.strip() if _ else True
+    return opts, "\n".join(lines)
+
+
+def _markdown_output(cell) -> str | None:
+    "The text/markdown output of a cell (what `show_doc` returns), if any."
+    for out in cell.get("outputs", []):
+        md = out.get("data", {}).get("text/markdown")
+        if md is not None: return "".join(md) if isinstance(md, list) else md
+    return None
+
+
+def _md_cell(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": text}
+
+
+def _quarto_to_myst(text: str) -> str:
+    "Translate the few Quarto-only Markdown constructs authors use into MyST."
+    def callout(m):
+        kind = CALLOUTS.get(m.group(1), "note")
+        return f":::{{{kind}}}"
+    return re.sub(r"^:::\s*\{\.callout-(\w+)[^}]*\}\s*$", callout, text, flags=re.M)
+
+
+_NUMPYDOC = ("Parameters", "Other Parameters", "Returns", "Yields", "Receives", "Raises", "Warns", "Warnings",
+             "Attributes", "Methods", "See Also", "Notes", "References", "Examples")
+_NUMPYDOC_RE = re.compile(r"^(%s)\n-{3,}[ \t]*$" % "|".join(_NUMPYDOC), flags=re.M)
+_LISTS = {"Parameters", "Other Parameters", "Returns", "Yields", "Receives", "Raises", "Warns", "Attributes", "Methods"}
+
+
+def _numpydoc_section(title: str, body: str) -> str:
+    "One numpydoc section as MyST: name lists as definition lists, examples as a console block."
+    body = body.strip("\n")
+    if title == "Examples":
+        return f"**{title}**\n\n```pycon\n{body}\n```\n"
+    if title not in _LISTS:
+        return f"**{title}**\n\n{body}\n"
+    items, out = [], [f"**{title}**\n"]
+    for line in body.splitlines():
+        if line and not line[0].isspace(): items.append([line.strip(), []])
+        elif items: items[-1][1].append(line.strip())
+    for term, desc in items:
+        name, sep, kind = term.partition(" : ")
+        head = f"`{name.strip()}`" + (f" : {kind.strip()}" if sep else "")
+        text = "\n  ".join(d if d else "" for d in desc).strip() or "\u200b"
+        out.append(f"{head}\n: {text}\n")
+    return "\n".join(out)
+
+
+def _numpydoc_to_myst(md: str) -> str:
+    "Rewrite numpydoc sections in `show_doc` output (otherwise `Parameters` + dashes would be a Markdown heading)."
+    parts = _NUMPYDOC_RE.split(md)
+    if len(parts) == 1: return md
+    out = [parts[0].rstrip() + "\n"]
+    for title, body in zip(parts[1::2], parts[2::2]): out.append(_numpydoc_section(title, body))
+    return "\n".join(out)
+
+
+def _show_doc_markdown(md: str) -> str:
+    "`show_doc` output as page Markdown: no leading rule, `class` for classes, numpydoc sections readable."
+    md = re.sub(r"^\s*---\s*\n", "", md)
+    m = re.search(r"^#+ (\S+)", md, flags=re.M)
+    name = m.group(1).split(".")[-1] if m else ""
+    if name[:1].isupper():      # nbdev 3.3 writes `def Name(` for classes too
+        md = md.replace(f"```python\ndef {name}(", f"```python\nclass {name}(", 1)
+    return _numpydoc_to_myst(md)
+
+
+def stage_notebook(src: Path) -> tuple[dict, str]:
+    "A processed notebook rewritten for MyST-NB, and its page title."
+    nb = json.loads(src.read_text(encoding="utf-8"))
+    cells, title = [], src.stem
+    for cell in nb["cells"]:
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "raw" and text.lstrip().startswith("---"):
+            meta = yaml.safe_load(text.strip().strip("-")) or {}
+            title = str(meta.get("title", title))
+            head = f"# {title}"
+            if meta.get("description"): head += f"\n\n{meta['description']}"
+            cells.append(_md_cell(head))
+            continue
+        if cell["cell_type"] == "markdown":
+            if text.strip().startswith("<!-- WARNING: THIS FILE WAS AUTOGENERATED"): continue
+            cells.append(_md_cell(_quarto_to_myst(text)))
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        opts, code = _directives(text)
+        if opts.get("include") == "false" or "hide" in opts: continue
+        md = _markdown_output(cell)
+        if opts.get("output") == "asis" and md is not None:
+            # show_doc: its Markdown becomes part of the page, so each name is a real section.
+            cells.append(_md_cell(_show_doc_markdown(md)))
+            continue
+        cell = copy.deepcopy(cell)
+        cell["source"] = code
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if opts.get("echo") == "false": tags.append("remove-input")
+        if opts.get("output") == "false": tags.append("remove-output")
+        if not code.strip() and not cell.get("outputs"): continue
+        cells.append(cell)
+    for i, c in enumerate(cells):     # valid nbformat 4.5: an id per cell, no nbdev timing metadata
+        c["id"] = f"cell-{i}"
+        c["metadata"] = {k: v for k, v in c.get("metadata", {}).items() if k == "tags"}
+    nb["cells"] = cells
+    nb["nbformat"], nb["nbformat_minor"] = 4, 5
+    nb["metadata"] = {k: v for k, v in nb.get("metadata", {}).items() if k in ("kernelspec", "language_info")}
+    return nb, title
+
+
+def _number(rel: Path) -> int | None:
+    m = re.match(r"(\d+)", rel.name)
+    return int(m.group(1)) if m and len(rel.parts) == 1 else None
+
+
+def _page_name(nb: dict, rel: Path, taken: set) -> Path:
+    "The page's file name: nbdev's `output-file` (core, metrics, ...) where it is free, else the notebook's."
+    name = rel.with_suffix("")
+    src = "".join(nb["cells"][0]["source"]) if nb["cells"] and nb["cells"][0]["cell_type"] == "raw" else ""
+    m = re.search(r"^output-file:\s*(\S+?)\.html\s*$", src, flags=re.M)
+    if m and rel.stem != "index":
+        cand = rel.parent / m.group(1)
+        if str(cand) not in taken: name = cand
+    taken.add(str(name))
+    return name
+
+
+def stage(proc: Path) -> list[tuple[str, str, int | None, str]]:
+    "Write the MyST-NB sources into docs/nbs/; return (page, title, number, folder) in sidebar order."
+    if STAGE.exists(): shutil.rmtree(STAGE)
+    STAGE.mkdir(parents=True)
+    nbs = sorted(p.relative_to(proc) for p in proc.rglob("*.ipynb") if not any(s.startswith((".", "_")) for s in p.relative_to(proc).parts))
+    nbs.sort(key=lambda r: (r.name != "index.ipynb" or len(r.parts) > 1, len(r.parts) > 1, str(r)))
+    pages, taken = [], set()
+    for rel in nbs:
+        raw = json.loads((proc / rel).read_text(encoding="utf-8"))
+        name = _page_name(raw, rel, taken)
+        nb, title = stage_notebook(proc / rel)
+        dst = STAGE / name.with_suffix(".ipynb")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+        pages.append((str(name), title, _number(rel), str(rel.parent) if len(rel.parts) > 1 else ""))
+    for f in proc.rglob("*"):          # images and data files that notebooks reference by path
+        rel = f.relative_to(proc)
+        if f.is_file() and f.suffix != ".ipynb" and not any(s.startswith(".") for s in rel.parts):
+            (STAGE / rel).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(f, STAGE / rel)
+    _write_toc(pages)
+    return pages
+
+
+def _toctree(caption: str, names: list[str]) -> str:
+    return "```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(names) + "\n```\n"
+
+
+def _write_toc(pages):
+    "Append the sidebar's table of contents to the root page (written from scratch if nbs/ has no index)."
+    groups = []
+    for caption, pick in SECTIONS:
+        names = [p for p, _, n, folder in pages if n is not None and pick(n)]
+        if names: groups.append((caption, names))
+    other = [p for p, _, n, folder in pages if n is None and p != "index" and not folder]
+    if other: groups.append(("More", other))
+    for folder in sorted({f for *_, f in pages if f}):
+        groups.append((folder.replace("_", " ").capitalize(), [p for p, _, n, f in pages if f == folder]))
+    toc = "\n".join(_toctree(c, names) for c, names in groups)
+    index = STAGE / "index.ipynb"
+    if index.exists():
+        nb = json.loads(index.read_text(encoding="utf-8"))
+        nb["cells"].append(dict(_md_cell(toc), id="toc"))
+        index.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+    else:
+        (STAGE / "index.md").write_text("# mlc_lit\n\n" + "\n".join(f"- [{t}]({p}.ipynb)" for p, t, *_ in pages)
+                                        + "\n\n" + toc, encoding="utf-8")
+
+
+def sphinx(strict: bool = False) -> int:
+    "Render docs/nbs/ with the configuration in docs/conf.py into docs/_build/html."
+    from sphinx.cmd.build import build_main
+    args = ["-b", "html", "-c", str(DOCS), "-q", "-d", str(DOCS / "_build" / "doctrees"), str(STAGE), str(OUT)]
+    if strict: args.insert(0, "-W")
+    return build_main(args)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clean", action="store_true", help="remove _proc/, docs/nbs/ and docs/_build/ first")
+    ap.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
+    a = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    if a.clean:
+        for d in (PROC, STAGE, DOCS / "_build"): shutil.rmtree(d, ignore_errors=True)
+    proc = process_notebooks(force=a.clean)
+    pages = stage(proc)
+    print(f"staged {len(pages)} pages: " + ", ".join(p for p, *_ in pages), flush=True)
+    rc = sphinx(a.strict)
+    print(f"{'built' if rc == 0 else 'FAILED'}: {OUT / 'index.html'} ({time.perf_counter() - t0:.1f} s)")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
