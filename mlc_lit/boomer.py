@@ -233,6 +233,16 @@ def _next_u64(state):
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
+if numba.config.DISABLE_JIT:                     # plain Python: the same numbers, without NumPy's overflow warnings
+    def _next_u64(state):
+        "SplitMix64 on Python integers (used when NUMBA_DISABLE_JIT=1)."
+        M = 0xFFFFFFFFFFFFFFFF
+        z = (int(state[0]) + 0x9E3779B97F4A7C15) & M
+        state[0] = z
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+        return np.uint64(z ^ (z >> 31))
+
 @kernel()
 def _randbelow(state, n):
     "A uniform integer in [0, n)."
