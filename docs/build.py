@@ -3,8 +3,9 @@
 Quarto, which nbdev's own `nbdev-docs` needs, is not available here, so the site is built in three steps:
 
 1. `nbdev.serve.proc_nbs()` writes nbdev's processed notebooks to `_proc/`: hidden and exported
-   cells removed, a `show_doc` cell after every exported name (nbdev runs only the export, import
-   and `show_doc` cells for this, never the tests), the title and summary in a front-matter cell.
+   cells removed, a `show_doc` cell after every exported name, the title and summary in a
+   front-matter cell. To render `show_doc` it runs, here, only exported cells, `show_doc` calls and
+   import statements (nbdev alone would run any cell containing an import in full), never the tests.
 2. This script stages them for MyST-NB in `docs/nbs/` (gitignored): the front matter becomes the
    page's `# Title`, `show_doc` output becomes ordinary Markdown (so each documented name is a
    section with an anchor, in the page's table of contents and in the search index), Quarto cell
@@ -43,15 +44,57 @@ SECTIONS = [("Foundations", lambda n: n == 0), ("Papers", lambda n: 1 <= n <= 5)
 CALLOUTS = {"note": "note", "tip": "tip", "warning": "warning", "important": "important", "caution": "caution"}
 
 
+CELL_TIMEOUT = 120   # seconds for any one cell nbdev runs to render show_doc
+
+
+def _doc_cell_plan(cell):
+    """What to run of `cell` to render the docs: True (all of it), a string (only its import statements) or None.
+
+    nbdev 3.3 runs every cell that contains an import anywhere, so a test cell that starts with
+    `import time` runs in full at docs time (and can fail or take minutes). We run exported cells,
+    `show_doc` calls and import statements only: the docs never execute tests."""
+    import ast
+    from nbdev import processors as P
+    if cell.cell_type != "code" or P.cell_lang(cell) != "python" or not cell.source: return None
+    if "nbdev_export" + "()" in cell.source: return None
+    if str(cell.directives_.get("eval", "")).lower() == "false": return None
+    if cell.directives_.keys() & {"export", "exports", "exporti", "exec_doc"}: return True
+    trees = cell.parsed_()
+    if not trees: return None
+    if P._show_docs(trees): return True
+    imports = [t for t in trees if isinstance(t, (ast.Import, ast.ImportFrom))]
+    if not imports: return None
+    return True if len(imports) == len(trees) else "\n".join(ast.unparse(t) for t in imports)
+
+
+def _run_only_doc_cells():
+    "Patch nbdev's `exec_show_docs` processor to follow `_doc_cell_plan` (in this process)."
+    from nbdev import processors as P
+
+    def __call__(self, cell):
+        if not self.nb.has_docs_ or not hasattr(self, "k"): return
+        fm = getattr(self.nb, "frontmatter_", {})
+        if P.str2bool(fm.get("skip_showdoc", False)): return
+        self.k.timeout = CELL_TIMEOUT
+        plan = _doc_cell_plan(cell)
+        if plan is True: self.k.cell(cell)
+        elif plan: self.k.run(plan)
+        if (e := self.k.exc):
+            title = fm.get("title", "")
+            raise Exception(f"Error{' in notebook: ' + title if title else ''} in cell {cell.idx_}:\n{cell.source}\n"
+                            f"{type(e).__name__}: {e}") from e
+    P.exec_show_docs.__call__ = __call__
+
+
 def process_notebooks(force: bool = False) -> Path:
-    "Run nbdev's processor (writes `_proc/`); the notebooks' tests are not executed."
+    "Run nbdev's processor (writes `_proc/`), in this process, running only what `show_doc` needs."
     from nbdev.serve import proc_nbs
-    # nbdev finds pyproject.toml from the working directory; its workers must import this checkout.
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))   # spawned workers inherit sys.path
+    # nbdev finds pyproject.toml from the working directory; the notebooks must import this checkout.
+    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
+    _run_only_doc_cells()
     cwd = os.getcwd()
     os.chdir(ROOT)
-    try: return Path(proc_nbs(force=force))
+    try: return Path(proc_nbs(force=force, n_workers=0))   # n_workers=0: serially here, so the patch applies
     finally: os.chdir(cwd)
 
 
@@ -190,33 +233,45 @@ def _page_name(nb: dict, rel: Path, taken: set) -> Path:
 
 def stage(proc: Path) -> list[tuple[str, str, int | None, str]]:
     "Write the MyST-NB sources into docs/nbs/; return (page, title, number, folder) in sidebar order."
-    if STAGE.exists(): shutil.rmtree(STAGE)
-    STAGE.mkdir(parents=True)
     nbs = sorted(p.relative_to(proc) for p in proc.rglob("*.ipynb") if not any(s.startswith((".", "_")) for s in p.relative_to(proc).parts))
     nbs.sort(key=lambda r: (r.name != "index.ipynb" or len(r.parts) > 1, len(r.parts) > 1, str(r)))
-    pages, taken = [], set()
+    pages, taken, files = [], set(), {}
     for rel in nbs:
         raw = json.loads((proc / rel).read_text(encoding="utf-8"))
         name = _page_name(raw, rel, taken)
         nb, title = stage_notebook(proc / rel)
-        dst = STAGE / name.with_suffix(".ipynb")
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+        files[name.with_suffix(".ipynb")] = nb
         pages.append((str(name), title, _number(rel), str(rel.parent) if len(rel.parts) > 1 else ""))
+    toc = _toc(pages)
+    if Path("index.ipynb") in files: files[Path("index.ipynb")]["cells"].append(dict(_md_cell(toc), id="toc"))
+    else: files[Path("index.md")] = "# mlc_lit\n\n" + "\n".join(f"- [{t}]({p}.ipynb)" for p, t, *_ in pages) + "\n\n" + toc
     for f in proc.rglob("*"):          # images and data files that notebooks reference by path
         rel = f.relative_to(proc)
-        if f.is_file() and f.suffix != ".ipynb" and not any(s.startswith(".") for s in rel.parts):
-            (STAGE / rel).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(f, STAGE / rel)
-    _write_toc(pages)
+        if f.is_file() and f.suffix != ".ipynb" and not any(s.startswith(".") for s in rel.parts): files[rel] = f.read_bytes()
+    _sync(files)
     return pages
+
+
+def _sync(files: dict):
+    "Make docs/nbs/ hold exactly `files`, rewriting only what changed (so Sphinx re-reads only changed pages)."
+    for rel, content in files.items():
+        data = content if isinstance(content, bytes) else (
+            content if isinstance(content, str) else json.dumps(content, indent=1, ensure_ascii=False)).encode("utf-8")
+        dst = STAGE / rel
+        if dst.exists() and dst.read_bytes() == data: continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes(data)
+    for f in sorted(STAGE.rglob("*"), reverse=True) if STAGE.exists() else []:
+        if f.is_file() and f.relative_to(STAGE) not in files: f.unlink()
+        elif f.is_dir() and not any(f.iterdir()): f.rmdir()
 
 
 def _toctree(caption: str, names: list[str]) -> str:
     return "```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(names) + "\n```\n"
 
 
-def _write_toc(pages):
-    "Append the sidebar's table of contents to the root page (written from scratch if nbs/ has no index)."
+def _toc(pages) -> str:
+    "The sidebar's table of contents (hidden toctrees, one per section), for the root page."
     groups = []
     for caption, pick in SECTIONS:
         names = [p for p, _, n, folder in pages if n is not None and pick(n)]
@@ -225,15 +280,7 @@ def _write_toc(pages):
     if other: groups.append(("More", other))
     for folder in sorted({f for *_, f in pages if f}):
         groups.append((folder.replace("_", " ").capitalize(), [p for p, _, n, f in pages if f == folder]))
-    toc = "\n".join(_toctree(c, names) for c, names in groups)
-    index = STAGE / "index.ipynb"
-    if index.exists():
-        nb = json.loads(index.read_text(encoding="utf-8"))
-        nb["cells"].append(dict(_md_cell(toc), id="toc"))
-        index.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
-    else:
-        (STAGE / "index.md").write_text("# mlc_lit\n\n" + "\n".join(f"- [{t}]({p}.ipynb)" for p, t, *_ in pages)
-                                        + "\n\n" + toc, encoding="utf-8")
+    return "\n".join(_toctree(c, names) for c, names in groups)
 
 
 def sphinx(strict: bool = False) -> int:

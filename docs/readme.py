@@ -61,11 +61,14 @@ def clean_notebook(nb):
 
 def render(src: Path) -> tuple[str, dict]:
     nb = clean_notebook(nbformat.read(src, as_version=4))
+    if "name" not in nb.metadata.get("language_info", {}):   # nbdev-clean strips it; code fences need it
+        nb.metadata["language_info"] = {"name": nb.metadata.get("kernelspec", {}).get("language", "python")}
     exporter = MarkdownExporter()
     body, resources = exporter.from_notebook_node(nb, resources={"output_files_dir": "README_files"})
     body = re.sub(r"[ \t]+\n", "\n", body)
     body = re.sub(r"\n{3,}", "\n\n", body).strip() + "\n"
-    note = f"<!-- Generated from {src.relative_to(ROOT).as_posix()} by `make readme` (docs/readme.py); edit the notebook, not this file. -->\n\n"
+    name = src.relative_to(ROOT).as_posix() if src.is_relative_to(ROOT) else src.name
+    note = f"<!-- Generated from {name} by `make readme` (docs/readme.py); edit the notebook, not this file. -->\n\n"
     return note + body, resources.get("outputs", {})
 
 
