@@ -6,14 +6,14 @@
 __all__ = ['packed_index', 'label_wise_logistic', 'label_wise_logistic_loss', 'example_wise_logistic',
            'example_wise_logistic_loss', 'label_wise_squared_error', 'label_wise_squared_error_loss']
 
-# %% ../nbs/01_taylor_boosting.ipynb #d3c6f8d9
+# %% ../nbs/01_taylor_boosting.ipynb #ddb20d49
 import math
 
 import numpy as np
 
 from .core import kernel
 
-# %% ../nbs/01_taylor_boosting.ipynb #d349fe9b
+# %% ../nbs/01_taylor_boosting.ipynb #e6f38874
 @kernel()
 def packed_index(i, j):
     "Index of element (i, j) of a symmetric matrix in the packed upper triangle (LAPACK 'U' order)."
@@ -32,7 +32,7 @@ def _softplus(x):
     "log(1 + exp(x)) without overflow."
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
 
-# %% ../nbs/01_taylor_boosting.ipynb #a85e4c31
+# %% ../nbs/01_taylor_boosting.ipynb #963e9cd9
 @kernel()
 def _label_wise_logistic_row(y, s, g, h):
     for k in range(y.shape[0]):
@@ -59,7 +59,7 @@ def label_wise_logistic_loss(Y, S):
     for n in range(Y.shape[0]): acc += _label_wise_logistic_loss_row(Y[n], S[n])
     return acc / Y.shape[0]
 
-# %% ../nbs/01_taylor_boosting.ipynb #a1b203de
+# %% ../nbs/01_taylor_boosting.ipynb #40b98d0b
 @kernel()
 def _example_wise_logistic_row(y, s, g, hp):
     K = y.shape[0]
@@ -103,7 +103,7 @@ def example_wise_logistic_loss(Y, S):
     for n in range(Y.shape[0]): acc += _example_wise_logistic_loss_row(Y[n], S[n])
     return acc / Y.shape[0]
 
-# %% ../nbs/01_taylor_boosting.ipynb #c4d5aee4
+# %% ../nbs/01_taylor_boosting.ipynb #5b8d90c1
 @kernel()
 def _squared_error_row(y, s, g, h):
     for k in range(y.shape[0]):
@@ -128,7 +128,7 @@ def label_wise_squared_error_loss(Y, S):
     for n in range(Y.shape[0]): acc += _squared_error_loss_row(Y[n], S[n])
     return acc / Y.shape[0]
 
-# %% ../nbs/01_taylor_boosting.ipynb #0543e574
+# %% ../nbs/01_taylor_boosting.ipynb #f504d512
 @kernel()
 def _diagonal_head(g, hp, l2, scores_out):
     "Label-wise solution p_k = -g_k / (h_kk + l2) from a packed Hessian (0 where the denominator is 0)."
@@ -168,7 +168,7 @@ def _complete_head(g, hp, l2, scores_out, work):
         q += g[j] * pj
     return 0.5 * q
 
-# %% ../nbs/01_taylor_boosting.ipynb #6e43bea5
+# %% ../nbs/01_taylor_boosting.ipynb #d9160fbc
 @kernel()
 def _decomposable_head(g, h, l2, scores_out):
     "Complete head for a diagonal Hessian `h` (K,): p_k = -g_k / (h_k + l2); returns the quality ½ g·p ≤ 0."
