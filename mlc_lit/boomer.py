@@ -635,7 +635,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal):
     W = K + (K * (K + 1) // 2 if mode >= 2 else K)
     check_memory(8.0 * n * (W + K) + 40.0 * (X.nnz if sp.issparse(X) else n * F),
                  f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values)",
-                 "Use head='single', a label-wise loss, or label binning (mlc_lit.binning) to store fewer Hessian values.")
+                 "A label-wise loss stores K Hessian values per example instead of K(K+1)/2; label binning speeds up the solve but stores as many.")
     ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X)
     S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)

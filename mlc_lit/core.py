@@ -194,9 +194,12 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, Y):
         "Validate `X` (n, F) and `Y` (n, K) 0/1 — or a 1-D class vector — and fit the model."
+        return self._validate_and_fit(X, Y)
+
+    def _validate_and_fit(self, X, Y, **fit_params):
+        "Validate `X` and `Y`, then call `_fit(X, Y, **fit_params)`; subclasses whose `fit` takes more (sample_weight) use this."
         X = self._validate_X(X, reset=True)
-        Y = _encode_target(self, Y, X.shape[0])
-        self._fit(X, Y)
+        self._fit(X, _encode_target(self, Y, X.shape[0]), **fit_params)
         return self
 
     def predict(self, X):

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import prange
 
-from .core import MultiLabelClassifier, _encode_target, csr_arrays, kernel, n_threads, numba_threads, spawn_seeds
+from .core import MultiLabelClassifier, csr_arrays, kernel, n_threads, numba_threads, spawn_seeds
 from .losses import label_wise_logistic
 
 # %% auto #0
@@ -386,6 +386,7 @@ def _check_weights(sample_weight, n, K):
     if W.ndim == 1 and W.shape[0] == n: W = np.repeat(W[:, None], K, axis=1)
     if W.shape != (n, K): raise ValueError(f"sample_weight must have shape ({n},) or ({n}, {K}), got {np.shape(sample_weight)}.")
     if not np.isfinite(W).all() or (W < 0).any(): raise ValueError("sample_weight must be finite and non-negative.")
+    if not W.any(): raise ValueError("sample_weight is zero everywhere; at least one weight must be positive.")
     return np.ascontiguousarray(W)
 
 def _base_margin(base_score, Y, W):
@@ -481,12 +482,7 @@ class MLXGBClassifier(MultiLabelClassifier):
 
     def fit(self, X, y, sample_weight=None):
         "Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted."
-        X = self._validate_X(X, reset=True)
-        Y = _encode_target(self, y, X.shape[0])
-        if sample_weight is not None and not np.any(np.asarray(sample_weight, dtype=np.float64)):
-            raise ValueError("sample_weight is zero everywhere; at least one weight must be positive.")
-        self._fit(X, Y, sample_weight)
-        return self
+        return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
     def _params(self):
         return dict(kind=SPLITS.index(self.split), lam=float(self.reg_lambda), mcw=float(self.min_child_weight),
@@ -628,12 +624,7 @@ class XDCCClassifier(MultiLabelClassifier):
 
     def fit(self, X, y, sample_weight=None):
         "Fit the chain on `X` (n, F; NaN missing, or CSR) and `y` (n, K) 0/1, optionally weighted."
-        X = self._validate_X(X, reset=True)
-        Y = _encode_target(self, y, X.shape[0])
-        if sample_weight is not None and not np.any(np.asarray(sample_weight, dtype=np.float64)):
-            raise ValueError("sample_weight is zero everywhere; at least one weight must be positive.")
-        self._fit(X, Y, sample_weight)
-        return self
+        return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
     def _check(self, Y):
         K = Y.shape[1]
