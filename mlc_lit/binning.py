@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from .core import kernel
+from .losses import _complete_head
 
 # %% auto #0
 __all__ = ['pack_upper', 'unpack_upper', 'bins_per_sign', 'binned_head', 'binning_workspace', 'binned_complete_head',
@@ -105,48 +106,18 @@ def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin):
             elif exact: H_bin[qq] += 2.0 * H[col + i]
     for b in range(n_bins): H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
 
-# %% ../nbs/02_label_binning.ipynb #a49210a4
-@kernel()
-def _ldl_solve_packed(A, x, n):
-    "Solve A·x = b for symmetric n×n `A` (packed upper, overwritten by UᵀDU); b in `x`, replaced by the solution."
-    for j in range(n):                      # factor column j: W[i,j] = D_i U[i,j], then U[i,j] and D_j
-        cj = j * (j + 1) // 2
-        for i in range(j):
-            ci, s = i * (i + 1) // 2, A[cj + i]
-            for k in range(i): s -= A[ci + k] * A[cj + k]
-            A[cj + i] = s
-        d = A[cj + j]
-        for k in range(j):
-            w = A[cj + k]
-            u = w / A[k + k * (k + 1) // 2]
-            A[cj + k] = u
-            d -= u * w
-        if not (0.0 < abs(d) < np.inf): return False
-        A[cj + j] = d
-    for i in range(n):                      # Uᵀ y = b
-        ci, s = i * (i + 1) // 2, x[i]
-        for k in range(i): s -= A[ci + k] * x[k]
-        x[i] = s
-    for i in range(n): x[i] /= A[i + i * (i + 1) // 2]
-    for k in range(n - 1, -1, -1):          # U x = D⁻¹ y, column by column
-        ck, xk = k * (k + 1) // 2, x[k]
-        for i in range(k): x[i] -= A[ck + i] * xk
-    return True
-
 # %% ../nbs/02_label_binning.ipynb #c5de7884
 @kernel()
 def binned_head(g, H, l2, bin_ratio, min_bins, max_bins, exact,
-                criteria, bin_of, counts, remap, g_bin, H_bin, s_bin, head):
+                criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin, head):
     "GBLB complete head for summed `g`, packed `H`: scores into `head`; returns the quality ½ g̃·s (<= 0); allocates nothing."
     _criteria(g, H, l2, criteria)
     n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
     head[:] = 0.0
     if n == 0: return 0.0
     _aggregate(g, H, bin_of, counts, n, l2, exact, g_bin, H_bin)
-    for b in range(n): s_bin[b] = -g_bin[b]
-    if not _ldl_solve_packed(H_bin, s_bin, n): return 0.0
-    quality = 0.0
-    for b in range(n): quality += 0.5 * g_bin[b] * s_bin[b]
+    m = n * (n + 1) // 2                    # ω|𝓑_b| is already on H_bin's diagonal, hence l2 = 0; U_bin takes the factor
+    quality = _complete_head(g_bin[:n], H_bin[:m], 0.0, s_bin[:n], U_bin[:m])
     for k in range(g.shape[0]):
         if bin_of[k] >= 0: head[k] = s_bin[bin_of[k]]
     return quality
@@ -164,11 +135,11 @@ def _check_binning(bin_ratio, min_bins, max_bins):
     return int(max_bins)
 
 def binning_workspace(n_labels: int, bin_ratio: float = 0.04, min_bins: int = 1, max_bins: int | None = None):
-    "Work arrays `(criteria, bin_of, counts, remap, g_bin, H_bin, s_bin)` for `binned_head` on `n_labels` labels."
+    "Work arrays `(criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin)` for `binned_head` on `n_labels` labels."
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     B = max(1, min(n_labels, 2 * bins_per_sign(n_labels, float(bin_ratio), int(min_bins), cap)))
     return (np.empty(n_labels), np.empty(n_labels, np.int64), np.empty(B, np.int64), np.empty(B, np.int64),
-            np.empty(B), np.empty(B * (B + 1) // 2), np.empty(B))
+            np.empty(B), np.empty(B * (B + 1) // 2), np.empty(B * (B + 1) // 2), np.empty(B))
 
 # %% ../nbs/02_label_binning.ipynb #7a9140f2
 def binned_complete_head(g, H, l2: float = 1.0, *, bin_ratio: float = 0.04, min_bins: int = 1,
@@ -191,7 +162,7 @@ def binning_rows(n_labels: int, n_rows: int = 1, bin_ratio: float = 0.04, min_bi
     "`n_rows` float64 work rows for `binned_head_row`, settings in a header; at least `min_size` long."
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     B = max(1, min(n_labels, 2 * bins_per_sign(n_labels, float(bin_ratio), int(min_bins), cap)))
-    size = _HEADER + n_labels + (n_labels + 2 * B) + B + B * (B + 1) // 2 + B
+    size = _HEADER + n_labels + (n_labels + 2 * B) + B + 2 * (B * (B + 1) // 2) + B
     rows = np.zeros((n_rows, max(size, min_size)))
     rows[:, :_HEADER] = bin_ratio, min_bins, cap, float(bool(exact)), B
     return rows
@@ -205,5 +176,6 @@ def binned_head_row(g, H, l2, row, head):
     ints = row[o:o + K + 2 * B].view(np.int64); o += K + 2 * B
     g_bin = row[o:o + B]; o += B
     H_bin = row[o:o + B * (B + 1) // 2]; o += B * (B + 1) // 2
+    U_bin = row[o:o + B * (B + 1) // 2]; o += B * (B + 1) // 2
     return binned_head(g, H, l2, row[0], int(row[1]), int(row[2]), row[3] != 0.0, criteria, ints[:K],
-                       ints[K:K + B], ints[K + B:], g_bin, H_bin, row[o:o + B], head)
+                       ints[K:K + B], ints[K + B:], g_bin, H_bin, U_bin, row[o:o + B], head)

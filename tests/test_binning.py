@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mlc_lit.binning import (_aggregate, _assign_bins, _criteria, _ldl_solve_packed, bins_per_sign,
+from mlc_lit.losses import _complete_head
+from mlc_lit.binning import (_aggregate, _assign_bins, _criteria, bins_per_sign,
                              binned_complete_head, binned_head, binning_workspace, pack_upper, unpack_upper)
 from mlc_lit.core import kernel
 
@@ -47,13 +48,21 @@ def naive_aggregate(g, H, bin_of, l2, exact):
     return Z.T @ g, Z.T @ (Hf + l2 * np.eye(K)) @ Z
 
 
+def naive_solve(M, r):
+    "M⁻¹r when M is positive definite, else the diagonal solution r_k / m_kk (0 where m_kk <= 0)."
+    if np.linalg.eigvalsh(M).min() > 0:
+        return np.linalg.solve(M, r)
+    d = np.diag(M)
+    return np.where(d > 0, r / np.where(d > 0, d, 1.0), 0.0)
+
+
 def naive_head(g, H, l2, bin_ratio, min_bins, max_bins, exact):
     c = -g / (np.diag(unpack_upper(H, len(g))) + l2)
     b, _ = naive_bins(c, bin_ratio, min_bins, max_bins)
     if (b < 0).all():
         return np.zeros(len(g)), 0.0, b
     gb, Hb = naive_aggregate(g, H, b, l2, exact)
-    s = np.linalg.solve(Hb, -gb)
+    s = naive_solve(Hb, -gb)
     return np.where(b >= 0, s[np.maximum(b, 0)], 0.0), 0.5 * gb @ s, b
 
 
@@ -164,26 +173,57 @@ def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, b
 
 # ---- solver -------------------------------------------------------------------------------------
 
+def solve_like_binned_head(M, r):
+    "M x = r by `_complete_head` called as `binned_head` calls it (ω = 0, factor in a separate work array)."
+    n = len(r); x = np.empty(n); Mp = pack_upper(M)
+    q = _complete_head(-r, Mp, 0.0, x, np.empty(n * (n + 1) // 2))
+    np.testing.assert_array_equal(Mp, pack_upper(M))        # the matrix itself is left alone
+    assert q == pytest.approx(-0.5 * r @ x, rel=1e-9, abs=1e-12)
+    return x
+
+
 @SETTINGS
 @given(st.integers(1, 40), st.integers(0, 2**16), st.sampled_from([1e-3, 0.1, 10.0]))
-def test_packed_ldl_matches_numpy_solve(n, seed, ridge):
+def test_bin_solver_matches_numpy_solve(n, seed, ridge):
     rng = np.random.default_rng(seed)
     F = rng.normal(size=(n, n))
     M, b = F @ F.T + ridge * np.eye(n), rng.normal(size=n)
-    A, x = pack_upper(M), b.copy()
-    assert _ldl_solve_packed(A, x, n)
+    x = solve_like_binned_head(M, b)
     np.testing.assert_allclose(M @ x, b, atol=1e-7 * max(1.0, np.abs(b).max()) * np.linalg.cond(M) ** 0.5)
     np.testing.assert_allclose(x, np.linalg.solve(M, b), rtol=1e-6, atol=1e-8 * np.linalg.cond(M))
 
 
-def test_packed_ldl_indefinite_and_singular():
-    for M, b in [(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, 0.0])),
-                 (np.array([[2.0, 1.0, 0.0], [1.0, -3.0, 1.0], [0.0, 1.0, 4.0]]), np.array([1.0, 2.0, 3.0]))]:
-        x = b.copy()
-        assert _ldl_solve_packed(pack_upper(M), x, len(b))
-        np.testing.assert_allclose(x, np.linalg.solve(M, b))
-    assert not _ldl_solve_packed(pack_upper(np.ones((3, 3))), np.ones(3), 3)
-    assert not _ldl_solve_packed(pack_upper(np.zeros((1, 1))), np.ones(1), 1)
+@SETTINGS
+@given(st.integers(2, 12), st.integers(0, 2**16))
+def test_bin_solver_falls_back_to_the_diagonal_when_not_positive_definite(n, seed):
+    rng = np.random.default_rng(seed)
+    Q = np.linalg.qr(rng.normal(size=(n, n)))[0]
+    ev = rng.uniform(0.1, 2.0, n); ev[rng.integers(n)] = -rng.uniform(0.1, 1.0)   # one eigenvalue < 0
+    M, b = Q @ np.diag(ev) @ Q.T, rng.normal(size=n)
+    np.testing.assert_allclose(solve_like_binned_head(M, b), naive_solve(M, b), rtol=1e-12, atol=1e-12)
+
+
+def test_bin_solver_indefinite_and_singular():
+    for M, b, x in [(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, 0.0]), [1.0, 0.0]),
+                    (np.array([[2.0, 1.0, 0.0], [1.0, -3.0, 1.0], [0.0, 1.0, 4.0]]), np.array([1.0, 2.0, 3.0]),
+                     [0.5, 0.0, 0.75]),
+                    (np.ones((3, 3)), np.ones(3), [1.0, 1.0, 1.0]),
+                    (np.zeros((1, 1)), np.ones(1), [0.0])]:
+        np.testing.assert_allclose(solve_like_binned_head(M, b), x)
+        np.testing.assert_allclose(naive_solve(M, b), x)
+
+
+def test_indefinite_eq18_system_gets_the_diagonal_head():
+    # two labels in one bin, a third in the other; eq. 18 drops the strong within-bin coupling,
+    # leaving a binned matrix [[2, 1.8], [1.8, 1]] (l2 = 0) that is indefinite
+    M = np.array([[1.0, -0.9, 0.9], [-0.9, 1.0, 0.9], [0.9, 0.9, 1.0]])
+    g = np.array([-1.0, -1.1, 1.0])
+    p, q, b = binned_complete_head(g, pack_upper(M), 0.0)
+    assert b[0] == b[1] != b[2] and (b >= 0).all()
+    gb, Hb = naive_aggregate(g, pack_upper(M), b, 0.0, False)
+    assert np.linalg.eigvalsh(Hb).min() < 0
+    s = -gb / np.diag(Hb)
+    np.testing.assert_allclose(p, s[b]); assert q == pytest.approx(0.5 * gb @ s)
 
 
 # ---- the binned head ----------------------------------------------------------------------------
@@ -242,7 +282,8 @@ def test_edge_cases():
 
 
 def test_singular_binned_system_gives_zero_head():
-    # l2 = 0 and a Hessian whose single bin has zero curvature once the cross terms are dropped
+    # l2 = 0 and a Hessian whose single bin has zero curvature with the exact reduction: the diagonal
+    # fallback divides by h̃_bb = 0, so the score is 0
     H = pack_upper(np.array([[1.0, -1.0], [-1.0, 1.0]]))
     p, q, b = binned_complete_head(np.array([-1.0, -1.0]), H, 0.0, exact=True)
     assert (b == 0).all() and (p == 0).all() and q == 0.0
@@ -262,13 +303,13 @@ def test_bad_parameters():
 
 
 @kernel()
-def _search(g, H, n_candidates, criteria, bin_of, counts, remap, g_bin, H_bin, s_bin, head):
+def _search(g, H, n_candidates, criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin, head):
     "A stand-in for a rule search: many candidates (scaled statistics), one workspace, best quality."
     best = 0.0
     for r in range(n_candidates):
         w = (r + 1.0) / n_candidates
         q = binned_head(g * w, H * w, 1.0, 0.04, 1, 0, False, criteria, bin_of, counts, remap, g_bin, H_bin,
-                        s_bin, head)
+                        U_bin, s_bin, head)
         best = min(best, q)
     return best
 
