@@ -22,7 +22,7 @@ nb_execution_mode = "off"
 nb_merge_streams = True
 nb_ipywidgets_js = {}          # no widget JavaScript from a CDN
 nb_output_stderr = "show"
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]  # attrs_inline: show_doc's [source](...){target=...} links
 myst_dmath_double_inline = True
 myst_heading_anchors = 4
 suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "misc.highlighting_failure"]
