@@ -353,8 +353,9 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
                     scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim):
     """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
 
-    Diagnostics (off when `slot_t` and `tim` are None, compiled out): per-slot rows `slot_t` as in `_offer`, plus the sweep's seconds in
-    slot_t[s, 3]; `tim` accumulates [search wall s, searches, summation s outside the search, update s]."""
+    Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
+    `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
+    [search wall seconds, searches, summation seconds outside the search, update seconds]."""
     n, W = stats.shape
     single = mode == 1 or mode == 3
     _sample_instances(state, sampling, sample_size, w, perm_n)
