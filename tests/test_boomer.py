@@ -160,3 +160,53 @@ def test_emotions_regression():
     # mlrl-boomer 0.15.6, configuration a: subset 0/1 0.7376, Hamming 0.2129
     assert abs(np.mean(np.any(P != Yt, axis=1)) - 0.7376) < 0.03
     assert abs(np.mean(P != Yt) - 0.2129) < 0.02
+
+
+PHASES = ("evaluation_s", "summation_s", "other_s")
+
+
+@pytest.mark.parametrize("kw", [VARIANTS[0], VARIANTS[3], dict(VARIANTS[3], label_binning="equal_width")])
+def test_diagnostics_do_not_change_the_model(kw):
+    X, Y = _data(F=8, K=5, nan=0.05)
+    off = BoomerClassifier(max_rules=30, random_state=2, **kw).fit(X, Y)
+    on = BoomerClassifier(max_rules=30, random_state=2, diagnostics=True, **kw).fit(X, Y)
+    _assert_same_model(off, on)
+    assert off.fit_diagnostics_ is None
+    d = on.fit_diagnostics_
+    assert set(PHASES) | {"total_s", "update_s", "clock_overhead_s", "n_rules", "n_searches", "n_candidates",
+                          "n_candidates_inline", "n_candidates_timed"} == set(d)
+    assert d["n_rules"] == on.n_rules_ and d["n_searches"] >= on.n_rules_ - 1
+    assert d["n_candidates"] > d["n_candidates_timed"] > 0 or d["n_candidates_inline"] > 0
+
+
+def test_diagnostics_add_up_to_the_wall_time():
+    import time
+    X, Y = _data(n=300, F=10, K=6)
+    BoomerClassifier(max_rules=3, loss="logistic_example_wise", diagnostics=True).fit(X, Y)   # compiled
+    t0 = time.perf_counter()
+    clf = BoomerClassifier(max_rules=60, loss="logistic_example_wise", random_state=0, diagnostics=True).fit(X, Y)
+    wall = time.perf_counter() - t0
+    d = clf.fit_diagnostics_
+    assert sum(d[p] for p in PHASES) == pytest.approx(d["total_s"], rel=1e-9)
+    assert d["total_s"] <= wall < d["total_s"] + 0.05 + 0.1 * wall     # the same call, timed from outside
+    assert all(d[p] >= 0 for p in PHASES)
+    assert d["evaluation_s"] > 0 and d["summation_s"] > 0
+    assert d["update_s"] + d["clock_overhead_s"] <= d["other_s"]
+
+
+def test_diagnostics_n_jobs_invariance():
+    X, Y = _data(F=12, K=5)
+    kw = dict(max_rules=30, random_state=5, loss="logistic_example_wise", diagnostics=True)
+    a = BoomerClassifier(n_jobs=1, **kw).fit(X, Y)
+    b = BoomerClassifier(n_jobs=2, **kw).fit(X, Y)
+    _assert_same_model(a, b)
+    for k in ("n_rules", "n_searches", "n_candidates", "n_candidates_timed"):
+        assert a.fit_diagnostics_[k] == b.fit_diagnostics_[k]
+    assert sum(b.fit_diagnostics_[p] for p in PHASES) == pytest.approx(b.fit_diagnostics_["total_s"], rel=1e-9)
+
+
+def test_verbose_2_reports_phase_shares(capsys):
+    X, Y = _data()
+    clf = BoomerClassifier(max_rules=20, random_state=0, verbose=2).fit(X, Y)
+    assert clf.fit_diagnostics_ is not None
+    assert "time: evaluation" in capsys.readouterr().err
