@@ -182,14 +182,17 @@ def _random_features(P, R, b):
     return A
 
 # %% ../nbs/05_rembed.ipynb #08a04a7f
-def _fit_ridge_link(Phi, Y, l2: float):
-    "Ridge read-out: V (s, c) and intercept (c,) minimising ‖Y − ΦV − 1b‖² + λ‖V‖², λ = l2·tr(ΦcᵀΦc)/s; also λ."
-    s = Phi.shape[1]
+def _centred_gram(Phi, l2: float):
+    "Column means μ, centred Φc = Φ − μ, its Gram ΦcᵀΦc and the penalty λ = l2·tr(ΦcᵀΦc)/s shared by both links."
     mu = Phi.mean(axis=0)
     Pc = Phi - mu
     G = Pc.T @ Pc
-    lam = l2 * max(np.trace(G), np.finfo(float).tiny) / s
-    G[np.diag_indices(s)] += lam
+    return mu, Pc, G, l2 * max(np.trace(G), np.finfo(float).tiny) / Phi.shape[1]
+
+def _fit_ridge_link(Phi, Y, l2: float):
+    "Ridge read-out: V (s, c) and intercept (c,) minimising ‖Y − ΦV − 1b‖² + λ‖V‖², λ = l2·tr(ΦcᵀΦc)/s; also λ."
+    mu, Pc, G, lam = _centred_gram(Phi, l2)
+    G[np.diag_indices(G.shape[0])] += lam
     PtY = np.asarray((Y.T @ Pc).T) if sp.issparse(Y) else Pc.T @ Y
     V = sla.cho_solve(sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False)
     ybar = np.asarray(Y.mean(axis=0)).ravel()
@@ -226,10 +229,7 @@ def _fit_logistic_block(Pt, L, Y, lam: float, max_iter: int, tol: float):
 def _fit_logistic_link(Phi, Y, l2: float, max_iter: int = 100, tol: float = 1e-5, n_jobs=None):
     "Per-class logistic read-out: V (s, c), intercept (c,), λ and the largest L-BFGS iteration count."
     s = Phi.shape[1]
-    mu = Phi.mean(axis=0)
-    Pc = Phi - mu
-    G = Pc.T @ Pc
-    lam = l2 * max(np.trace(G), np.finfo(float).tiny) / s
+    mu, Pc, G, lam = _centred_gram(Phi, l2)
     G[np.diag_indices(s)] += 4 * lam
     L = sla.cholesky(G, lower=True, overwrite_a=True, check_finite=False)
     Pt = sla.solve_triangular(L, Pc.T, lower=True, check_finite=False).T
