@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # %% auto #0
-__all__ = ['QUALITY', 'SUITES', 'Timing', 'measure', 'ratio_table', 'format_table', 'available_suites', 'run_suite', 'report']
+__all__ = ['QUALITY', 'SUITES', 'Timing', 'measure', 'ratio_table', 'format_table', 'load_split', 'available_suites', 'run_suite',
+           'report']
 
 # %% ../nbs/06_benchmarks.ipynb #342baa28
 @dataclass
@@ -73,6 +74,23 @@ def format_table(rows: list[dict], columns: list[str] | None = None) -> str:
     line = lambda vals: "  ".join(v.rjust(w) for v, w in zip(vals, widths))
     return "\n".join([line(columns), line(["-" * w for w in widths]), *map(line, cells)])
 
+# %% ../nbs/06_benchmarks.ipynb #a07b6cf9
+def load_split(name: str, data_dir, exact_names: bool = False):
+    """`(X_train, Y_train, X_test, Y_test, meta)` of data set `name`: its predefined split, else `fixed_split` of the
+    full file. `exact_names`: only `<name>-train.arff` / `<name>-test.arff` count as a split (boomer_reference.py's rule)."""
+    from mlc_lit.data import fixed_split, load_dataset
+    if exact_names:
+        folders = (os.path.join(data_dir, name), os.fspath(data_dir))
+        has_split = any(all(os.path.isfile(os.path.join(d, f"{name}-{s}.arff")) for s in ("train", "test")) for d in folders)
+    else:
+        try: load_dataset(name, data_dir, "test"); has_split = True
+        except ValueError: has_split = False
+    if has_split:
+        (X, Y, meta), (Xt, Yt, _) = load_dataset(name, data_dir, "train"), load_dataset(name, data_dir, "test")
+        return X, Y, Xt, Yt, meta
+    X, Y, meta = load_dataset(name, data_dir, "full")
+    return (*fixed_split(X, Y), meta)
+
 # %% ../nbs/06_benchmarks.ipynb #127da76c
 SUITES = {"boomer": "paper 1: BOOMER vs mlrl-boomer (configurations a, b)",
           "gblb": "paper 2: label binning vs mlrl-boomer (configuration c) and vs no binning",
@@ -93,7 +111,7 @@ def run_suite(suite: str, data_dir: str, **kwargs) -> list[dict]:
 
 # %% ../nbs/06_benchmarks.ipynb #992eb6f6
 def report(rows: list[dict], out=print) -> None:
-    "Print raw rows and the mlc_lit-vs-reference ratio table."
+    "Print raw rows, the mlc_lit-vs-reference ratio table and each suite's own `summary(rows)` where it has one."
     cols = ["suite", "dataset", "config", "impl", "threads", "fit_s", "fit_cpu_s", "predict_s", *QUALITY]
     extra = [k for r in rows for k in r if k not in cols]
     out(format_table(rows, cols + list(dict.fromkeys(extra))))
@@ -101,4 +119,7 @@ def report(rows: list[dict], out=print) -> None:
     if ratios:
         out("\nratios (time: mlc_lit / reference, < 1 means mlc_lit is faster; d_*: mlc_lit - reference)")
         out(format_table(ratios))
+    for suite in dict.fromkeys(r.get("suite") for r in rows):    # a suite may add its own summary (targets, tables)
+        summary = getattr(importlib.import_module(f"mlc_lit.bench_{suite}"), "summary", None) if suite in available_suites() else None
+        if summary is not None: out("\n" + summary(rows))
     out(f"\nload average (1 min): {os.getloadavg()[0]:.2f}")

@@ -15,14 +15,15 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from .bench import measure
+from .bench import load_split, measure
 
 # %% auto #0
-__all__ = ['CONFIGS', 'COMMON', 'DATASETS', 'run_mlc_lit', 'find_reference', 'run_reference', 'run']
+__all__ = ['CONFIGS', 'COMMON', 'DATASETS', 'warm_up', 'fit_and_score', 'run_mlc_lit', 'find_reference', 'run_reference', 'run']
 
 # %% ../nbs/06a_bench_boomer.ipynb #4456bbf9
 CONFIGS = {"a": dict(loss="logistic_label_wise", head="single"),
-           "b": dict(loss="logistic_example_wise", head="complete")}
+           "b": dict(loss="logistic_example_wise", head="complete"),
+           "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width")}
 COMMON = dict(max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None, feature_sampling="log2", random_state=1)
 DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron")
 
@@ -35,23 +36,30 @@ def _losses(Y, P):
     return dict(subset01=subset_zero_one_loss(Y, P), hamming=hamming_loss(Y, P), example_f1=example_f1(Y, P))
 
 # %% ../nbs/06a_bench_boomer.ipynb #e115d236
-def run_mlc_lit(name, data_dir, config, threads=1, repeats=1, max_rules=None):
-    "Fit and evaluate `BoomerClassifier` on one data set in one configuration; one result row."
+def warm_up(params, X, Y, Xt) -> float:
+    "Compile (or load from Numba's cache) the kernels `params` need, on a 20-example slice; seconds taken."
     from mlc_lit.boomer import BoomerClassifier
-    from mlc_lit.data import load_dataset
-    X, Y, meta = load_dataset(name, data_dir, "train")
-    Xt, Yt, _ = load_dataset(name, data_dir, "test")
-    params = dict(COMMON, **CONFIGS[config], n_jobs=threads, nominal_features=_nominal_features(meta) or None)
-    if max_rules: params["max_rules"] = max_rules
     t0 = time.perf_counter()
     BoomerClassifier(**dict(params, max_rules=3)).fit(X[:20], Y[:20]).predict(Xt[:20])
-    compile_s = time.perf_counter() - t0
+    return time.perf_counter() - t0
+
+def fit_and_score(params, X, Y, Xt, Yt, repeats=1) -> dict:
+    "Fit `BoomerClassifier(**params)` (median time of `repeats` fits), predict `Xt`: times, test losses, rules."
+    from mlc_lit.boomer import BoomerClassifier
     load = os.getloadavg()[0]
     clf, t = measure(lambda: BoomerClassifier(**params).fit(X, Y), repeats=repeats)
-    (P, tp) = measure(lambda: clf.predict(Xt))
-    return dict(suite="boomer", dataset=name, config=config, impl="mlc_lit", threads=threads, fit_s=t.wall,
-                fit_cpu_s=t.cpu, predict_s=tp.wall, **_losses(Yt, P), n_rules=clf.n_rules_,
-                compile_s=compile_s, loadavg=load, repeats=t.n)
+    P, tp = measure(lambda: clf.predict(Xt))
+    return dict(fit_s=t.wall, fit_cpu_s=t.cpu, predict_s=tp.wall, **_losses(Yt, P), n_rules=clf.n_rules_,
+                loadavg=load, repeats=t.n)
+
+def run_mlc_lit(name, data_dir, config, threads=1, repeats=1, max_rules=None):
+    "Fit and evaluate `BoomerClassifier` on one data set in one configuration; one result row."
+    X, Y, Xt, Yt, meta = load_split(name, data_dir, exact_names=True)
+    params = dict(COMMON, **CONFIGS[config], n_jobs=threads, nominal_features=_nominal_features(meta) or None)
+    if max_rules: params["max_rules"] = max_rules
+    compile_s = warm_up(params, X, Y, Xt)
+    return dict(suite="boomer", dataset=name, config=config, impl="mlc_lit", threads=threads, n_labels=Y.shape[1],
+                **fit_and_score(params, X, Y, Xt, Yt, repeats), compile_s=compile_s)
 
 # %% ../nbs/06a_bench_boomer.ipynb #1fbb2e94
 def find_reference(data_dir):
@@ -61,7 +69,7 @@ def find_reference(data_dir):
         os.path.dirname(os.path.abspath(data_dir)), "bench", "boomer_reference.py")
     return (python, script) if os.path.isfile(python) and os.path.isfile(script) else None
 
-def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None):
+def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None, suite="boomer"):
     "Rows for mlrl-boomer on one data set (empty if the reference is not installed)."
     ref = find_reference(data_dir)
     if ref is None:
@@ -75,9 +83,9 @@ def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None)
         if max_rules: cmd += ["--max-rules", str(max_rules)]
         subprocess.run(cmd, check=True, capture_output=True, text=True)
         with open(out) as fh: rows = list(csv.DictReader(fh))
-    return [dict(suite="boomer", dataset=r["dataset"], config=r["config"], impl="mlrl-boomer", threads=int(r["threads"]),
+    return [dict(suite=suite, dataset=r["dataset"], config=r["config"], impl="mlrl-boomer", threads=int(r["threads"]),
                  fit_s=float(r["fit_s_median"]), fit_cpu_s=float(r["fit_cpu_s_median"]),
-                 predict_s=float(r["predict_s_median"]), subset01=float(r["subset01_loss"]),
+                 predict_s=float(r["predict_s_median"]), n_labels=int(r["n_labels"]), subset01=float(r["subset01_loss"]),
                  hamming=float(r["hamming_loss"]), example_f1=float(r["example_f1"]), n_rules=int(r["num_rules"]),
                  loadavg=float(r["loadavg_1min"]), repeats=int(r["n_repeats"])) for r in rows]
 

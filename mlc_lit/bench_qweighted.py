@@ -10,26 +10,17 @@ import warnings
 
 import numpy as np
 
-from .bench import measure
+from .bench import load_split, measure
 from .metrics import example_f1, hamming_loss, macro_f1, subset_zero_one_loss
 from .qweighted import BinaryRelevancePerceptron, CalibratedPairwiseClassifier, n_pairs
 
 # %% auto #0
-__all__ = ['DATASETS', 'QUICK_DATASETS', 'load_split', 'run_dataset', 'run']
+__all__ = ['DATASETS', 'QUICK_DATASETS', 'run_dataset', 'run']
 
 # %% ../nbs/06d_bench_qweighted.ipynb #58cfbdde
 DATASETS = ["scene", "yeast", "emotions", "birds", "flags", "genbase", "medical", "enron", "llog", "slashdot",
             "tmc2007-500", "bibtex", "corel5k", "cal500"]
 QUICK_DATASETS = ["emotions", "scene", "yeast"]
-
-def load_split(name: str, data_dir):
-    "(X_train, Y_train, X_test, Y_test): the Mulan split, or the library's fixed seeded split where none exists (cal500)."
-    from mlc_lit.data import fixed_split, load_dataset
-    try:
-        (Xtr, Ytr, _), (Xte, Yte, _) = load_dataset(name, data_dir, "train"), load_dataset(name, data_dir, "test")
-    except ValueError:  # no predefined split
-        return fixed_split(*load_dataset(name, data_dir, "full")[:2])
-    return Xtr, Ytr, Xte, Yte
 
 # %% ../nbs/06d_bench_qweighted.ipynb #f6b6159d
 def _quality(Y, P) -> dict:
@@ -76,6 +67,6 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[d
     "The qweighted suite: `run_dataset` for each dataset (default: all shared ones; `quick`: three small ones) and thread count."
     rows = []
     for name in datasets or (QUICK_DATASETS if quick else DATASETS):
-        split = load_split(name, data_dir)
+        split = load_split(name, data_dir)[:4]   # the Mulan split; cal500: fixed_split
         for t in threads: rows += run_dataset(name, *split, threads=t, repeats=repeats)
     return rows

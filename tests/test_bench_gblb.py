@@ -1,0 +1,42 @@
+"""The gblb benchmark suite on real data, without the reference (mlrl-boomer lives in its own Python)."""
+import os
+
+import pytest
+
+from mlc_lit.bench import load_split, report
+from mlc_lit.bench_gblb import peak_memory, run, speedups, summary
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
+needs_data = pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "emotions")), reason="no ../shared/data")
+
+
+@needs_data
+def test_suite_rows_and_two_bins_equal_four_percent_on_six_labels():
+    rows = run(DATA, datasets=["emotions"], binnings=["none", "4%", "2 bins"], reference=False, max_rules=15)
+    assert [r["config"] for r in rows] == ["none", "4%", "2 bins"]
+    assert all(r["n_rules"] == 15 and r["n_labels"] == 6 and r["max_rules"] == 15 for r in rows)
+    by = {r["config"]: r for r in rows}
+    # emotions has 6 labels: 4 % of either sign rounds up to one bin, the "2 bins" setting, so the same model
+    for q in ("subset01", "hamming", "example_f1"):
+        assert by["4%"][q] == by["2 bins"][q]
+    assert by["none"]["subset01"] != by["4%"]["subset01"] or by["none"]["hamming"] != by["4%"]["hamming"]
+    sp = {r["binning"]: r for r in speedups(rows)}
+    assert sp["none"]["speedup"] == 1.0 and sp["4%"]["speedup"] > 0
+    lines = []
+    report(rows, out=lines.append)
+    assert any("paper Tables 1 and 2" in block for block in lines)
+    assert "target 1" not in summary(rows)      # no data set with >= 45 labels here
+
+
+@needs_data
+def test_reference_split_for_cal500_and_llog():
+    X, Y, Xt, Yt, _ = load_split("cal500", DATA, exact_names=True)
+    assert (X.shape, Xt.shape, Y.shape[1]) == ((335, 68), (167, 68), 174)
+    X, Y, Xt, Yt, _ = load_split("llog", DATA, exact_names=True)    # llog.arff split like boomer_reference.py
+    assert (X.shape[0], Xt.shape[0], Y.shape[1]) == (973, 487, 75)
+
+
+@needs_data
+def test_peak_memory_in_a_fresh_process():
+    m = peak_memory("emotions", DATA, max_rules=5)
+    assert 20 < m["loaded_MiB"] <= m["peak_MiB"] < 4096
