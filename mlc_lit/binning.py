@@ -31,7 +31,7 @@ def unpack_upper(v: np.ndarray, n: int) -> np.ndarray:
     return M
 
 # %% ../nbs/02_label_binning.ipynb #ffcaec70
-@kernel(fastmath=False)
+@kernel(fastmath=False, inline=True)
 def _criteria(g, H, l2, out):
     "Criterion c_k = -g_k / (h_kk + l2) of each label (eq. 11) from packed `H`; 0 where h_kk + l2 <= 0."
     for k in range(g.shape[0]):
@@ -39,7 +39,7 @@ def _criteria(g, H, l2, out):
         out[k] = -g[k] / d if d > 0.0 else 0.0
 
 # %% ../nbs/02_label_binning.ipynb #50859cde
-@kernel()
+@kernel(inline=True)
 def bins_per_sign(n_labels, bin_ratio, min_bins, max_bins):
     "Bins for `n_labels` labels of one sign: max(min(min_bins, n), ceil(bin_ratio·n)), capped by `max_bins` (0: no cap)."
     if n_labels <= 0: return 0
@@ -48,7 +48,7 @@ def bins_per_sign(n_labels, bin_ratio, min_bins, max_bins):
     return b
 
 # %% ../nbs/02_label_binning.ipynb #a06ea7c6
-@kernel(fastmath=False)
+@kernel(fastmath=False, inline=True)
 def _bin_index(c, lo, width, n_bins):
     "Equal-width bin of `c` within [lo, lo + n_bins·width] (eq. 15, 0-based); 0 when the width is 0."
     if width > 0.0:
@@ -58,7 +58,7 @@ def _bin_index(c, lo, width, n_bins):
     return 0
 
 # %% ../nbs/02_label_binning.ipynb #f89d3e39
-@kernel(fastmath=False)
+@kernel(fastmath=False, inline=True)
 def _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap):
     "Equal-width bins per sign; writes `bin_of` (-1 where c = 0) and `counts`, drops empty bins, returns their number."
     n_neg, n_pos = 0, 0
@@ -87,7 +87,7 @@ def _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
     return n
 
 # %% ../nbs/02_label_binning.ipynb #eee5f874
-@kernel()
+@kernel(inline=True)
 def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin):
     "Per-bin gradient and packed Hessian (eqs. 18-19; `exact` adds within-bin cross terms) plus l2·|bin| (eq. 22)."
     g_bin[:n_bins] = 0.0
@@ -107,7 +107,7 @@ def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin):
     for b in range(n_bins): H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
 
 # %% ../nbs/02_label_binning.ipynb #c5de7884
-@kernel()
+@kernel(inline=True)
 def binned_head(g, H, l2, bin_ratio, min_bins, max_bins, exact,
                 criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin, head):
     "GBLB complete head for summed `g`, packed `H`: scores into `head`; returns the quality ½ g̃·s (<= 0); allocates nothing."
@@ -167,7 +167,7 @@ def binning_rows(n_labels: int, n_rows: int = 1, bin_ratio: float = 0.04, min_bi
     rows[:, :_HEADER] = bin_ratio, min_bins, cap, float(bool(exact)), B
     return rows
 
-@kernel()
+@kernel(inline=True)
 def binned_head_row(g, H, l2, row, head):
     "`binned_head` with settings and work arrays taken from one row made by `binning_rows`; returns the quality."
     K, B = g.shape[0], int(row[4])

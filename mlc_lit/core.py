@@ -26,9 +26,10 @@ __all__ = ['kernel', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_see
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
-def kernel(parallel: bool = False, fastmath: bool = True):
-    "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant)."
-    return numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False)
+def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False):
+    "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one)."
+    return numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
+                      inline="always" if inline else "never")
 
 # %% ../nbs/00_core.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):

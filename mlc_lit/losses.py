@@ -139,7 +139,7 @@ def _diagonal_head(g, hp, l2, scores_out):
         q += g[k] * scores_out[k]
     return 0.5 * q
 
-@kernel()
+@kernel(inline=True)
 def _complete_head(g, hp, l2, scores_out, work):
     "Solve (H + l2·I) p = -g for the packed upper-triangle H by Cholesky; write p, return the quality ½ g·p (= -½ gᵀ(H + l2·I)⁻¹g ≤ 0)."
     K = g.shape[0]
