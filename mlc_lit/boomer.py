@@ -416,10 +416,11 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
     t = _clock() if tim is not None else 0.0
     m = 0                                            # the head, on all covered training examples
     tmp_full[:] = 0.0
+    n_sum = 2 if single else W                       # a single head needs only its label's two columns
     for i in range(n):
         if covered[i] == depth:
             rows_buf[m] = i; m += 1
-            for c in range(W): tmp_full[c] += stats[i, c]
+            for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
     if single:
         d = tmp_full[cols[1]] + l2
@@ -430,8 +431,14 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
         elif mode == 4: binned_head_row(tmp_full[:K], tmp_full[K:], l2, work[0], head)
         else: _complete_head(tmp_full[:K], tmp_full[K:], l2, head, work[0])
         for k in range(K): head[k] *= shrinkage
+    one_label = single and mode == 1 and loss != 1   # label-wise loss, diagonal layout: only `label` changes
     for r in range(m):                               # update scores and statistics of the covered examples
         i = rows_buf[r]
+        if one_label:
+            S[i, label] += head[label]
+            _loss_row(loss, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
+                      stats[i, K + label:K + label + 1])
+            continue
         if single: S[i, label] += head[label]
         else:
             for k in range(K): S[i, k] += head[k]
