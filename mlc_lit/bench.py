@@ -16,7 +16,7 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['QUALITY', 'SUITES', 'Timing', 'measure', 'ratio_table', 'format_table', 'load_split', 'available_suites', 'run_suite',
-           'report']
+           'report', 'write_rows', 'read_rows']
 
 # %% ../nbs/06_benchmarks.ipynb #342baa28
 @dataclass
@@ -123,3 +123,24 @@ def report(rows: list[dict], out=print) -> None:
         summary = getattr(importlib.import_module(f"mlc_lit.bench_{suite}"), "summary", None) if suite in available_suites() else None
         if summary is not None: out("\n" + summary(rows))
     out(f"\nload average (1 min): {os.getloadavg()[0]:.2f}")
+
+# %% ../nbs/06_benchmarks.ipynb #c03cf71c
+def write_rows(rows: list[dict], path) -> None:
+    "Write suite rows to a CSV file (columns: every key of any row, in first-seen order)."
+    import csv
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=cols); w.writeheader(); w.writerows(rows)
+
+def _parse(v: str):
+    if v == "": return None
+    for cast in (int, float):
+        try: return cast(v)
+        except ValueError: pass
+    return v
+
+def read_rows(path) -> list[dict]:
+    "Rows written by `write_rows`, with integers and floats parsed back and empty cells left out."
+    import csv
+    with open(path, newline="") as fh:
+        return [{k: p for k, v in r.items() if (p := _parse(v)) is not None} for r in csv.DictReader(fh)]

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from .bench import SUITES, available_suites, format_table, report, run_suite
+from .bench import SUITES, available_suites, format_table, report, run_suite, write_rows
 from .core import MultiLabelClassifier
 
 # %% auto #0
@@ -121,12 +121,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/07_cli.ipynb #5a0dfa3e
-def _write_csv(rows, path):
-    import csv
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=cols); w.writeheader(); w.writerows(rows)
-
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `mlc-lit` command."
     args = _parser().parse_args(argv)
@@ -136,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_suite(args.suite, args.data, datasets=args.datasets, threads=tuple(args.threads),
                          repeats=args.repeats, quick=args.quick)
         report(rows)
-        if args.out: _write_csv(rows, args.out)
+        if args.out: write_rows(rows, args.out)
     elif args.command == "datasets":
         from mlc_lit.data import list_datasets, load_dataset
         print(format_table([dict(name=n) for n in list_datasets(args.data)]))
