@@ -70,7 +70,7 @@ def find_reference(data_dir):
     return (python, script) if os.path.isfile(python) and os.path.isfile(script) else None
 
 def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None, suite="boomer"):
-    "Rows for mlrl-boomer on one data set (empty if the reference is not installed)."
+    "Rows for mlrl-boomer on one data set (empty, with the reason on stderr, where it is missing or fails)."
     ref = find_reference(data_dir)
     if ref is None:
         print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6 "
@@ -81,7 +81,11 @@ def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None,
         cmd = [ref[0], ref[1], os.path.abspath(data_dir), "--datasets", name, "--configs", *configs,
                "--threads", str(threads), "--repeats", str(repeats), "--out", out]
         if max_rules: cmd += ["--max-rules", str(max_rules)]
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:                     # e.g. its ARFF reader rejects slashdot: report, go on without it
+            last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+            print(f"mlrl-boomer failed on {name}: {last}", file=sys.stderr)
+            return []
         with open(out) as fh: rows = list(csv.DictReader(fh))
     return [dict(suite=suite, dataset=r["dataset"], config=r["config"], impl="mlrl-boomer", threads=int(r["threads"]),
                  fit_s=float(r["fit_s_median"]), fit_cpu_s=float(r["fit_cpu_s_median"]),
