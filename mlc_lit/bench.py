@@ -110,8 +110,9 @@ def run_suite(suite: str, data_dir: str, **kwargs) -> list[dict]:
     return importlib.import_module(f"mlc_lit.bench_{suite}").run(data_dir, **kwargs)
 
 # %% ../nbs/06_benchmarks.ipynb #992eb6f6
-def report(rows: list[dict], out=print) -> None:
-    "Print raw rows, the mlc_lit-vs-reference ratio table and each suite's own `summary(rows)` where it has one."
+def report(rows: list[dict], out=print, loadavg: bool = True) -> None:
+    """Print raw rows, the mlc_lit-vs-reference ratio table and each suite's own `summary(rows)` where it has one,
+    then (with `loadavg`; not for rows read back from a file) this machine's load average now."""
     cols = ["suite", "dataset", "config", "impl", "threads", "fit_s", "fit_cpu_s", "predict_s", *QUALITY]
     extra = [k for r in rows for k in r if k not in cols]
     out(format_table(rows, cols + list(dict.fromkeys(extra))))
@@ -122,7 +123,7 @@ def report(rows: list[dict], out=print) -> None:
     for suite in dict.fromkeys(r.get("suite") for r in rows):    # a suite may add its own summary (targets, tables)
         summary = getattr(importlib.import_module(f"mlc_lit.bench_{suite}"), "summary", None) if suite in available_suites() else None
         if summary is not None: out("\n" + summary(rows))
-    out(f"\nload average (1 min): {os.getloadavg()[0]:.2f}")
+    if loadavg: out(f"\nload average (1 min): {os.getloadavg()[0]:.2f}")
 
 # %% ../nbs/06_benchmarks.ipynb #c03cf71c
 def write_rows(rows: list[dict], path) -> None:
