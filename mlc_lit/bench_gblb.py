@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import statistics
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 from .bench import format_table, load_split
@@ -51,13 +52,23 @@ def run_binnings(name, data_dir, binnings=tuple(BINNINGS), threads=1, repeats=1,
     return rows
 
 # %% ../nbs/06b_bench_gblb.ipynb #e557b9d0
-def _fit_peak(name, data_dir, params):
+def _peak_rss_mib() -> float:
+    "High-water mark of this process's resident set, MiB: `VmHWM` where /proc has it (Linux), else `ru_maxrss`."
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"): return int(line.split()[1]) / 1024           # kB
+    except OSError: pass
     import resource
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / 2**20 if sys.platform == "darwin" else rss / 1024                       # bytes on macOS, else KiB
+
+def _fit_peak(name, data_dir, params):
     from mlc_lit.boomer import BoomerClassifier
     X, Y, *_ = load_split(name, data_dir, exact_names=True)
-    loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024     # KiB on Linux
+    loaded = _peak_rss_mib()
     BoomerClassifier(**params).fit(X, Y)
-    return loaded, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return loaded, _peak_rss_mib()
 
 def peak_memory(name, data_dir, binning="4%", threads=1, max_rules=None) -> dict:
     "Peak resident MiB of a fresh process that loads `name` (`loaded_MiB`) and then fits it (`peak_MiB`)."
