@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import types
 import warnings
 from contextlib import contextmanager
 
@@ -26,10 +27,17 @@ __all__ = ['kernel', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_see
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
+def _renamed(f, suffix: str):
+    "A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache)."
+    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + suffix, f.__defaults__, f.__closure__)
+    g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
+    return g
+
 def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False):
     "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one)."
-    return numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
-                      inline="always" if inline else "never")
+    jit = numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
+                     inline="always" if inline else "never")
+    return (lambda f: jit(_renamed(f, "_parallel"))) if parallel else jit
 
 # %% ../nbs/00_core.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):
