@@ -98,6 +98,8 @@ def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=print) -> li
                                       example_f1=example_f1(Yte, P)))
         out(format_table(task_rows, ["estimator", "fit_s", "hamming", "subset01", "example_f1"]))
         rows += task_rows
+    out("\nfit_s: wall seconds of `fit`. On a first run the first task's times include compiling the Numba kernels;\n"
+        "they are cached on disk, so later runs (and later tasks) do not pay it again.")
     return rows
 
 # %% ../nbs/07_cli.ipynb #bee90882
