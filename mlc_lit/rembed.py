@@ -42,6 +42,23 @@ def _csr_matmat_impl(indptr, indices, data, B, out):
 _csr_matmat = kernel()(_csr_matmat_impl)
 _csr_matmat_par = kernel(parallel=True)(_csr_matmat_impl)
 
+@kernel()
+def _csr_gram(indptr, indices, data, out):
+    "out = AᵀA (dense, d × d) for a CSR matrix A: each row adds the products of its own non-zeros only."
+    d = out.shape[0]
+    for a in range(d):
+        for b in range(d): out[a, b] = 0.0
+    for i in range(len(indptr) - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            vp, rp = data[p], indices[p]
+            for q in range(p, indptr[i + 1]):
+                rq = indices[q]
+                if rq >= rp: out[rp, rq] += vp * data[q]   # the upper triangle, row by row for sorted indices
+                else: out[rq, rp] += vp * data[q]
+    for a in range(d):
+        for b in range(a): out[a, b] = out[b, a]
+    return out
+
 # %% ../nbs/05_rembed.ipynb #e722934a
 _DIRECT_MAX_FEATURES = 4096   # above this many features the ridge solves use conjugate gradients
 
@@ -53,7 +70,7 @@ class _RidgeSolver:
         self.method = ("cholesky" if d <= _DIRECT_MAX_FEATURES else "cg") if method == "auto" else method
         if self.method == "cholesky":
             check_memory(8.0 * d * d, f"the {d}×{d} Gram matrix", "use solver='cg'")
-            G = (X.T @ X).toarray() if sp.issparse(X) else X.T @ X
+            G = _csr_gram(*csr_arrays(X), np.empty((d, d))) if sp.issparse(X) else X.T @ X
             G[np.diag_indices(d)] += lam
             self._factor = sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False)
         elif self.method == "cg":
@@ -103,8 +120,9 @@ def _orthonormal(A):
     return sla.qr(A, mode="economic", check_finite=False)[0]
 
 def _labels_float(Y):
-    "Y as float64, CSR when sparse (products with it then cost O(nnz(Y)))."
-    return sp.csr_matrix(Y, dtype=np.float64) if sp.issparse(Y) else np.asarray(Y, dtype=np.float64)
+    "Y as float64, CSR when sparse or when at most 10% of it is non-zero (products with it then cost O(nnz(Y)))."
+    if sp.issparse(Y) or np.count_nonzero(Y) <= 0.1 * Y.size: return sp.csr_matrix(Y, dtype=np.float64)
+    return np.asarray(Y, dtype=np.float64)
 
 # %% ../nbs/05_rembed.ipynb #eac6edd9
 class Embedding(NamedTuple):
@@ -172,28 +190,33 @@ def _draw_frequencies(k: int, s: int, kernel: str, nu: float, sigma: float, rng)
     return R / sigma, rng.uniform(0.0, 2.0 * np.pi, size=s)
 
 def _random_features(P, R, b):
-    "Φ = √(2/s) cos(P R + b), computed in place in one (n, s) buffer."
-    check_memory(8.0 * P.shape[0] * R.shape[1], f"the {P.shape[0]}×{R.shape[1]} random-feature matrix",
+    "Φ = √(2/s) cos(P R + b) in single precision, computed in place in one (n, s) buffer."
+    check_memory(4.0 * P.shape[0] * R.shape[1], f"the {P.shape[0]}×{R.shape[1]} random-feature matrix",
                  "lower n_random_features")
-    A = P @ R
-    A += b
+    A = np.empty((P.shape[0], R.shape[1]), dtype=np.float32)
+    for i in range(0, P.shape[0], 4096):   # the argument in double precision (a row's value must not depend on the batch)
+        B = P[i:i + 4096] @ R
+        B += b
+        A[i:i + 4096] = B
     np.cos(A, out=A)
-    A *= np.sqrt(2.0 / R.shape[1])
+    A *= np.float32(np.sqrt(2.0 / R.shape[1]))
     return A
 
 # %% ../nbs/05_rembed.ipynb #08a04a7f
 def _centred_gram(Phi, l2: float):
-    "Column means μ, centred Φc = Φ − μ, its Gram ΦcᵀΦc and the penalty λ = l2·tr(ΦcᵀΦc)/s shared by both links."
-    mu = Phi.mean(axis=0)
-    Pc = Phi - mu
-    G = Pc.T @ Pc
+    """Column means μ, centred Φc = Φ − μ (Φ's precision), its Gram ΦcᵀΦc (float64) and the penalty
+    λ = l2·tr(ΦcᵀΦc)/s shared by both links."""
+    mu = Phi.mean(axis=0, dtype=np.float64)
+    Pc = Phi - mu.astype(Phi.dtype)
+    G = (Pc.T @ Pc).astype(np.float64)
     return mu, Pc, G, l2 * max(np.trace(G), np.finfo(float).tiny) / Phi.shape[1]
 
 def _fit_ridge_link(Phi, Y, l2: float):
     "Ridge read-out: V (s, c) and intercept (c,) minimising ‖Y − ΦV − 1b‖² + λ‖V‖², λ = l2·tr(ΦcᵀΦc)/s; also λ."
     mu, Pc, G, lam = _centred_gram(Phi, l2)
     G[np.diag_indices(G.shape[0])] += lam
-    PtY = np.asarray((Y.T @ Pc).T) if sp.issparse(Y) else Pc.T @ Y
+    Ys = sp.csr_matrix(Y, dtype=Pc.dtype)   # 0/1 labels: ΦcᵀY costs O(nnz(Y)·s)
+    PtY = np.asarray((Ys.T @ Pc).T, dtype=np.float64)
     V = sla.cho_solve(sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False)
     ybar = np.asarray(Y.mean(axis=0)).ravel()
     return V, ybar - mu @ V, lam
@@ -273,8 +296,9 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         Extra random probes ℓ of the range finder.
     n_iter : int, default=1
         Range-finder refinements q.
-    n_random_features : int, default=2000
-        Number s of random Fourier features; 0 uses the embedding XW itself (a linear link).
+    n_random_features : int, default=1000
+        Number s of random Fourier features (held in single precision); 0 uses the embedding XW itself
+        (a linear link). The read-out costs O(n·s²).
     kernel : {'gaussian', 'cauchy', 'student'}, default='gaussian'
         Spectral density of the random frequencies (Student-ν for 'student').
     nu : float, default=3.0
@@ -331,7 +355,7 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     >>> clf.predict(X[:2]).shape
     (2, 3)
     """
-    def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, n_random_features=2000,
+    def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, n_random_features=1000,
                  kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1, loss="squared",
                  inference="example", fit_intercept=True, max_iter=100, tol=1e-5, solver="auto",
                  random_state=None, n_jobs=None):
