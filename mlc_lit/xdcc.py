@@ -62,12 +62,24 @@ def _columns(X):
 
 # %% ../nbs/03_xdcc.ipynb #0ad100da
 def _feature_cuts(values, counts, max_bins):
-    "Cut values of one feature from its sorted distinct values and their counts."
-    if len(values) <= max_bins: return values[1:]
-    cum = np.cumsum(counts)
-    ranks = (np.arange(1, max_bins) * cum[-1]) // max_bins
-    cuts = np.unique(values[np.searchsorted(cum, ranks, side="right")])
-    return cuts[cuts > values[0]]
+    """Cut values of one feature from its sorted distinct values and their counts: the values kept when their
+    rank summary is pruned to `max_bins` + 1 entries (as XGBoost's `hist` prunes an exact summary), minus the
+    first; at most `max_bins` - 1 cuts, so at most `max_bins` bins."""
+    m = len(values)
+    if m > max_bins + 1:
+        rmin = np.concatenate([[0.0], np.cumsum(counts[:-1], dtype=np.float64)])   # examples below each value
+        rmax = rmin + counts                                                        # ... and up to it
+        lo, span = rmax[0], rmin[-1] - rmax[0]
+        keep, i = [0], 1
+        for k in range(1, max_bins):
+            target = 2.0 * ((k * span) / max_bins + lo)          # twice the k-th of evenly spaced ranks
+            while i < m - 1 and target >= rmin[i + 1] + rmax[i + 1]: i += 1
+            if i == m - 1: break
+            j = i if target < (rmin[i] + counts[i]) + (rmax[i + 1] - counts[i + 1]) else i + 1   # the nearer one
+            if j != keep[-1]: keep.append(j)
+        if keep[-1] != m - 1: keep.append(m - 1)
+        values = values[np.array(keep)]
+    return values[1:max_bins]
 
 def _bin_features(X, max_bins, active=None):
     "Quantile cuts per feature (from the `active` rows) and each stored value's bin (dense: (F, n); CSR: CSC order)."

@@ -232,3 +232,31 @@ def test_emotions_regression():
     Xte, Yte, _ = data.load_dataset("emotions", DATA, "test")
     m = MLXGBClassifier(n_estimators=20, max_depth=3).fit(Xtr, Ytr)
     assert (m.predict(Xte) == Yte).mean() > 0.75                 # Hamming accuracy (XGBoost: about 0.80)
+
+
+def _shared(name):
+    data = pytest.importorskip("mlc_lit.data")
+    if not os.path.isdir(os.path.join(DATA, name)): pytest.skip("no ../shared/data")
+    return data.load_dataset(name, DATA, "train"), data.load_dataset(name, DATA, "test")
+
+
+@pytest.mark.parametrize("name", ["yeast", "scene"])
+def test_hist_cuts_are_xgboosts(name):
+    "More distinct values than bins: the cuts are those of XGBoost's quantile sketch (float32 there)."
+    xgb = pytest.importorskip("xgboost")
+    (X, Y, _), _ = _shared(name)
+    ptr, ref = xgb.QuantileDMatrix(X, label=Y, max_bin=256).get_quantile_cut()
+    *_, cut_ptr, cuts = _bin_features(X, 256)
+    assert max(np.diff(cut_ptr)) == 255                            # pruning did happen
+    for f in range(X.shape[1]):                                    # XGBoost adds a sentinel at each end
+        np.testing.assert_allclose(cuts[cut_ptr[f]:cut_ptr[f + 1]], ref[ptr[f] + 1:ptr[f + 1] - 1], rtol=1e-6)
+
+
+def test_hist_reproduces_xgboost_on_emotions():
+    "Real data, default settings of both: the same multi-output trees, so the same probabilities."
+    xgb = pytest.importorskip("xgboost")
+    (X, Y, _), (Xt, _, _) = _shared("emotions")
+    kw = dict(n_estimators=20, max_depth=6, learning_rate=0.3)
+    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", n_jobs=1, **kw).fit(X, Y)
+    ours = MLXGBClassifier(split="sum_gain", tree_method="hist", **kw).fit(X, Y)
+    np.testing.assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), atol=1e-5)
