@@ -45,9 +45,7 @@ _csr_matmat_par = kernel(parallel=True)(_csr_matmat_impl)
 @kernel()
 def _csr_gram(indptr, indices, data, out):
     "out = AᵀA (dense, d × d) for a CSR matrix A: each row adds the products of its own non-zeros only."
-    d = out.shape[0]
-    for a in range(d):
-        for b in range(d): out[a, b] = 0.0
+    out[:] = 0.0
     for i in range(len(indptr) - 1):
         for p in range(indptr[i], indptr[i + 1]):
             vp, rp = data[p], indices[p]
@@ -55,7 +53,7 @@ def _csr_gram(indptr, indices, data, out):
                 rq = indices[q]
                 if rq >= rp: out[rp, rq] += vp * data[q]   # the upper triangle, row by row for sorted indices
                 else: out[rq, rp] += vp * data[q]
-    for a in range(d):
+    for a in range(out.shape[0]):
         for b in range(a): out[a, b] = out[b, a]
     return out
 
@@ -407,7 +405,7 @@ def _fit_link(self, X, Y, seed):
     l2_link = self.l2 if self.l2_link is None else self.l2_link
     self.label_prior_ = np.asarray(Y.mean(axis=0), dtype=np.float64).ravel()
     if self.loss == "squared":
-        self.coef_, self.intercept_, _ = _fit_ridge_link(Phi, Y.astype(np.float64), l2_link)
+        self.coef_, self.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
         self.n_iter_ = 1
     else:
         self.coef_, self.intercept_, _, self.n_iter_ = _fit_logistic_link(Phi, Y, l2_link, self.max_iter, self.tol, self.n_jobs)

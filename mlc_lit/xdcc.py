@@ -75,7 +75,7 @@ def _feature_cuts(values, counts, max_bins):
             target = 2.0 * ((k * span) / max_bins + lo)          # twice the k-th of evenly spaced ranks
             while i < m - 1 and target >= rmin[i + 1] + rmax[i + 1]: i += 1
             if i == m - 1: break
-            j = i if target < (rmin[i] + counts[i]) + (rmax[i + 1] - counts[i + 1]) else i + 1   # the nearer one
+            j = i if target < rmax[i] + rmin[i + 1] else i + 1   # the nearer one (both sides doubled)
             if j != keep[-1]: keep.append(j)
         if keep[-1] != m - 1: keep.append(m - 1)
         values = values[np.array(keep)]
