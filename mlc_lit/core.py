@@ -33,10 +33,10 @@ def _renamed(f, suffix: str):
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
-def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False):
-    "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one)."
+def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False):
+    "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for guarded divisions in a loop LLVM should vectorise)."
     jit = numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
-                     inline="always" if inline else "never")
+                     inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
     return (lambda f: jit(_renamed(f, "_parallel"))) if parallel else jit
 
 # %% ../nbs/00_core.ipynb #1a61913c

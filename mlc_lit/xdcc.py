@@ -116,25 +116,29 @@ def _bin_features(X, max_bins, active=None):
     return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 
 # %% ../nbs/03_xdcc.ipynb #0be3316c
-@kernel()
-def _gain_at(A, B, bw, s, P, K, lam, mcw, kind, min_label, score_p):
-    "Gain of the candidate whose left sums are `A[s] + bw * B[s]` in the slot with sums `P[s]` (fused, no copies)."
+@kernel(vectorize=True)
+def _gains(C, nc, K, lam, mcw, kind, min_label, out):
+    "Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its right sums."
+    T = 2 * K
     c2, c1, ca = (1.0, 0.0, 0.0) if kind < 2 else ((0.0, -1.0, 0.0) if kind < 4 else (0.0, 0.0, 1.0))
-    sum_l = sum_r = 0.0
-    max_l = max_r = -np.inf
-    below = False
-    for j in range(K):                         # branch-free, so LLVM can vectorise the divisions
-        gl = A[s, j] + bw * B[s, j]; hl = A[s, K + j] + bw * B[s, K + j]
-        gr = P[s, j] - gl; hr = P[s, K + j] - hl
-        below |= (hl < mcw) | (hr < mcw)
-        vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
-        vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
-        okl = (hl > 0.0) & (hl >= mcw); okr = (hr > 0.0) & (hr >= mcw)
-        sum_l += vl if okl else 0.0; sum_r += vr if okr else 0.0
-        max_l = max(max_l, vl if okl else -np.inf); max_r = max(max_r, vr if okr else -np.inf)
-    if min_label and below: return -np.inf
-    if kind % 2 == 0: return sum_l + sum_r - score_p[s]
-    return (max_l if max_l > -np.inf else 0.0) + (max_r if max_r > -np.inf else 0.0) - score_p[s]
+    total = kind % 2 == 0
+    for c in range(nc): out[0, c] = 0.0 if total else -np.inf; out[1, c] = -np.inf
+    for j in range(K):                         # labels outside, candidates inside: this loop vectorises
+        for c in range(nc):
+            gl, hl, gr, hr = C[j, c], C[K + j, c], C[T + j, c], C[T + K + j, c]
+            vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
+            vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
+            okl = (hl > 0.0) & (hl >= mcw); okr = (hr > 0.0) & (hr >= mcw)
+            if total: out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
+            else:
+                out[0, c] = max(out[0, c], vl if okl else -np.inf); out[1, c] = max(out[1, c], vr if okr else -np.inf)
+    if not total:
+        for c in range(nc):
+            out[0, c] = (out[0, c] if out[0, c] > -np.inf else 0.0) + (out[1, c] if out[1, c] > -np.inf else 0.0)
+    if min_label:
+        for j in range(K):
+            for c in range(nc):
+                if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw): out[0, c] = -np.inf
 
 _TIE = 1e-10
 
@@ -144,21 +148,44 @@ def _better(g, b):
     return g > b + _TIE * (1.0 + abs(b)) if b > -np.inf else g > b
 
 @kernel()
-def _boundary(s, run, miss, cmiss, P, K, lam, mcw, kind, min_label, score_p, thr_a, thr_b, best):
-    "Score the boundary after the rows summed in `run[s]`: missing right (A, cols 0-1) and left (B, cols 2-3)."
-    g = _gain_at(run, miss, 0.0, s, P, K, lam, mcw, kind, min_label, score_p)
-    if _better(g, best[s, 0]): best[s, 0], best[s, 1] = g, thr_a
-    if cmiss[s] > 0:
-        g = _gain_at(run, miss, 1.0, s, P, K, lam, mcw, kind, min_label, score_p)
-        if _better(g, best[s, 2]): best[s, 2], best[s, 3] = g, thr_b
+def _buffer(ns, T, n_max):
+    "Candidate buffer: sums (2T x cap), slot, thresholds (missing right, left), flag; cap bounds it to ~1 MB."
+    cap = max(16, min(n_max, (1 << 16) // T))
+    return np.empty((2 * T, cap)), np.empty(cap, np.int64), np.empty((cap, 2)), np.empty(cap, np.int64), np.empty((2, cap))
 
 @kernel()
-def _finish(best, cmiss, crun, run, miss, P, K, lam, mcw, kind, min_label, score_p, fi, out_gain, out_thr, out_dl):
-    "Add the 'missing alone' candidate and write each slot's better direction to the outputs."
+def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
+    "Record the boundary after the rows summed in `run[s]` as candidate `nc` (flag 1: no missing-left variant)."
+    C, cs, ct, cf, _ = buf
+    T = run.shape[1]
+    for t in range(T): C[t, nc] = run[s, t]; C[T + t, nc] = P[s, t] - run[s, t]
+    cs[nc] = s; ct[nc, 0] = thr_a; ct[nc, 1] = thr_b; cf[nc] = flag
+    return nc + 1
+
+@kernel()
+def _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best):
+    "Score the recorded candidates in order, keeping each slot's best with missing rows right (best[:, :2]) and left (best[:, 2:])."
+    C, cs, ct, cf, g = buf
+    T = 2 * K
+    _gains(C, nc, K, lam, mcw, kind, min_label, g)
+    left = False
+    for c in range(nc):
+        s = cs[c]
+        if _better(g[0, c] - score_p[s], best[s, 0]): best[s, 0], best[s, 1] = g[0, c] - score_p[s], ct[c, 0]
+        if cf[c] == 0 and cmiss[s] > 0:        # the same boundary with the slot's missing rows moved left
+            left = True
+            for t in range(T): C[t, c] += miss[s, t]; C[T + t, c] -= miss[s, t]
+    if not left: return
+    _gains(C, nc, K, lam, mcw, kind, min_label, g)
+    for c in range(nc):
+        s = cs[c]
+        if cf[c] == 0 and cmiss[s] > 0 and _better(g[0, c] - score_p[s], best[s, 2]):
+            best[s, 2], best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
+
+@kernel()
+def _choose(best, fi, out_gain, out_thr, out_dl):
+    "Write each slot's better direction for missing values to the outputs (left only if strictly better)."
     for s in range(best.shape[0]):
-        if cmiss[s] > 0 and crun[s] > 0:
-            g = _gain_at(run, miss, 0.0, s, P, K, lam, mcw, kind, min_label, score_p)
-            if _better(g, best[s, 0]): best[s, 0], best[s, 1] = g, np.inf
         if _better(best[s, 2], best[s, 0]): out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 2], best[s, 3], 1
         else: out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 0], best[s, 1], 0
 
@@ -174,6 +201,7 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
         miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
         imp = np.empty((ns, T)); cimp = np.empty(ns, np.int64)
         last = np.empty(ns); best = np.empty((ns, 4))
+        buf = _buffer(ns, T, slot.shape[0] + 2 * ns); cap = buf[1].shape[0]
         for fi in range(c, nf, n_chunks):
             f = features[fi]
             run[:] = 0.0; crun[:] = 0; miss[:] = 0.0; cmiss[:] = 0; cimp[:] = 0; best[:] = -np.inf
@@ -193,6 +221,7 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
                     if s < 0: continue
                     cimp[s] -= 1
                     for t in range(T): imp[s, t] -= gh[i, t]
+            nc = 0
             for e in range(ptr[f], ptr[f + 1] + 1):
                 v = vals[e] if e < ptr[f + 1] else np.inf
                 if not crossed and v >= 0.0:   # the walk passes 0: insert each slot's implicit zeros
@@ -200,8 +229,8 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
                     for s2 in range(ns):
                         if cimp[s2] <= 0: continue
                         if crun[s2] > 0 and last[s2] != 0.0:
-                            thr = 0.5 * last[s2]
-                            _boundary(s2, run, miss, cmiss, sums, K, lam, mcw, kind, min_label, score_p, thr, thr, best)
+                            if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                            nc = _push(buf, nc, run, sums, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
                         for t in range(T): run[s2, t] += imp[s2, t]
                         crun[s2] += cimp[s2]; last[s2] = 0.0
                 if e == ptr[f + 1]: break
@@ -210,10 +239,16 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
                 if crun[s] > 0 and v != last[s]:
                     thr = 0.5 * (last[s] + v)
                     if thr <= last[s]: thr = v
-                    _boundary(s, run, miss, cmiss, sums, K, lam, mcw, kind, min_label, score_p, thr, thr, best)
+                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    nc = _push(buf, nc, run, sums, s, thr, thr, 0)
                 for t in range(T): run[s, t] += gh[i, t]
                 crun[s] += 1; last[s] = v
-            _finish(best, cmiss, crun, run, miss, sums, K, lam, mcw, kind, min_label, score_p, fi, out_gain, out_thr, out_dl)
+            for s in range(ns):                # last candidate: every non-missing row left, missing right
+                if cmiss[s] > 0 and crun[s] > 0:
+                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+            _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
+            _choose(best, fi, out_gain, out_thr, out_dl)
 
 _exact_splits = kernel()(_exact_splits_impl)
 _exact_splits_par = kernel(parallel=True)(_exact_splits_impl)
@@ -233,6 +268,7 @@ def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_v
         run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
         miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
         best = np.empty((ns, 4))
+        buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
         for fi in range(c, nf, n_chunks):
             f = features[fi]; nb = n_bins[f]; c0 = cut_ptr[f]
             lo, hi = (0, n) if dense else (cptr[f], cptr[f + 1])
@@ -254,6 +290,7 @@ def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_v
                         for b in range(nb + 1): acc -= hist[s, b, t]
                         hist[s, zb, t] += acc
                     cnt[s, zb] += m
+            nc = 0
             for s in range(ns):
                 cmiss[s] = cnt[s, nb]; crun[s] = 0
                 for t in range(T): miss[s, t] = hist[s, nb, t]; run[s, t] = 0.0
@@ -262,15 +299,19 @@ def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_v
                 for b in range(nb):
                     if cnt[s, b] == 0: continue
                     if prev >= 0:
-                        _boundary(s, run, miss, cmiss, sums, K, lam, mcw, kind, min_label, score_p,
-                                  cut_vals[c0 + prev], cut_vals[c0 + b - 1], best)
+                        if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                        nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
                     for t in range(T): run[s, t] += hist[s, b, t]
                     crun[s] += cnt[s, b]; prev = b
+                if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
+                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
                 for b in range(nb + 1):                # reset the buffer for the next feature
                     if cnt[s, b] == 0: continue
                     cnt[s, b] = 0
                     for t in range(T): hist[s, b, t] = 0.0
-            _finish(best, cmiss, crun, run, miss, sums, K, lam, mcw, kind, min_label, score_p, fi, out_gain, out_thr, out_dl)
+            _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
+            _choose(best, fi, out_gain, out_thr, out_dl)
 
 _hist_splits = kernel()(_hist_splits_impl)
 _hist_splits_par = kernel(parallel=True)(_hist_splits_impl)

@@ -71,16 +71,14 @@ def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
     return out
 
 
-@pytest.mark.parametrize("kind", range(6))
-@pytest.mark.parametrize("sparse", [False, True])
-def test_split_kernels_against_naive(kind, sparse):
+def _check_split_kernels(kind, sparse, K):
     X, _ = _toy(n=60, F=3, K=3, seed=kind, zeros=0.3, nans=0.15)
     rng = np.random.default_rng(kind)
-    gh = np.c_[rng.normal(size=(60, 3)), rng.random((60, 3))]
+    gh = np.c_[rng.normal(size=(60, K)), rng.random((60, K))]
     slot = rng.integers(-1, 3, 60).astype(np.int64); ns = 3
-    sums, counts = np.zeros((ns, 6)), np.zeros(ns, np.int64)
+    sums, counts = np.zeros((ns, 2 * K)), np.zeros(ns, np.int64)
     _node_sums(gh, slot, sums, counts)
-    score_p = np.array([_score(sums[s], 3, 1.0, 0.2, kind) for s in range(ns)])
+    score_p = np.array([_score(sums[s], K, 1.0, 0.2, kind) for s in range(ns)])
     feats = np.arange(3, dtype=np.int64)
     Xk = sp.csr_matrix(X) if sparse else X
     naive = _naive_best(X, gh, slot, ns, 1.0, 0.2, kind, False)
@@ -93,6 +91,19 @@ def test_split_kernels_against_naive(kind, sparse):
             _hist_splits(bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest, feats, gh, slot, sums,
                          counts, score_p, 1.0, 0.2, kind, False, *out)
         np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=method)
+
+
+@pytest.mark.parametrize("kind", range(6))
+@pytest.mark.parametrize("sparse", [False, True])
+def test_split_kernels_against_naive(kind, sparse):
+    _check_split_kernels(kind, sparse, K=3)
+
+
+@pytest.mark.parametrize("kind", [0, 1])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_split_kernels_flush_full_candidate_buffers(kind, sparse):
+    "With 2048 labels the candidate buffer holds 16 candidates, so every feature flushes it several times."
+    _check_split_kernels(kind, sparse, K=2048)
 
 
 def _leaf(m, x, t):
