@@ -58,12 +58,13 @@ def _models(config, threads, rounds):
         if have_xgb:
             import xgboost as xgb
             out["xgboost"] = lambda: xgb.XGBClassifier(**rounds, tree_method="exact", n_jobs=threads, random_state=0)
-    elif config == "chain":
-        out["mlc_lit"] = lambda: XDCCClassifier(**rounds, chain_length="cardinality", n_jobs=threads, random_state=0)
+    elif config in ("chain", "chain_cv3"):
+        cv = 3 if config == "chain_cv3" else None
+        out["mlc_lit"] = lambda: XDCCClassifier(**rounds, chain_length="cardinality", cv=cv, n_jobs=threads, random_state=0)
         if have_xgb:
             from sklearn.multioutput import ClassifierChain
             out["sklearn_cc_xgboost"] = lambda: ClassifierChain(_OneLabelXGB(n_jobs=threads, **rounds), order="random", random_state=0)
-    else: raise ValueError(f"Unknown config {config!r}; choose from 'hist', 'exact', 'chain'.")
+    else: raise ValueError(f"Unknown config {config!r}; choose from 'hist', 'exact', 'chain', 'chain_cv3'.")
     return out
 
 # %% ../nbs/06c_bench_xdcc.ipynb #e80f1635
@@ -81,11 +82,11 @@ def _staged(model, X, Y) -> dict:
                 staged_fit_cpu_s=" ".join(f"{v:.3f}" for v in model.fit_times_))
 
 # %% ../nbs/06c_bench_xdcc.ipynb #0b7f49eb
-def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=("hist", "exact", "chain")) -> list[dict]:
+def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=("hist", "exact", "chain", "chain_cv3")) -> list[dict]:
     "Fit and score every configuration on every dataset; one row per implementation."
     datasets = (("emotions",) if quick else DATASETS) if datasets is None else tuple(datasets)
     rounds = dict(ROUNDS, n_estimators=20) if quick else ROUNDS
-    configs = tuple(c for c in configs if not (quick and c == "chain"))
+    configs = tuple(c for c in configs if not (quick and c.startswith("chain")))
     rows = []
     for name in datasets:
         Xtr, Ytr, _ = load_dataset(name, data_dir, "train"); Xte, Yte, _ = load_dataset(name, data_dir, "test")
@@ -115,7 +116,7 @@ def _chain_target(r, ref) -> str:
     f1 = [float(v) for v in str(r["staged_example_f1"]).split()]
     cpu = [float(v) for v in str(r["staged_fit_cpu_s"]).split()]
     at = next((k for k, v in enumerate(f1) if v >= ref["example_f1"]), None)
-    head = f"chain, {r['dataset']}: example F1 by chain length {' '.join(f'{v:.3f}' for v in f1)} vs {ref['example_f1']:.3f}"
+    head = f"{r['config']}, {r['dataset']}: example F1 by chain length {' '.join(f'{v:.3f}' for v in f1)} vs {ref['example_f1']:.3f}"
     if r["dataset"] not in CHAIN_TARGETS: head += " (no target here)"
     if at is None: return f"{head}: never reached" + (": MISSED" if r["dataset"] in CHAIN_TARGETS else "")
     return (f"{head}: reached at length {at + 1} after {cpu[at]:.2f} s CPU vs {ref['fit_cpu_s']:.2f} s = "
@@ -135,6 +136,6 @@ def summary(rows) -> str:
                          f"example F1 {d:+.4f}, target within 0.01: {_verdict(abs(d) <= 0.01)}")
         elif r["config"] == "exact":
             lines.append(f"exact, {r['dataset']}: CPU {q:.2f}x of XGBoost's exact trees per label, target <= 1.0: {_verdict(q <= 1.0)}")
-        elif r["config"] == "chain" and "staged_example_f1" in r:
+        elif r["config"].startswith("chain") and "staged_example_f1" in r:
             lines.append(_chain_target(r, b))
     return "\n".join(lines)

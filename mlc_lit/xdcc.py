@@ -5,11 +5,13 @@
 # %% ../nbs/03_xdcc.ipynb #ffbc9a06
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
 import scipy.sparse as sp
 from numba import prange
+from sklearn.model_selection import check_cv
 
 from .core import MultiLabelClassifier, csr_arrays, kernel, n_threads, numba_threads, spawn_seeds
 from .losses import label_wise_logistic
@@ -618,6 +620,37 @@ def _chain_output(P, done, cum_max, cum_ref, cumulated, cumulate):
 _TREE_PARAMS = ("n_estimators", "max_depth", "learning_rate", "reg_lambda", "gamma", "min_child_weight", "mcw_mode",
                 "split", "tree_method", "max_bins", "subsample", "colsample", "base_score", "n_jobs")
 
+def _fold_of(splits, n):
+    "Fold of each of `n` examples: the index of the split whose test set holds it."
+    fold = np.full(n, -1, np.int64)
+    for f, (_, test) in enumerate(splits): fold[test] = f
+    return fold
+
+def _splits(cv, X, Y, seed):
+    "`[(train, test), ...]` index arrays for `cv`; an integer k gives k random folds of sizes within one."
+    n = Y.shape[0]
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if not 2 <= cv <= n: raise ValueError(f"cv must be None or an integer from 2 to n_samples = {n}, got {cv!r}.")
+        fold = np.empty(n, np.int64)
+        fold[np.random.default_rng(seed).permutation(n)] = np.arange(n) % cv
+        return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(cv)]
+    if isinstance(cv, (bool, numbers.Number, str)) or not (hasattr(cv, "split") or hasattr(cv, "__iter__")):
+        raise ValueError(f"cv must be None, an integer, a cross-validation splitter or an iterable of (train, test) splits, got {cv!r}.")
+    splits = [(np.asarray(tr, np.int64), np.asarray(te, np.int64)) for tr, te in check_cv(cv).split(X, Y)]
+    hits = np.zeros(n, np.int64)
+    for _, te in splits: np.add.at(hits, te, 1)
+    if len(splits) < 2 or (hits != 1).any():
+        raise ValueError(f"cv must split the {n} examples into at least 2 test sets that hold every example exactly once.")
+    return splits
+
+def _out_of_fold(make, X, Y, W, splits, full):
+    "Probabilities of every row from a model `make()` fit on its split's training rows (`full`'s where those weigh 0)."
+    out = np.empty(Y.shape)
+    for train, test in splits:
+        model = make().fit(X[train], Y[train], sample_weight=W[train]) if W[train].any() else full
+        out[test] = model.predict_proba(X[test])
+    return out
+
 class XDCCClassifier(MultiLabelClassifier):
     """Extreme dynamic classifier chain: a chain of ML-XGB models with label-features (paper 3, §3.2–3.3).
 
@@ -636,6 +669,12 @@ class XDCCClassifier(MultiLabelClassifier):
         Which labels eq. 8 chooses from (see the notebook).
     cumulate : {'paper', 'reference'}, default='paper'
         Cumulation rule (eq. 9, or the running maximum of the reference code).
+    cv : int, cross-validation splitter, iterable of (train, test) index arrays, or None, default=None
+        Training label-features: None propagates each round's in-sample probabilities (as the paper does);
+        otherwise out-of-fold ones, each fold's from a model fit on that split's training rows (only the
+        model on all rows predicts). An integer k >= 2 cuts the examples into k random folds (seeded by
+        `random_state`); the test sets of a splitter or iterable must cover every example exactly once.
+        Costs one more fit per fold and round.
     n_jobs : int, default=None
         Threads for the kernels. Results do not depend on it.
     random_state : int, RandomState or None, default=None
@@ -652,6 +691,8 @@ class XDCCClassifier(MultiLabelClassifier):
         shorter chain; CPU time because wall time on a shared machine is noise).
     train_rounds_ : ndarray of shape (n_samples, n_labels)
         Round in which each training label was propagated (-1: never).
+    train_folds_ : ndarray of shape (n_samples,) or None
+        Fold of each training example with `cv` (None without).
 
     Examples
     --------
@@ -665,14 +706,14 @@ class XDCCClassifier(MultiLabelClassifier):
     def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
                  min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
                  subsample=1.0, colsample=1.0, base_score=None, chain_length=None, cumulated=True,
-                 separate_and_conquer=True, select="unpropagated", cumulate="paper", n_jobs=None,
+                 separate_and_conquer=True, select="unpropagated", cumulate="paper", cv=None, n_jobs=None,
                  random_state=None, verbose=0):
         self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
         self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
         self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
         self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
         self.chain_length, self.cumulated, self.separate_and_conquer = chain_length, cumulated, separate_and_conquer
-        self.select, self.cumulate = select, cumulate
+        self.select, self.cumulate, self.cv = select, cumulate, cv
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
 
     def fit(self, X, y, sample_weight=None):
@@ -692,18 +733,22 @@ class XDCCClassifier(MultiLabelClassifier):
         (n, K), R = Y.shape, self._check(Y)
         W = _check_weights(sample_weight, n, K)
         P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
-        seeds = spawn_seeds(self.random_state, R)
+        seeds = spawn_seeds(self.random_state, R + 1)           # the last one draws the folds
+        splits = None if self.cv is None else _splits(self.cv, X, Y, seeds[R])
         params = {k: getattr(self, k) for k in _TREE_PARAMS}
         self.estimators_, times, t0 = [], [], time.process_time()
         for r in range(R):
             Xa = _augment(X, P)
             Wr = W * ~done if self.separate_and_conquer else W
             if not Wr.any(): break                 # every label of every example is propagated already
-            m = MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32)).fit(Xa, Y, sample_weight=Wr)
-            _propagate(P, done, m.predict_proba(Xa), self.select, r, rounds)
+            make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
+            m = make().fit(Xa, Y, sample_weight=Wr)
+            Yhat = m.predict_proba(Xa) if splits is None else _out_of_fold(make, Xa, Y, Wr, splits, m)
+            _propagate(P, done, Yhat, self.select, r, rounds)
             self.estimators_.append(m); times.append(time.process_time() - t0)
             if self.verbose: print(f"round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, {times[-1]:.1f} s")
         self.fit_times_, self.train_rounds_ = np.array(times), rounds
+        self.train_folds_ = None if splits is None else _fold_of(splits, n)
 
     def _stages(self, X):
         "Run the chain on X, yielding `(P, done, rounds, output)` after each round."

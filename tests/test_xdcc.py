@@ -207,6 +207,28 @@ def test_xdcc_chain(select, cumulate):
     np.testing.assert_array_equal(e.predict_proba(X), proba)
 
 
+def test_xdcc_out_of_fold_label_features_are_reproducible():
+    "cv=k: the same chain for any n_jobs, dense or CSR, and for the same random_state; another seed, other folds."
+    X, Y = _toy(n=90, K=3, seed=8, grid=False)
+    kw = dict(n_estimators=4, max_depth=3, chain_length=3, cv=3, random_state=1)
+    m = XDCCClassifier(**kw).fit(X, Y)
+    np.testing.assert_array_equal(XDCCClassifier(n_jobs=2, **kw).fit(X, Y).predict_proba(X), m.predict_proba(X))
+    np.testing.assert_array_equal(XDCCClassifier(**kw).fit(X, Y).train_rounds_, m.train_rounds_)
+    Xd = np.nan_to_num(X)
+    c, d = XDCCClassifier(**kw).fit(sp.csr_matrix(Xd), Y), XDCCClassifier(**kw).fit(Xd, Y)
+    np.testing.assert_allclose(c.predict_proba(sp.csr_matrix(Xd)), d.predict_proba(Xd), atol=1e-9)
+    assert not np.array_equal(XDCCClassifier(**dict(kw, random_state=2)).fit(X, Y).train_folds_, m.train_folds_)
+
+
+def test_xdcc_out_of_fold_with_a_fold_of_zero_weights():
+    "A fold whose other folds carry no weight takes the full model's probabilities instead of failing."
+    X, Y = _toy(n=60, K=2, seed=9, grid=False)
+    m0 = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=1, cv=2, random_state=0).fit(X, Y)
+    w = (m0.train_folds_ == 0).astype(float)                      # only fold 0 has weight: fold 0's model has none
+    m = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=1, cv=2, random_state=0).fit(X, Y, sample_weight=w)
+    assert m.predict(X).shape == Y.shape
+
+
 def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
     X, Y = _toy(n=100, K=3, seed=7, grid=False)
     m = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2).fit(X, Y)
@@ -226,7 +248,8 @@ def test_pickle(Est):
 
 @parametrize_with_checks([MLXGBClassifier(n_estimators=5, max_depth=3),
                           MLXGBClassifier(n_estimators=5, max_depth=3, tree_method="exact"),
-                          XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2)])
+                          XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2),
+                          XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
