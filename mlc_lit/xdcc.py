@@ -674,7 +674,8 @@ class XDCCClassifier(MultiLabelClassifier):
         otherwise out-of-fold ones, each fold's from a model fit on that split's training rows (only the
         model on all rows predicts). An integer k >= 2 cuts the examples into k random folds (seeded by
         `random_state`); the test sets of a splitter or iterable must cover every example exactly once.
-        Costs one more fit per fold and round.
+        Costs one more fit per fold and round, but the last (whose label-features no round reads: its
+        `train_rounds_` come from in-sample probabilities).
     n_jobs : int, default=None
         Threads for the kernels. Results do not depend on it.
     random_state : int, RandomState or None, default=None
@@ -687,8 +688,8 @@ class XDCCClassifier(MultiLabelClassifier):
     estimators_ : list of MLXGBClassifier
         One model per round; round r's model expects `n_features_in_ + n_labels_` features.
     fit_times_ : ndarray of shape (n_rounds,)
-        Process CPU seconds from the start of `fit` to the end of each round (the training time of every
-        shorter chain; CPU time because wall time on a shared machine is noise).
+        Process CPU seconds from the start of `fit` to the end of each round's model (the training time of
+        every shorter chain; CPU time because wall time on a shared machine is noise).
     train_rounds_ : ndarray of shape (n_samples, n_labels)
         Round in which each training label was propagated (-1: never).
     train_folds_ : ndarray of shape (n_samples,) or None
@@ -743,9 +744,10 @@ class XDCCClassifier(MultiLabelClassifier):
             if not Wr.any(): break                 # every label of every example is propagated already
             make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
             m = make().fit(Xa, Y, sample_weight=Wr)
-            Yhat = m.predict_proba(Xa) if splits is None else _out_of_fold(make, Xa, Y, Wr, splits, m)
+            self.estimators_.append(m); times.append(time.process_time() - t0)    # a chain of length r + 1 ends here
+            last = r == R - 1                      # no later round reads the last round's label-features
+            Yhat = m.predict_proba(Xa) if splits is None or last else _out_of_fold(make, Xa, Y, Wr, splits, m)
             _propagate(P, done, Yhat, self.select, r, rounds)
-            self.estimators_.append(m); times.append(time.process_time() - t0)
             if self.verbose: print(f"round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, {times[-1]:.1f} s")
         self.fit_times_, self.train_rounds_ = np.array(times), rounds
         self.train_folds_ = None if splits is None else _fold_of(splits, n)

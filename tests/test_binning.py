@@ -150,9 +150,11 @@ def test_max_bins_caps_and_one_sign_only():
 # ---- aggregation --------------------------------------------------------------------------------
 
 @SETTINGS
-@given(st.integers(1, 30), st.integers(1, 20), ratios, st.booleans(), st.integers(0, 2**16))
+@given(st.one_of(st.integers(1, 30), st.integers(48, 90)), st.integers(1, 20), ratios, st.booleans(), st.integers(0, 2**16))
 def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, bin_ratio, exact, seed):
+    "Both column loops: the branching one (K < 48) and the scatter (K >= 48), with labels without a bin."
     g, H = example_wise_stats(n, K, seed)
+    g[np.random.default_rng(seed).random(K) < 0.2] = 0.0
     c = np.empty(K)
     _criteria(g, H, 1.0, c)
     np.testing.assert_array_equal(c, -g / (np.diag(unpack_upper(H, K)) + 1.0))
@@ -161,7 +163,7 @@ def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, b
     out = {}
     for ex in (False, True):
         g_bin, H_bin = np.empty(B), np.empty(B * (B + 1) // 2)
-        _aggregate(g, H, b, counts, B, 1.0, ex, g_bin, H_bin)
+        _aggregate(g, H, b, counts, B, 1.0, ex, np.empty(2 * (B + 1)), g_bin, H_bin)
         gb, Hb = naive_aggregate(g, H, b, 1.0, ex)
         np.testing.assert_allclose(g_bin, gb, atol=1e-12)
         np.testing.assert_allclose(unpack_upper(H_bin, B), Hb, atol=1e-12)
@@ -229,8 +231,8 @@ def test_indefinite_eq18_system_gets_the_diagonal_head():
 # ---- the binned head ----------------------------------------------------------------------------
 
 @SETTINGS
-@given(st.integers(1, 30), st.integers(1, 25), st.sampled_from([0.1, 1.0, 5.0]), st.sampled_from([0.0, 0.3, 1.0]),
-       ratios, st.integers(1, 3), max_bins_st, st.booleans(), st.integers(0, 2**16))
+@given(st.one_of(st.integers(1, 30), st.integers(48, 90)), st.integers(1, 25), st.sampled_from([0.1, 1.0, 5.0]),
+       st.sampled_from([0.0, 0.3, 1.0]), ratios, st.integers(1, 3), max_bins_st, st.booleans(), st.integers(0, 2**16))
 def test_binned_head_matches_brute_force(K, n, scale, l2, bin_ratio, min_bins, max_bins, exact, seed):
     g, H = example_wise_stats(n, K, seed, scale)
     g[np.random.default_rng(seed + 1).random(K) < 0.25] = 0.0

@@ -223,10 +223,19 @@ def test_xdcc_out_of_fold_label_features_are_reproducible():
 def test_xdcc_out_of_fold_with_a_fold_of_zero_weights():
     "A fold whose other folds carry no weight takes the full model's probabilities instead of failing."
     X, Y = _toy(n=60, K=2, seed=9, grid=False)
-    m0 = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=1, cv=2, random_state=0).fit(X, Y)
+    m0 = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=2, cv=2, random_state=0).fit(X, Y)
     w = (m0.train_folds_ == 0).astype(float)                      # only fold 0 has weight: fold 0's model has none
-    m = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=1, cv=2, random_state=0).fit(X, Y, sample_weight=w)
-    assert m.predict(X).shape == Y.shape
+    m = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=2, cv=2, random_state=0).fit(X, Y, sample_weight=w)
+    assert m.predict(X).shape == Y.shape and len(m.estimators_) == 2
+
+
+def test_xdcc_out_of_fold_skips_the_last_round():
+    "The last round's label-features feed no round: a one-round chain with cv is ML-XGB, folds or not."
+    X, Y = _toy(n=60, K=2, seed=10, grid=False)
+    a = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, cv=3, random_state=0).fit(X, Y)
+    b = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(a.train_rounds_, b.train_rounds_)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
 def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
