@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -16,7 +17,8 @@ from .metrics import example_f1, hamming_loss, subset_zero_one_loss
 from .xdcc import MLXGBClassifier, XDCCClassifier
 
 # %% auto #0
-__all__ = ['ROUNDS', 'DATASETS', 'CHAIN_TARGETS', 'run', 'summary']
+__all__ = ['ROUNDS', 'DATASETS', 'CHAIN_TARGETS', 'TABLE3_DATASETS', 'TABLE3_MEASURES', 'run', 'summary', 'table3_rows',
+           'average_ranks']
 
 # %% ../nbs/06c_bench_xdcc.ipynb #84b627c9
 ROUNDS = dict(n_estimators=100, max_depth=6, learning_rate=0.3)
@@ -139,3 +141,48 @@ def summary(rows) -> str:
         elif r["config"].startswith("chain") and "staged_example_f1" in r:
             lines.append(_chain_target(r, b))
     return "\n".join(lines)
+
+# %% ../nbs/06c_bench_xdcc.ipynb #a6e44a24
+TABLE3_DATASETS = ("emotions", "scene", "flags", "yeast", "birds", "tmc2007-500", "genbase", "medical", "enron",
+                   "bibtex", "cal500")
+TABLE3_MEASURES = ("hamming_acc", "subset_acc", "example_f1", "train_cpu_s")
+
+def _table3_methods(rounds):
+    from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
+    return {"BR": MultiOutputClassifier(MLXGBClassifier(**rounds)),
+            "CC": ClassifierChain(MLXGBClassifier(**rounds), order="random", random_state=0),
+            "ML-XGB": MLXGBClassifier(**rounds),
+            "XDCC": XDCCClassifier(**rounds, chain_length="cardinality", random_state=0)}
+
+def table3_rows(name, data_dir, rounds=ROUNDS) -> list[dict]:
+    "Table 3's measures of every method on data set `name` (one row each; process CPU seconds of `fit`)."
+    from mlc_lit.bench import load_split
+    Xtr, Ytr, Xte, Yte, _ = load_split(name, data_dir)
+    rows = []
+    for method, est in _table3_methods(rounds).items():
+        t0 = time.process_time(); est.fit(Xtr, Ytr); t = time.process_time() - t0
+        preds = {method: est.predict(Xte)}
+        if method == "XDCC":                   # one chain, read out with and without cumulation
+            preds = {"XDCC cum": est.predict(Xte)}; est.set_params(cumulated=False); preds["XDCC"] = est.predict(Xte)
+        for m, P in preds.items():
+            P = np.asarray(P).astype(int)
+            rows.append(dict(suite="xdcc_table3", dataset=name, method=m, n_labels=Ytr.shape[1],
+                             hamming_acc=1 - hamming_loss(Yte, P), subset_acc=1 - subset_zero_one_loss(Yte, P),
+                             example_f1=example_f1(Yte, P), train_cpu_s=t))
+    return rows
+
+def average_ranks(rows) -> list[dict]:
+    "Average rank of each method per measure over the data sets of `rows` (1 = best; time: fastest)."
+    from scipy.stats import rankdata
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    names = list(dict.fromkeys(r["dataset"] for r in rows))
+    by = {(r["dataset"], r["method"]): r for r in rows}
+    names = [d for d in names if all((d, m) in by for m in methods)]      # data sets with every method
+    out = [dict(method=m) for m in methods]
+    for k in TABLE3_MEASURES:
+        ranks = np.zeros(len(methods))
+        for d in names:
+            v = np.array([by[d, m][k] for m in methods], float)
+            ranks += rankdata(v if k == "train_cpu_s" else -v)
+        for o, r in zip(out, ranks / max(len(names), 1)): o[k] = r
+    return out
