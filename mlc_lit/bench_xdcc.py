@@ -142,7 +142,7 @@ def summary(rows) -> str:
             lines.append(_chain_target(r, b))
     return "\n".join(lines)
 
-# %% ../nbs/06c_bench_xdcc.ipynb #a6e44a24
+# %% ../nbs/06c_bench_xdcc.ipynb #417967a5
 TABLE3_DATASETS = ("emotions", "scene", "flags", "yeast", "birds", "tmc2007-500", "genbase", "medical", "enron",
                    "bibtex", "cal500")
 TABLE3_MEASURES = ("hamming_acc", "subset_acc", "example_f1", "train_cpu_s")
