@@ -16,7 +16,7 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['QUALITY', 'SUITES', 'Timing', 'measure', 'ratio_table', 'format_table', 'load_split', 'available_suites', 'run_suite',
-           'report', 'write_rows', 'read_rows']
+           'report', 'verdict', 'write_rows', 'read_rows']
 
 # %% ../nbs/06_benchmarks.ipynb #342baa28
 @dataclass
@@ -126,6 +126,10 @@ def report(rows: list[dict], out=print, loadavg: bool = True) -> None:
     if loadavg: out(f"\nload average (1 min): {os.getloadavg()[0]:.2f}")
 
 # %% ../nbs/06_benchmarks.ipynb #c03cf71c
+def verdict(ok: bool) -> str:
+    "How a suite's `summary` marks a target: 'met' or 'MISSED'."
+    return "met" if ok else "MISSED"
+
 def write_rows(rows: list[dict], path) -> None:
     "Write suite rows to a CSV file (columns: every key of any row, in first-seen order)."
     import csv

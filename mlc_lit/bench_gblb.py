@@ -11,7 +11,7 @@ import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from .bench import format_table, load_split
+from .bench import format_table, load_split, verdict
 from .bench_boomer import COMMON, CONFIGS, _nominal_features, fit_and_score, run_reference, warm_up
 
 # %% auto #0
@@ -112,8 +112,6 @@ def speedups(rows) -> list[dict]:
                         d_subset01=r["subset01"] - b["subset01"] if b else float("nan")))
     return out
 
-def _verdict(ok): return "met" if ok else "MISSED"
-
 def summary(rows, min_labels: int = 45, speedup_target: float = 5.0, loss_tolerance: float = 0.01) -> str:
     "The paper's Tables 1-2 layout for these rows, then the issue's targets with the measured figures."
     table = speedups(rows)
@@ -123,15 +121,15 @@ def summary(rows, min_labels: int = 45, speedup_target: float = 5.0, loss_tolera
         s, d = statistics.mean(r["speedup"] for r in wide), statistics.mean(r["d_subset01"] for r in wide)
         lines.append(f"target 1, speed-up of 4% bins over none on {len(wide)} data sets with >= {min_labels} labels "
                      f"({', '.join(r['dataset'] for r in wide)}): mean {s:.2f}x, target >= {speedup_target:g}x: "
-                     f"{_verdict(s >= speedup_target)}; mean change of subset 0/1 {d:+.4f}, target <= {loss_tolerance:+g}: "
-                     f"{_verdict(d <= loss_tolerance)}")
+                     f"{verdict(s >= speedup_target)}; mean change of subset 0/1 {d:+.4f}, target <= {loss_tolerance:+g}: "
+                     f"{verdict(d <= loss_tolerance)}")
     ref = {(r["dataset"], r["threads"]): r for r in rows if r["impl"] == "mlrl-boomer" and r.get("suite") == "gblb"}
     for r in rows:
         k = (r["dataset"], r["threads"])
         if r["impl"] == "mlc_lit" and r.get("suite") == "gblb" and r["config"] == REFERENCE_CONFIG and k in ref:
             q = r["fit_s"] / ref[k]["fit_s"]
             lines.append(f"target 2, {r['dataset']} ({r['n_rules']} rules, {r['threads']} thread(s)): fit {r['fit_s']:.2f} s vs "
-                         f"mlrl-boomer c {ref[k]['fit_s']:.2f} s = {q:.2f}x, target <= 1.0: {_verdict(q <= 1.0)}")
+                         f"mlrl-boomer c {ref[k]['fit_s']:.2f} s = {q:.2f}x, target <= 1.0: {verdict(q <= 1.0)}")
     for r in rows:
         if "peak_MiB" in r:
             lines.append(f"target 3, {r['dataset']} (K = {r['n_labels']}, 4% bins, {r['max_rules']} rules): peak memory "

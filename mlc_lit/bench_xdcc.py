@@ -11,7 +11,7 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .bench import measure
+from .bench import measure, verdict
 from .data import load_dataset
 from .metrics import example_f1, hamming_loss, subset_zero_one_loss
 from .xdcc import MLXGBClassifier, XDCCClassifier
@@ -109,8 +109,6 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=(
     return rows
 
 # %% ../nbs/06c_bench_xdcc.ipynb #ffe4afa1
-def _verdict(ok): return "met" if ok else "MISSED"
-
 CHAIN_TARGETS = ("emotions", "yeast")       # the data sets on which the issue sets the chain's target
 
 def _chain_target(r, ref) -> str:
@@ -120,9 +118,9 @@ def _chain_target(r, ref) -> str:
     at = next((k for k, v in enumerate(f1) if v >= ref["example_f1"]), None)
     head = f"{r['config']}, {r['dataset']}: example F1 by chain length {' '.join(f'{v:.3f}' for v in f1)} vs {ref['example_f1']:.3f}"
     if r["dataset"] not in CHAIN_TARGETS: head += " (no target here)"
-    if at is None: return f"{head}: never reached" + (": MISSED" if r["dataset"] in CHAIN_TARGETS else "")
+    if at is None: return f"{head}: never reached" + (f": {verdict(False)}" if r["dataset"] in CHAIN_TARGETS else "")
     return (f"{head}: reached at length {at + 1} after {cpu[at]:.2f} s CPU vs {ref['fit_cpu_s']:.2f} s = "
-            f"{cpu[at] / ref['fit_cpu_s']:.2f}x" + (f", target < 1.0: {_verdict(cpu[at] < ref['fit_cpu_s'])}" if r["dataset"] in CHAIN_TARGETS else ""))
+            f"{cpu[at] / ref['fit_cpu_s']:.2f}x" + (f", target < 1.0: {verdict(cpu[at] < ref['fit_cpu_s'])}" if r["dataset"] in CHAIN_TARGETS else ""))
 
 def summary(rows) -> str:
     "The issue's targets, checked on the rows of one run."
@@ -134,10 +132,10 @@ def summary(rows) -> str:
         q = r["fit_cpu_s"] / b["fit_cpu_s"]
         if r["config"] == "hist":
             d = r["example_f1"] - b["example_f1"]
-            lines.append(f"hist, {r['dataset']}: CPU {q:.2f}x of XGBoost's multi-output trees, target <= 0.5: {_verdict(q <= 0.5)}; "
-                         f"example F1 {d:+.4f}, target within 0.01: {_verdict(abs(d) <= 0.01)}")
+            lines.append(f"hist, {r['dataset']}: CPU {q:.2f}x of XGBoost's multi-output trees, target <= 0.5: {verdict(q <= 0.5)}; "
+                         f"example F1 {d:+.4f}, target within 0.01: {verdict(abs(d) <= 0.01)}")
         elif r["config"] == "exact":
-            lines.append(f"exact, {r['dataset']}: CPU {q:.2f}x of XGBoost's exact trees per label, target <= 1.0: {_verdict(q <= 1.0)}")
+            lines.append(f"exact, {r['dataset']}: CPU {q:.2f}x of XGBoost's exact trees per label, target <= 1.0: {verdict(q <= 1.0)}")
         elif r["config"].startswith("chain") and "staged_example_f1" in r:
             lines.append(_chain_target(r, b))
     return "\n".join(lines)
