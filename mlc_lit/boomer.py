@@ -62,11 +62,14 @@ def _quality(v, mode, K, label, l2, scores, work):
             d = v[K + k] + l2
             if d > 0.0: q -= 0.5 * v[k] * v[k] / d
         return q, label
-    best_q, best_k = math.inf, -1
+    best_q, best_k, best_a = math.inf, -1, -1.0
     for k in range(K):
         d = (v[K + k] if mode == 1 else v[K + k * (k + 3) // 2]) + l2
         q = -0.5 * v[k] * v[k] / d if d > 0.0 else 0.0
-        if q < best_q: best_q, best_k = q, k
+        if label == -2:                                 # the reference's rule: the label with the largest |score|
+            a = abs(v[k]) / d if d > 0.0 else 0.0
+            if a > best_a: best_q, best_k, best_a = q, k, a
+        elif q < best_q: best_q, best_k = q, k
     return best_q, best_k
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
@@ -350,12 +353,14 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
-                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim):
+                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False):
     """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
 
     Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
     `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
-    [search wall seconds, searches, summation seconds outside the search, update seconds]."""
+    [search wall seconds, searches, summation seconds outside the search, update seconds].
+    `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
+    label -2 in `_quality`) instead of the best quality; those searches take the general sweep."""
     n, W = stats.shape
     single = mode == 1 or mode == 3
     _sample_instances(state, sampling, sample_size, w, perm_n)
@@ -366,7 +371,7 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
         if w[i] > 0:
             _accumulate(total, stats, i, float(w[i]), cols, True); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
-    nc, k_eff, m_eff, label, depth, rule_q = W, K, mode, -1, 0, 0.0
+    nc, k_eff, m_eff, label, depth, rule_q = W, K, mode, -2 if abs_score and single else -1, 0, 0.0
     F = perm_f.shape[0]
     while depth < max_conditions:
         for j in range(n_feat):                      # sample features without replacement
@@ -381,7 +386,7 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif single and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
+            elif single and label == -1 and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -573,11 +578,20 @@ class BoomerClassifier(MultiLabelClassifier):
     diagnostics : bool, default=False
         Time the phases of the rule search (see `fit_diagnostics_`). The model does not depend on it; the fit
         takes up to about 10 % longer (measured in the label-binning notebook); off, the timers are compiled out.
+    single_label : {'quality', 'abs_score'}, default='quality'
+        How a single-label head picks its label while the rule's first condition is searched: the label with the
+        best quality −½g²/(h+ω) (the paper's objective), or, per candidate, the label with the largest |score|
+        |g|/(h+ω) (mlrl-boomer's rule). Ignored for complete heads.
+    exact_binning : bool, default=False
+        With `label_binning`: aggregate gradients and Hessians per bin by the paper's eq. 18 (within-bin cross
+        terms of the Hessian dropped, as mlrl-boomer does; False) or exactly (True: the binned objective equals the
+        original one restricted to heads that are constant per bin).
 
     Attributes
     ----------
     n_rules_ : int
-        Rules learned, the default rule included (fewer than `max_rules` if no rule could be found).
+        Rules learned, the default rule included (fewer than `max_rules` if no rule could be found; `fit` then
+        issues a `ConvergenceWarning`).
     cond_ptr_, cond_feature_, cond_threshold_, cond_op_ : ndarray
         Bodies as a structure of arrays (op: 0 ≤, 1 >, 2 =, 3 ≠).
     head_ptr_, head_label_, head_score_ : ndarray
@@ -606,12 +620,12 @@ class BoomerClassifier(MultiLabelClassifier):
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
                  min_bins=1, max_bins=None, predictor="auto", nominal_features=None,
-                 random_state=None, n_jobs=None, verbose=0, diagnostics=False):
+                 random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
         self.nominal_features, self.random_state, self.n_jobs, self.verbose = nominal_features, random_state, n_jobs, verbose
-        self.diagnostics = diagnostics
+        self.diagnostics, self.single_label, self.exact_binning = diagnostics, single_label, exact_binning
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -628,7 +642,7 @@ class BoomerClassifier(MultiLabelClassifier):
         return self
 
     def _fit(self, X, Y):
-        cfg = _check_params(self, X.shape[1], Y.shape[1])
+        cfg = _check_params(self, X.shape[1], Y.shape[1]); _check_options(self)
         _fit_rules(self, X, Y, **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2)
 
     def _decision_function(self, X):
@@ -728,6 +742,14 @@ def _check_params(est, F, K):
     return dict(loss=LOSSES[est.loss], mode=mode, sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
 
+# %% ../nbs/01a_boomer.ipynb #dbc79803
+def _check_options(est):
+    "Validate `single_label` and `exact_binning`, the two alternatives kept for comparison with the reference."
+    if not isinstance(est.single_label, str) or est.single_label not in ("quality", "abs_score"):
+        raise ValueError(f"single_label must be 'quality' or 'abs_score'; got {est.single_label!r}.")
+    if not isinstance(est.exact_binning, (bool, np.bool_)):
+        raise TypeError(f"exact_binning must be a bool; got {type(est.exact_binning).__name__}.")
+
 # %% ../nbs/01a_boomer.ipynb #0148b79f
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
@@ -741,7 +763,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
-    if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, min_size=P)
+    if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
     g = stats.sum(axis=0)                               # the default rule: complete head on all examples
     if mode == 4: binned_head_row(g[:K], g[K:], float(est.l2), work[0], head)
     else: (_decomposable_head(g[:K], g[K:], est.l2, head) if mode < 2 else _complete_head(g[:K], g[K:], est.l2, head, work[0]))
@@ -762,8 +784,9 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
         for r in range(1, est.max_rules):
             depth, label, _ = grow(seeds[r:r + 1].copy(), loss, mode, K, float(est.l2), float(est.shrinkage), sampling,
                                    sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
-                                   stats, **bufs)
-            if depth == 0: break                        # no condition improves on an empty body: stop
+                                   stats, **bufs, abs_score=est.single_label == "abs_score")
+            if depth == 0:                              # no condition improves on an empty body: stop, and say so
+                _warn_early_stop(est, r, n_feat); break
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
             labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads.append((labels, head[labels].copy()))
@@ -797,6 +820,15 @@ def _store_model(est, conds, heads, Y):
     est.label_vectors_ = np.ascontiguousarray(vecs[np.argsort(-counts, kind="stable")], dtype=np.int8)
     est.predictor_ = est.predictor if est.predictor != "auto" else (
         "example_wise" if est.loss == "logistic_example_wise" else "label_wise")
+
+def _warn_early_stop(est, r, n_feat):
+    import warnings
+    from sklearn.exceptions import ConvergenceWarning
+    warnings.warn(f"BOOMER stopped after {r} of max_rules={est.max_rules} rules (the default rule included): rule {r + 1} "
+                  f"found no condition on its {n_feat} sampled feature(s) that improves on an empty body (they are constant "
+                  "on its sample, or no split has a negative quality). mlrl-boomer stops in the same case; another "
+                  "random_state, feature_sampling=None or instance_sampling=None may get further.", ConvergenceWarning,
+                  stacklevel=4)
 
 # %% ../nbs/01a_boomer.ipynb #tphase01
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):

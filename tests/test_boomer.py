@@ -5,6 +5,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlc_lit.boomer import BoomerClassifier
@@ -12,7 +13,10 @@ from mlc_lit.core import InsufficientMemoryError
 
 VARIANTS = [dict(loss="logistic_label_wise", head="single"), dict(loss="logistic_label_wise", head="complete"),
             dict(loss="logistic_example_wise", head="single"), dict(loss="logistic_example_wise", head="complete"),
-            dict(loss="squared_error_label_wise", head="complete")]
+            dict(loss="squared_error_label_wise", head="complete"),
+            dict(loss="logistic_label_wise", head="single", single_label="abs_score"),       # the reference's label rule
+            dict(loss="logistic_example_wise", head="single", single_label="abs_score"),
+            dict(loss="logistic_example_wise", label_binning="equal_width", bin_ratio=0.5, exact_binning=True)]
 
 
 def _data(n=120, F=6, K=4, seed=0, zeros=0.3, nan=0.0):
@@ -35,7 +39,10 @@ def _assert_same_model(a, b):
 
 
 @parametrize_with_checks([BoomerClassifier(max_rules=20, random_state=0),
-                          BoomerClassifier(max_rules=10, loss="logistic_example_wise", random_state=0)])
+                          BoomerClassifier(max_rules=10, loss="logistic_example_wise", random_state=0),
+                          BoomerClassifier(max_rules=10, head="single", single_label="abs_score", random_state=0),
+                          BoomerClassifier(max_rules=10, loss="logistic_example_wise", label_binning="equal_width",
+                                           exact_binning=True, random_state=0)])
 def test_sklearn_contract(estimator, check):
     check(estimator)
 
@@ -49,7 +56,7 @@ def test_dense_equals_csr(kw):
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(sp.csr_matrix(X)))
 
 
-@pytest.mark.parametrize("kw", [VARIANTS[0], VARIANTS[3]])
+@pytest.mark.parametrize("kw", [VARIANTS[0], VARIANTS[3], VARIANTS[5], VARIANTS[7]])
 def test_n_jobs_invariance(kw):
     X, Y = _data(F=12)
     a = BoomerClassifier(max_rules=30, random_state=5, n_jobs=1, **kw).fit(X, Y)
@@ -124,7 +131,8 @@ def test_rules_text_uses_names():
 
 def test_constant_features_and_unseen_labels():
     X = np.ones((30, 3)); Y = np.zeros((30, 2), np.int8); Y[:5, 0] = 1
-    clf = BoomerClassifier(max_rules=10, random_state=0).fit(X, Y)
+    with pytest.warns(ConvergenceWarning, match="stopped after 1 of max_rules=10"):
+        clf = BoomerClassifier(max_rules=10, random_state=0).fit(X, Y)
     assert clf.n_rules_ == 1  # no condition can split constant features: only the default rule
     np.testing.assert_array_equal(clf.predict(X), np.zeros((30, 2)))
 
@@ -140,7 +148,8 @@ def test_memory_check(monkeypatch):
                                      (dict(max_rules=0), "max_rules"), (dict(shrinkage=0), "shrinkage"),
                                      (dict(l2=-1), "l2"), (dict(instance_sampling="x"), "instance_sampling"),
                                      (dict(feature_sampling=1.5), "feature_sampling"),
-                                     (dict(predictor="x"), "predictor"), (dict(nominal_features=[9]), "nominal")])
+                                     (dict(predictor="x"), "predictor"), (dict(nominal_features=[9]), "nominal"),
+                                     (dict(single_label="max"), "single_label")])
 def test_bad_parameters(kw, msg):
     X, Y = _data()
     with pytest.raises(ValueError, match=msg):
