@@ -55,6 +55,9 @@ def ratio_table(rows: list[dict]) -> list[dict]:
         if m.get("predict_s") is not None and r.get("predict_s"): d["predict_ratio"] = m["predict_s"] / r["predict_s"]
         for q in QUALITY:
             if m.get(q) is not None and r.get(q) is not None: d[f"d_{q}"] = m[q] - r[q]
+        if m.get("n_rules") is not None and r.get("n_rules") is not None:       # rule learners: ours/theirs
+            d["rules"] = f"{m['n_rules']}/{r['n_rules']}"
+            if m["n_rules"] != r["n_rules"]: d["note"] = "rules differ: different models, not a speed ratio"
         out.append(d)
     return out
 
