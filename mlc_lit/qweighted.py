@@ -421,9 +421,13 @@ class BinaryRelevancePerceptron(MultiLabelClassifier):
     Parameters
     ----------
     epochs : int, default=2
+        Passes of each perceptron over the training examples.
     shuffle : bool, default=False
+        Visit the training rows in a seeded random order per epoch instead of in order.
     random_state : int, RandomState or None, default=None
+        Seed of the row order when `shuffle=True`.
     n_jobs : int or None, default=None
+        Threads for training (labels are split across threads); the model does not depend on it.
 
     Attributes
     ----------

@@ -1,6 +1,7 @@
 """The docs scripts' notebook rewriting (docs/build.py, docs/readme.py), without running Sphinx."""
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,39 @@ def test_check_links_finds_missing_files_and_anchors(tmp_path):
         "a ../index.html#old (no anchor #old)", "a sub/p.html#gone (no anchor #gone)",
         "img _images/no.png (no file _images/no.png)", "link ../s.css (no file s.css)"]
     assert check_links.main([str(tmp_path)]) == 1 and check_links.main([str(tmp_path / "sub")]) == 1
+
+
+def _described_parameters(doc: str) -> dict:
+    "{name: description} from a numpydoc `Parameters` section (names joined by commas count separately)."
+    m = re.search(r"^\s*Parameters\n\s*-{3,}\n(.*?)(?:\n\s*\n\s*[A-Z][\w ]+\n\s*-{3,}|\Z)", doc, flags=re.S | re.M)
+    out, name = {}, None
+    for line in (m.group(1).splitlines() if m else []):
+        if line.strip() and not line.startswith((" " * 4, "\t")):
+            names = [n.strip() for n in line.split(" : ")[0].split(",")]
+            for n in names: out[n] = ""
+            name = names
+        elif name and line.strip():
+            for n in name: out[n] += line.strip() + " "
+    return out
+
+
+def test_every_public_estimator_parameter_is_described():
+    import importlib, inspect, pkgutil
+    import mlc_lit
+    from sklearn.base import BaseEstimator
+    seen = set()
+    for info in pkgutil.iter_modules(mlc_lit.__path__):
+        if info.name.startswith("_"): continue
+        mod = importlib.import_module(f"mlc_lit.{info.name}")
+        for name, cls in vars(mod).items():
+            if (name.startswith("_") or not inspect.isclass(cls) or not issubclass(cls, BaseEstimator)
+                    or cls.__module__ != mod.__name__ or inspect.isabstract(cls) or "__init__" not in vars(cls)): continue
+            seen.add(name)
+            doc = inspect.getdoc(cls) or ""
+            described = _described_parameters(doc)
+            if (ref := re.search(r"Parameters as in\s+`(\w+)`", doc)):     # documented by reference to another estimator
+                described = {**_described_parameters(inspect.getdoc(getattr(mod, ref.group(1))) or ""), **described}
+            params = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
+            missing = [p for p in params if not described.get(p, "").strip()]
+            assert not missing, f"{mod.__name__}.{name}: parameters without a description: {missing}"
+    assert {"BoomerClassifier", "BinaryRelevancePerceptron", "CalibratedPairwiseClassifier"} <= seen
