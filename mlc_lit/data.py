@@ -19,7 +19,8 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_datasets', 'load_svmlight', 'make_boomer_synthetic']
+__all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_datasets', 'load_svmlight', 'make_boomer_synthetic',
+           'iterative_stratification', 'iterative_train_test_split', 'IterativeStratifiedKFold']
 
 # %% ../nbs/00a_data.ipynb #7dcdb596
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
@@ -629,3 +630,85 @@ def make_boomer_synthetic(kind: str = "marginal_independence", n: int = 10000, s
     S = H.copy()
     if _SYNTHETIC_KINDS[str(kind).lower().replace("-", "_").replace(" ", "_")] == "one_error": S[:, 0] ^= 1
     return X, Y, {"hamming": H, "subset": S}
+
+# %% ../nbs/00a_data.ipynb #6ddf88b3
+from sklearn.model_selection import BaseCrossValidator
+from sklearn.utils import check_random_state
+
+from .core import check_Y
+
+# %% ../nbs/00a_data.ipynb #452a4a4c
+def _tie_breaks(random_state, n: int, n_labels: int, k: int):
+    "Random choices drawn up front: dealing order of the examples, fold preference per example, label order."
+    rng = check_random_state(random_state)
+    rank = np.empty(n, dtype=np.int64)
+    rank[rng.permutation(n)] = np.arange(n)
+    return rank, rng.random_sample((n, k)), rng.permutation(n_labels)
+
+def _proportions(n_folds, proportions) -> np.ndarray:
+    "Shares r_j of the folds: given, or k equal ones."
+    if proportions is None:
+        if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+            raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}.")
+        return np.full(int(n_folds), 1.0 / n_folds)
+    r = np.asarray(proportions, dtype=np.float64)
+    if r.ndim != 1 or r.size < 2 or not np.all(np.isfinite(r)) or np.any(r <= 0):
+        raise ValueError(f"proportions must be at least two positive numbers, got {proportions!r}.")
+    return r / r.sum()
+
+# %% ../nbs/00a_data.ipynb #de446356
+def iterative_stratification(Y, n_folds: int = 5, *, proportions=None, random_state=None) -> np.ndarray:
+    """Fold (0 .. k-1) of each example such that every label's examples are shared out over the folds in
+    proportion, rarest labels first (Sechidis et al. 2011, Algorithm 1). `Y`: 0/1 matrix (dense, sparse or a
+    DataFrame); `proportions`: the folds' shares (e.g. `(0.75, 0.25)`), default `n_folds` equal ones."""
+    Y = check_Y(Y, accept_sparse=True)
+    r = _proportions(n_folds, proportions)
+    n, L, k = Y.shape[0], Y.shape[1], r.size
+    if n < k: raise ValueError(f"Cannot share {n} examples out over {k} folds.")
+    Yr = sp.csr_matrix(Y); Yc = Yr.tocsc()
+    rank, tie, label_order = _tie_breaks(random_state, n, L, k)
+    remaining = np.diff(Yc.indptr).astype(np.int64)       # examples of each label not dealt yet
+    want_l = remaining[:, None] * r[None, :]               # c_j^l
+    want = n * r                                           # c_j
+    fold, done = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+    def deal(i, wants):
+        best = np.flatnonzero(wants == wants.max())
+        if best.size > 1: best = best[want[best] == want[best].max()]
+        j = best[np.argmax(tie[i, best])]
+        labels = Yr.indices[Yr.indptr[i]:Yr.indptr[i + 1]]
+        fold[i], done[i] = j, True
+        want_l[labels, j] -= 1; remaining[labels] -= 1; want[j] -= 1
+    while (left := remaining > 0).any():
+        rarest = np.flatnonzero(left & (remaining == remaining[left].min()))
+        l = rarest[np.argmin(label_order[rarest])]
+        ex = Yc.indices[Yc.indptr[l]:Yc.indptr[l + 1]]
+        for i in ex[~done[ex]][np.argsort(rank[ex[~done[ex]]])]: deal(i, want_l[l])
+    for i in np.flatnonzero(~done)[np.argsort(rank[~done])]: deal(i, want)
+    return fold
+
+# %% ../nbs/00a_data.ipynb #ec868a34
+def _take(A, idx):
+    "Rows `idx` of an array, sparse matrix or pandas object."
+    return A.iloc[idx] if hasattr(A, "iloc") else (A[idx] if sp.issparse(A) else np.asarray(A)[idx])
+
+def iterative_train_test_split(X, Y, test_size: float = 0.25, *, random_state=None):
+    "`X_train, X_test, Y_train, Y_test` with each label's examples split `1 - test_size` : `test_size` (`iterative_stratification`)."
+    if not 0 < test_size < 1: raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}.")
+    rows = [A.shape[0] if hasattr(A, "shape") else len(A) for A in (X, Y)]
+    if rows[0] != rows[1]: raise ValueError(f"X and Y have different numbers of rows: {rows[0]} and {rows[1]}.")
+    fold = iterative_stratification(Y, proportions=(1 - test_size, test_size), random_state=random_state)
+    train, test = np.flatnonzero(fold == 0), np.flatnonzero(fold == 1)
+    return _take(X, train), _take(X, test), _take(Y, train), _take(Y, test)
+
+class IterativeStratifiedKFold(BaseCrossValidator):
+    "K folds by iterative stratification: a scikit-learn splitter whose `split(X, y)` takes the label matrix as `y`."
+    def __init__(self, n_splits: int = 5, *, random_state=None):
+        _proportions(n_splits, None)
+        self.n_splits, self.random_state = n_splits, random_state
+
+    def split(self, X, y=None, groups=None):
+        if y is None: raise ValueError("IterativeStratifiedKFold needs the label matrix: split(X, y).")
+        fold = iterative_stratification(y, self.n_splits, random_state=self.random_state)
+        for j in range(self.n_splits): yield np.flatnonzero(fold != j), np.flatnonzero(fold == j)
+
+    def get_n_splits(self, X=None, y=None, groups=None): return self.n_splits
