@@ -204,3 +204,26 @@ def test_every_public_estimator_parameter_is_described():
             missing = [p for p in params if not described.get(p, "").strip()]
             assert not missing, f"{mod.__name__}.{name}: parameters without a description: {missing}"
     assert {"BoomerClassifier", "BinaryRelevancePerceptron", "CalibratedPairwiseClassifier"} <= seen
+
+
+check_browser = _load("check_browser")
+
+
+def test_browser_check_skips_without_chromium_except_in_ci(monkeypatch, capsys):
+    monkeypatch.setattr(check_browser, "find_browser", lambda: None)
+    monkeypatch.delenv("CI", raising=False)
+    assert check_browser.main([]) == 0 and "skipped" in capsys.readouterr().out
+    monkeypatch.setenv("CI", "true")
+    assert check_browser.main([]) == 1 and "required in CI" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(check_browser.find_browser() is None, reason="no Chromium on this machine")
+def test_browser_check_reports_missing_images_and_script_errors(tmp_path):
+    pytest.importorskip("websocket")
+    (tmp_path / "ok.html").write_text("<html><body><p>fine</p></body></html>")
+    (tmp_path / "index.html").write_text('<html><body><img src="nope.png"><script>throw new Error("boom")</script></body></html>')
+    assert check_browser.check_site(tmp_path, check_browser.find_browser(), pages={"index": "ok.html"}) == []
+    problems = check_browser.check_site(tmp_path, check_browser.find_browser(), pages={"index": "index.html", "chapter": "ok.html"})
+    assert any("1 images did not load" in p for p in problems)
+    assert any("boom" in p for p in problems)
+    assert any("MathJax did not load" in p for p in problems)
