@@ -440,7 +440,7 @@ def source_pages(html_of_nb: dict) -> dict:
     lib, repo, files = _lib_path(), repository_url(), {}
     branch = _config().get("tool", {}).get("nbdev", {}).get("branch", "main")
     for f in sorted(lib.rglob("*.py")):
-        rel = f.relative_to(ROOT)
+        rel = f.relative_to(lib.parent)          # the path in the repository (the package sits at its root)
         code = f.read_text(encoding="utf-8")
         name = f"{SOURCE}/{f.relative_to(lib.parent).with_suffix('')}"
         html = highlight(code, PythonLexer(), HtmlFormatter(linenos="inline", lineanchors="L", anchorlinenos=True,
