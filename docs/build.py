@@ -11,7 +11,11 @@ Quarto, which nbdev's own `nbdev-docs` needs, is not available here, so the site
    section with an anchor, in the page's table of contents and in the search index), Quarto cell
    options (`#| echo: false`, ...) become MyST-NB tags, and the root page gets the table of
    contents: every notebook in `nbs/` in file-name order, found by glob, so new notebooks appear
-   without editing anything.
+   without editing anything. Then the pages are linked (`resolve`): nbdev's backtick links point to
+   the documented name's section on whatever page it is (an undocumented name stays plain code),
+   every section gets an Index entry and a `source` link to `source/<module>.html#L-<line>`, a page
+   per exported module with its highlighted code (`source_pages`), and `reference.html` lists every
+   public name (`reference_page`).
 3. Sphinx + MyST-NB (execution off: notebooks are committed with their outputs) + Furo renders
    the HTML; `sphinx-mathjax-offline` ships MathJax with the site, so math needs no CDN.
 

@@ -660,7 +660,8 @@ def _proportions(n_folds, proportions) -> np.ndarray:
 def iterative_stratification(Y, n_folds: int = 5, *, proportions=None, random_state=None) -> np.ndarray:
     """Fold (0 .. k-1) of each example such that every label's examples are shared out over the folds in
     proportion, rarest labels first (Sechidis et al. 2011, Algorithm 1). `Y`: 0/1 matrix (dense, sparse or a
-    DataFrame); `proportions`: the folds' shares (e.g. `(0.75, 0.25)`), default `n_folds` equal ones."""
+    DataFrame); `n_folds`: number of equal folds, unless `proportions` gives the folds' shares (e.g.
+    `(0.75, 0.25)`); `random_state` (int, RandomState or None) seeds the dealing order and the ties."""
     Y = check_Y(Y, accept_sparse=True)
     r = _proportions(n_folds, proportions)
     n, L, k = Y.shape[0], Y.shape[1], r.size
@@ -692,7 +693,9 @@ def _take(A, idx):
     return A.iloc[idx] if hasattr(A, "iloc") else (A[idx] if sp.issparse(A) else np.asarray(A)[idx])
 
 def iterative_train_test_split(X, Y, test_size: float = 0.25, *, random_state=None):
-    "`X_train, X_test, Y_train, Y_test` with each label's examples split `1 - test_size` : `test_size` (`iterative_stratification`)."
+    """`X_train, X_test, Y_train, Y_test` with each label's examples split `1 - test_size` : `test_size` by
+    `iterative_stratification` seeded with `random_state`. `X` and `Y` may be arrays, sparse matrices or
+    pandas objects (rows taken with `.iloc`)."""
     if not 0 < test_size < 1: raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}.")
     rows = [A.shape[0] if hasattr(A, "shape") else len(A) for A in (X, Y)]
     if rows[0] != rows[1]: raise ValueError(f"X and Y have different numbers of rows: {rows[0]} and {rows[1]}.")
@@ -701,7 +704,8 @@ def iterative_train_test_split(X, Y, test_size: float = 0.25, *, random_state=No
     return _take(X, train), _take(X, test), _take(Y, train), _take(Y, test)
 
 class IterativeStratifiedKFold(BaseCrossValidator):
-    "K folds by iterative stratification: a scikit-learn splitter whose `split(X, y)` takes the label matrix as `y`."
+    """`n_splits` folds by `iterative_stratification` (seeded with `random_state`; an int gives the same folds on
+    every call): a scikit-learn splitter whose `split(X, y)` takes the label matrix as `y`."""
     def __init__(self, n_splits: int = 5, *, random_state=None):
         _proportions(n_splits, None)
         self.n_splits, self.random_state = n_splits, random_state
