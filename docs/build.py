@@ -436,6 +436,11 @@ def reference_page(docs: dict, pages: list, index: dict) -> str:
     return "\n".join(out)
 
 
+# The line a `source` link points to (`#L-n`) gets its number highlighted.
+_TARGET_CSS = ('<style>.highlight a[id^="L-"]:target + a .linenos { background: #fde68a; color: #000; }'
+               ' .highlight a[id^="L-"] { scroll-margin-top: 4em; }</style>\n')
+
+
 def source_pages(html_of_nb: dict) -> dict:
     "One page per exported module: its code highlighted (Pygments), each line anchored `#L-n`, linked to its notebook."
     from pygments import highlight
@@ -455,7 +460,7 @@ def source_pages(html_of_nb: dict) -> dict:
             head.append(f"Exported from the notebook `nbs/{nb.group(1)}`, explained on [its page]"
                         f"({_relative(html_of_nb[nb.group(1)], name)}.ipynb).")
         if repo: head.append(f"In the repository: <{repo}/blob/{branch}/{rel.as_posix()}>")
-        files[Path(name + ".md")] = "\n\n".join(head) + "\n\n```{raw} html\n" + html + "\n```\n"
+        files[Path(name + ".md")] = "\n\n".join(head) + "\n\n```{raw} html\n" + _TARGET_CSS + html + "\n```\n"
     return files
 
 
