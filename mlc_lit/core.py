@@ -5,12 +5,17 @@
 # %% ../nbs/00_core.ipynb #2cbe4611
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import types
 import warnings
 from contextlib import contextmanager
 
 import numba
+from numba.core import types as nbtypes
+from numba.core.caching import FunctionCache
+from numba.core.registry import CPUDispatcher
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -33,11 +38,40 @@ def _renamed(f, suffix: str):
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
+@functools.cache
+def _package_stamp() -> str:
+    "SHA-256 of every module of the installed package: kernels call each other across modules."
+    import mlc_lit
+    h = hashlib.sha256()
+    for path in sorted(os.listdir(os.path.dirname(mlc_lit.__file__))):
+        if path.endswith(".py"):
+            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh: h.update(path.encode() + fh.read())
+    return h.hexdigest()
+
+class _KernelCache(FunctionCache):
+    "Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file)."
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file._source_stamp = (self._cache_file._source_stamp, _package_stamp())
+
+class _Kernel(CPUDispatcher):
+    "Numba's CPU dispatcher, minus literal specializations (one compile per argument types), with `_KernelCache`."
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(nbtypes.unliteral(a) for a in args),
+                                         {k: nbtypes.unliteral(v) for k, v in kws.items()})
+
+    def enable_caching(self): self._cache = _KernelCache(self.py_func)
+
 def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False):
     "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for guarded divisions in a loop LLVM should vectorise)."
-    jit = numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
-                     inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
-    return (lambda f: jit(_renamed(f, "_parallel"))) if parallel else jit
+    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
+                   inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
+    def compile_lazily(f):
+        if numba.config.DISABLE_JIT: return f
+        disp = _Kernel(py_func=_renamed(f, "_parallel") if parallel else f, locals={}, targetoptions=options)
+        disp.enable_caching()
+        return disp
+    return compile_lazily
 
 # %% ../nbs/00_core.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):
