@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import sys
 import time
@@ -18,7 +19,8 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from .binning import _check_binning, binned_head_row, binning_rows
-from .core import MultiLabelClassifier, check_memory, kernel, n_threads, numba_threads, spawn_seeds
+from .core import (MultiLabelClassifier, by_constant, check_memory, kernel, n_threads, numba_threads,
+                          spawn_seeds, specialize)
 from .losses import (_complete_head, _decomposable_head, _example_wise_logistic_loss_row,
                             _example_wise_logistic_row, _label_wise_logistic_loss_row, _label_wise_logistic_row,
                             _squared_error_loss_row, _squared_error_row)
@@ -51,23 +53,32 @@ def _refresh_stats(loss, Y, S, stats, rows):
         _loss_row(loss, Y[n], S[n], stats[n, :K], stats[n, K:])
 
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
-@kernel()
-def _quality(v, mode, K, label, l2, scores, work):
-    "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
-    if mode == 2: return _complete_head(v[:K], v[K:], l2, scores, work), label
-    if mode == 4: return binned_head_row(v[:K], v[K:], l2, work, scores), label   # GBLB, paper 2
-    if mode == 0:                                       # closed form, summed over labels (no slicing: hot)
-        q = 0.0
-        for k in range(K):
-            d = v[K + k] + l2
-            if d > 0.0: q -= 0.5 * v[k] * v[k] / d
-        return q, label
+def _quality_decomposable(v, mode, K, label, l2, scores, work):
+    "Mode 0: the closed form, summed over labels (no slicing: hot)."
+    q = 0.0
+    for k in range(K):
+        d = v[K + k] + l2
+        if d > 0.0: q -= 0.5 * v[k] * v[k] / d
+    return q, label
+
+def _quality_single(v, mode, K, label, l2, scores, work):
+    "Modes 1 and 3: the best single label, from the diagonal (1) or the packed diagonal (3)."
     best_q, best_k = math.inf, -1
     for k in range(K):
         d = (v[K + k] if mode == 1 else v[K + k * (k + 3) // 2]) + l2
         q = -0.5 * v[k] * v[k] / d if d > 0.0 else 0.0
         if q < best_q: best_q, best_k = q, k
     return best_q, best_k
+
+def _quality_complete(v, mode, K, label, l2, scores, work): return _complete_head(v[:K], v[K:], l2, scores, work), label
+def _quality_binned(v, mode, K, label, l2, scores, work): return binned_head_row(v[:K], v[K:], l2, work, scores), label  # paper 2
+
+@by_constant("mode", {0: _quality_decomposable, 1: _quality_single, 2: _quality_complete, 3: _quality_single,
+                      4: _quality_binned})
+def _quality(v, mode, K, label, l2, scores, work):
+    "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
+    return (_quality_decomposable, _quality_single, _quality_complete, _quality_single, _quality_binned)[mode](
+        v, mode, K, label, l2, scores, work)
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
 def _presort(X):
@@ -136,12 +147,13 @@ def _accumulate(acc, stats, i, wi, cols, all_cols):
 
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
-@kernel()
+@kernel(literal=("mode",))
 def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim):
     """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `best`/`best_v` if strictly better.
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
+    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     if cnt <= 0: return
     sample = False
     if tim is not None:
@@ -160,10 +172,11 @@ def _diff(out, a, b):
     for c in range(out.shape[0]): out[c] = a[c] - b[c]
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
-@kernel()
+@kernel(literal=("mode",))
 def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
                     total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim):
     "Best condition on feature `f` for the examples with `covered == level`; result in `best` = (q, thr, op, label, count); `tim` as in `_offer`."
+    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     tot[:] = total                                          # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
@@ -347,7 +360,12 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
             if covered[row[k]] == level and _cond_holds(val[k], thr, op): covered[row[k]] = level + 1
 
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
-def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
+def _default_head_impl(g, K, label, l2, work, head):
+    "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
+    if HEAD_MODE == 0: _decomposable_head(g[:K], g[K:], l2, head)
+    else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
+
+def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
                     scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim):
@@ -355,7 +373,9 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
 
     Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
     `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
-    [search wall seconds, searches, summation seconds outside the search, update seconds]."""
+    [search wall seconds, searches, summation seconds outside the search, update seconds].
+    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`)."""
+    mode = HEAD_MODE
     n, W = stats.shape
     single = mode == 1 or mode == 3
     _sample_instances(state, sampling, sample_size, w, perm_n)
@@ -366,7 +386,7 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
         if w[i] > 0:
             _accumulate(total, stats, i, float(w[i]), cols, True); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
-    nc, k_eff, m_eff, label, depth, rule_q = W, K, mode, -1, 0, 0.0
+    nc, label, depth, rule_q = W, -1, 0, 0.0
     F = perm_f.shape[0]
     while depth < max_conditions:
         for j in range(n_feat):                      # sample features without replacement
@@ -390,9 +410,14 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
                                            row_t)
                     if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
                         slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
-            else:
+            elif label < 0:                          # the rule's own head mode, on all W statistics
                 _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                                cols[:nc], nc == W, w, covered, depth, total[:nc], cnt, m_eff, k_eff, label, l2,
+                                cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
+                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
+                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+            else:                                    # a frozen single label (nominal feature): its two columns
+                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
+                                cols[:nc], False, w, covered, depth, total[:nc], cnt, 0, 1, label, l2,
                                 slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
                                 scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
             if slot_t is not None: slot_t[s, 3] += _clock() - ts
@@ -409,7 +434,7 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
             label = int(slot_best[best_s, 3])
             cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
             total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
-            nc, k_eff, m_eff = 2, 1, 0
+            nc = 2
         else:
             total[:nc] = slot_v[best_s, :nc]
     if depth == 0: return 0, -1, 0
@@ -422,14 +447,13 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
             rows_buf[m] = i; m += 1
             for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
-    if single:
+    if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
         d = tmp_full[cols[1]] + l2
         head[:] = 0.0
         head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
     else:
         if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
-        elif mode == 4: binned_head_row(tmp_full[:K], tmp_full[K:], l2, work[0], head)
-        else: _complete_head(tmp_full[:K], tmp_full[K:], l2, head, work[0])
+        else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
     one_label = single and mode == 1 and loss != 1   # label-wise loss, diagonal layout: only `label` changes
     for r in range(m):                               # update scores and statistics of the covered examples
@@ -447,8 +471,12 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
 
-_grow_rule = kernel()(_grow_rule_impl)
-_grow_rule_parallel = kernel(parallel=True)(_grow_rule_impl)
+@functools.cache
+def _grow_rule_kernel(mode: int, parallel: bool):
+    """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
+    modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs."""
+    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode))
 
 # %% ../nbs/01a_boomer.ipynb #6c8ed8b7
 def _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
@@ -743,8 +771,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, min_size=P)
     g = stats.sum(axis=0)                               # the default rule: complete head on all examples
-    if mode == 4: binned_head_row(g[:K], g[K:], float(est.l2), work[0], head)
-    else: (_decomposable_head(g[:K], g[K:], est.l2, head) if mode < 2 else _complete_head(g[:K], g[K:], est.l2, head, work[0]))
+    default_head, grow = _grow_rule_kernel(mode, n_threads(est.n_jobs) > 1)
+    default_head(g, K, -1, float(est.l2), work[0], head)
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
     bufs = dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
@@ -754,13 +782,12 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None)
     seeds = spawn_seeds(est.random_state, est.max_rules)
-    grow = _grow_rule_parallel if n_threads(est.n_jobs) > 1 else _grow_rule
     sample_size = max(1, int(round(_SUBSAMPLE_FRACTION * n)))
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
     t0, next_report = time.perf_counter(), 1
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
-            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, mode, K, float(est.l2), float(est.shrinkage), sampling,
+            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
                                    sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
                                    stats, **bufs)
             if depth == 0: break                        # no condition improves on an empty body: stop

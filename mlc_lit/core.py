@@ -5,12 +5,19 @@
 # %% ../nbs/00_core.ipynb #2cbe4611
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import os
 import types
 import warnings
 from contextlib import contextmanager
 
 import numba
+from numba.core import types as nbtypes
+from numba.core.caching import FunctionCache
+from numba.core.registry import CPUDispatcher
+from numba.extending import overload
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -21,23 +28,92 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['kernel', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
-           'InsufficientMemoryError', 'memory_budget', 'check_memory', 'MultiLabelClassifier']
+__all__ = ['specialize', 'by_constant', 'kernel', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads',
+           'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
+           'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
-def _renamed(f, suffix: str):
-    "A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache)."
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + suffix, f.__defaults__, f.__closure__)
+def _renamed(f, suffix: str, constants: dict | None = None):
+    "A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants` added to its globals."
+    g = types.FunctionType(f.__code__, {**f.__globals__, **constants} if constants else f.__globals__, f.__name__ + suffix,
+                           f.__defaults__, f.__closure__)
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
-def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False):
-    "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for guarded divisions in a loop LLVM should vectorise)."
-    jit = numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
-                     inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
-    return (lambda f: jit(_renamed(f, "_parallel"))) if parallel else jit
+def specialize(f, **constants):
+    """A copy of `f` that reads `constants` as globals. Numba compiles a global's value into the code and drops the
+    branches it rules out, so a kernel made from the copy compiles only the code of that value (and is cached apart)."""
+    return _renamed(f, "".join(f"_{k}{v}" for k, v in sorted(constants.items())), constants)
+
+def _forwarder(f, callee):
+    "A plain function with `f`'s parameters that returns `callee(<the same arguments>)`."
+    params = ", ".join(inspect.signature(f).parameters)
+    namespace = {"_callee": callee}
+    exec(f"def {f.__name__}({params}): return _callee({params})", namespace)
+    return namespace[f.__name__]
+
+def by_constant(param: str, impls: dict):
+    """Decorator: the function runs `impls[<value of param>]` (all of the same signature). Called from Python it
+    looks the value up at run time; inside a kernel, where `param` is a compile-time constant, only the chosen
+    implementation is compiled (a kernel that passes it on keeps it constant with `kernel(literal=(param,))`).
+    Each implementation is a kernel of its own, compiled once per argument types whatever the other constants."""
+    def decorate(f):
+        pos = list(inspect.signature(f).parameters).index(param)
+        kernels = {value: kernel()(impl) for value, impl in impls.items()}
+        def typer(*args):
+            t = args[pos]
+            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels: return None
+            return _forwarder(f, kernels[t.literal_value])
+        typer.__signature__ = inspect.signature(f)
+        overload(f, prefer_literal=True)(typer)
+        return f
+    return decorate
+
+@functools.cache
+def _package_stamp() -> str:
+    "SHA-256 of every module of the installed package: kernels call each other across modules."
+    import mlc_lit
+    h = hashlib.sha256()
+    for path in sorted(os.listdir(os.path.dirname(mlc_lit.__file__))):
+        if path.endswith(".py"):
+            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh: h.update(path.encode() + fh.read())
+    return h.hexdigest()
+
+class _KernelCache(FunctionCache):
+    "Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file)."
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file._source_stamp = (self._cache_file._source_stamp, _package_stamp())
+
+class _Kernel(CPUDispatcher):
+    """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
+    passed by a calling kernel lose their literal type, except for the parameters named in `literal`."""
+    _literal = frozenset()
+
+    def get_call_template(self, args, kws):
+        keep = self._literal
+        names = self._compiler.pysig.parameters
+        args = tuple(a if name in keep else nbtypes.unliteral(a) for a, name in zip(args, names))
+        return super().get_call_template(args, {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()})
+
+    def enable_caching(self): self._cache = _KernelCache(self.py_func)
+
+def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False,
+           literal: tuple = ()):
+    """Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small
+    per-candidate one, `vectorize=True` for guarded divisions in a loop LLVM should vectorise, `literal`: names of
+    parameters whose constants are compiled in, one specialization per value)."""
+    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
+                   inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
+    def compile_lazily(f):
+        if numba.config.DISABLE_JIT: return f
+        disp = _Kernel(py_func=_renamed(f, "_parallel") if parallel else f, locals={}, targetoptions=options)
+        disp._literal = frozenset(literal)
+        disp.enable_caching()
+        return disp
+    return compile_lazily
 
 # %% ../nbs/00_core.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):
