@@ -171,7 +171,7 @@ def test_weights_and_sampling():
     s1 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, **SMALL).fit(X, Y)
     s2 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, n_jobs=2, **SMALL).fit(X, Y)
     np.testing.assert_array_equal(s1.value_, s2.value_)
-    with pytest.raises(ValueError, match="split must be one of"):
+    with pytest.raises(ValueError, match="'split' parameter of MLXGBClassifier must be a str among"):
         MLXGBClassifier(split="nope").fit(X, Y)
     with pytest.raises(ValueError, match="sample_weight must have shape"):
         MLXGBClassifier().fit(X, Y, sample_weight=np.ones(3))
