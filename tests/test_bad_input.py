@@ -234,3 +234,196 @@ def outcome(cfg, case, action, expected):
 def test_matrix(config, case, action, expected):
     problem = outcome(CONFIGS[config], case, action, expected)
     assert problem is None, problem
+
+
+def test_every_parameter_is_declared():
+    "Each estimator declares a constraint for every parameter of its __init__ (a new parameter cannot go unchecked)."
+    for name, cfg in CONFIGS.items():
+        est = cfg.make()
+        assert set(est.get_params(deep=False)) <= set(type(est)._parameter_constraints), name
+
+
+# ================================================================================================ loaders
+# Broken files, by hand: each must raise a ValueError naming the file (and the line where there is one).
+from pathlib import Path  # noqa: E402
+
+import hypothesis.strategies as st  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+
+from mlc_lit.data import load_arff, load_svmlight  # noqa: E402
+
+SVM_CASES = [  # (file text, phrase of the error, or None: loads)
+    ("3 4 5\n0 1:0.5\n", "line 1: the header declares 3 examples, but the file holds 1"),
+    ("3 4 5\n0 1:1\n1 2:1\n2 3:1\n", None),
+    ("0 1:1\n3 4 5\n", "line 2: '4' is not a feature 'index:value'"),
+    ("0 2::3\n", "line 1: '2::3' is not a feature 'index:value'"),
+    ("0 2:3:4\n", "line 1: '2:3:4'"),
+    ("0 :3\n", "line 1: ':3'"),
+    ("0, 2 1:0.5\n", None),
+    ("0 ,2 1:0.5\n", None),
+    ("0 2 1:0.5\n", "line 1: '2' is not"),
+    ("", "no examples"),
+    ("\n\n# nothing\n", "no examples"),
+    ("0 1:x\n", "line 1: non-numeric value 'x'"),
+    ("a 1:1\n", "line 1: label id 'a' is not an integer"),
+    ("0 1:1 1:2\n", "line 1: feature index 1 appears twice"),
+    ("0 0:1\n", "line 1: feature index 0 outside"),
+    ("-1 1:1\n", "line 1: label id -1 outside"),
+]
+
+
+@pytest.mark.parametrize("text,phrase", SVM_CASES)
+def test_svmlight_cases(tmp_path, text, phrase):
+    path = tmp_path / "f.svm"
+    path.write_text(text)
+    if phrase is None:
+        X, Y, _ = load_svmlight(path)
+        assert X.shape[0] == Y.shape[0] > 0
+        return
+    with pytest.raises(ValueError) as e:
+        load_svmlight(path)
+    assert str(path) in str(e.value) and phrase in str(e.value), str(e.value)
+
+
+def test_empty_files_are_refused_alike(tmp_path):
+    for name, load in (("e.svm", load_svmlight), ("e.arff", load_arff)):
+        (tmp_path / name).write_text("")
+        with pytest.raises(ValueError, match=re.escape(str(tmp_path / name))):
+            load(tmp_path / name)
+
+
+# ------------------------------------------------------------------------- fuzzing against a slow reader
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+ALPHABET = "0123456789.-+e,: \n#x"       # what a flip writes: digits, separators, a comment, a stray letter
+
+
+class _Header(Exception):
+    "The reference reader does not model the header format: such mutated files are skipped."
+
+
+def _ref_svmlight(text, F, K):
+    "Slow obvious reader: ('error', line) or (X, Y) as dense arrays; 1-based features, labels 0-based."
+    X, Y, first = [], [], True
+    for ln, line in enumerate(text.splitlines(), 1):
+        s = line.split("#", 1)[0].strip()
+        if not s: continue
+        toks = s.split()
+        if first and len(toks) == 3 and all(t.isdigit() for t in toks): raise _Header
+        first = False
+        lab, j = "", 0
+        while j < len(toks) and ":" not in toks[j] and (j == 0 or lab.endswith(",") or toks[j].startswith(",")):
+            lab += toks[j]; j += 1
+        x, y = np.zeros(F), np.zeros(K, np.int8)
+        try:
+            for v in lab.split(","):
+                if not v.strip(): continue
+                k = int(v)
+                if not 0 <= k < K: return "error", ln
+                y[k] = 1
+            seen = set()
+            for t in toks[j:]:
+                if t.count(":") != 1: return "error", ln
+                a, b = t.split(":")
+                f = int(a) - 1
+                if not a or not b or not 0 <= f < F or f in seen: return "error", ln
+                seen.add(f); x[f] = float(b)
+        except ValueError: return "error", ln
+        X.append(x); Y.append(y)
+    if not X: return "error", None
+    return np.array(X), np.array(Y)
+
+
+def _ref_arff_rows(lines, start, m, labels):
+    "Slow obvious reader of dense ARFF data lines (numeric features, {0,1} labels): ('error', line) or (X, Y)."
+    X, Y = [], []
+    for ln, line in enumerate(lines, start):
+        s = line.strip()
+        if not s: continue
+        fields = [f.strip() for f in s.split(",")]
+        if len(fields) != m: return "error", ln
+        try: vals = [np.nan if f == "?" else float(f) for j, f in enumerate(fields) if j not in labels]
+        except ValueError: return "error", ln
+        if any(fields[j] not in ("0", "1") for j in labels): return "error", ln
+        X.append(vals); Y.append([int(fields[j]) for j in labels])
+    return np.array(X).reshape(len(X), m - len(labels)), np.array(Y, np.int8).reshape(len(Y), len(labels))
+
+
+def _mutate(data, text, lo):
+    "One random truncation, byte flip or token swap of `text` at or after offset `lo`."
+    kind = data.draw(st.sampled_from(["truncate", "flip", "swap"]))
+    if kind == "truncate": return text[:data.draw(st.integers(lo, len(text)))]
+    if kind == "flip":
+        i = data.draw(st.integers(lo, len(text) - 1))
+        return text[:i] + data.draw(st.sampled_from(ALPHABET)) + text[i + 1:]
+    spans = [mt.span() for mt in re.finditer(r"[^\s,]+", text) if mt.start() >= lo]
+    a, b = sorted(data.draw(st.lists(st.integers(0, len(spans) - 1), min_size=2, max_size=2, unique=True)))
+    (a0, a1), (b0, b1) = spans[a], spans[b]
+    return text[:a0] + text[b0:b1] + text[a1:b0] + text[a0:a1] + text[b1:]
+
+
+def _check(path, load, reference):
+    "The property: a ValueError naming the file (and a line), or exactly the reference reader's values."
+    try: got = load()
+    except ValueError as e:
+        assert str(path) in str(e), str(e)
+        return
+    ref = reference()
+    assert not isinstance(ref[0], str), f"loaded, but the reference reader finds an error at line {ref[1]}"
+    X, Y = got[0], got[1]
+    np.testing.assert_array_equal(X.toarray() if sp.issparse(X) else X, ref[0])
+    np.testing.assert_array_equal(Y, ref[1])
+
+
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+
+@pytest.fixture(scope="module")
+def svm_file(tmp_path_factory):
+    src = DATA / "yeast" / "yeast.svm"
+    if not src.exists(): pytest.skip(f"{src} not found")
+    text = "".join(src.read_text().splitlines(keepends=True)[:25])
+    X, Y, _ = load_svmlight(src)
+    return text, X.shape[1], Y.shape[1], tmp_path_factory.mktemp("svm") / "yeast25.svm"
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_svmlight(svm_file, data):
+    text, F, K, path = svm_file
+    clean = _ref_svmlight(text, F, K)
+    path.write_text(text)
+    np.testing.assert_array_equal(load_svmlight(path, F, K)[0].toarray(), clean[0])    # the reader agrees on the clean file
+    bad = _mutate(data, text, 0)
+    path.write_text(bad)
+    try: ref = _ref_svmlight(bad, F, K)
+    except _Header: assume(False)
+    _check(path, lambda: load_svmlight(path, F, K), lambda: ref)
+
+
+@pytest.fixture(scope="module")
+def arff_file(tmp_path_factory):
+    src = DATA / "emotions" / "emotions-train.arff"
+    if not src.exists(): pytest.skip(f"{src} not found")
+    lines = src.read_text().splitlines(keepends=True)
+    at = next(i for i, l in enumerate(lines) if l.strip().lower() == "@data") + 1
+    d = tmp_path_factory.mktemp("arff")
+    (d / "emo.xml").write_text((src.parent / "emotions.xml").read_text())
+    m = sum(l.lower().startswith("@attribute") for l in lines[:at])
+    return "".join(lines[:at + 20]), len("".join(lines[:at])), at + 1, m, d / "emo.arff", d / "emo.xml"
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_arff(arff_file, data):
+    text, data_at, first_row_line, m, path, xml = arff_file
+    labels = set(range(m - 6, m))                       # emotions: the last six attributes are the labels
+    path.write_text(text)
+    clean = load_arff(path, xml)
+    in_data = data.draw(st.booleans())                  # mutate the data section, or anywhere (header included)
+    bad = _mutate(data, text, data_at if in_data else 0)
+    path.write_text(bad)
+    if bad[:data_at] == text[:data_at]:                 # header intact: the reference reads the rows
+        ref = lambda: _ref_arff_rows(bad[data_at:].splitlines(), first_row_line, m, labels)
+    else:                                               # header touched: same values as the clean file, or an error
+        ref = lambda: (clean[0], clean[1])
+    _check(path, lambda: load_arff(path, xml), ref)

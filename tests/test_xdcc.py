@@ -247,6 +247,14 @@ def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
 
 
 # ------------------------------------------------------------------ pickle and scikit-learn
+def test_xdcc_verbose_reports_each_round(capsys):
+    "The default chain has K rounds; verbose=1 says where it is and how long the rest will take."
+    X, Y = _toy(n=60, K=3)
+    XDCCClassifier(n_estimators=2, max_depth=2, verbose=1).fit(X, Y)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("[XDCC] round 1/3:") and all("s left" in l for l in lines), lines
+
+
 @pytest.mark.parametrize("Est", [MLXGBClassifier, XDCCClassifier])
 def test_pickle(Est):
     X, Y = _toy(n=60)
