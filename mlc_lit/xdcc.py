@@ -684,7 +684,7 @@ class XDCCClassifier(MultiLabelClassifier):
     random_state : int, RandomState or None, default=None
         Seeds each round's row and column sampling.
     verbose : int, default=0
-        Print one line per round to stderr: labels propagated so far, CPU seconds, estimated time left.
+        Print one line per round to stderr: labels propagated so far, CPU seconds so far and an estimate of those left.
 
     Attributes
     ----------
@@ -756,7 +756,7 @@ class XDCCClassifier(MultiLabelClassifier):
             if self.verbose:
                 left = times[-1] / (r + 1) * (R - r - 1)
                 print(f"[XDCC] round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, "
-                      f"{times[-1]:.1f} s CPU, about {left:.0f} s left", file=sys.stderr, flush=True)
+                      f"{times[-1]:.1f} CPU s so far, about {left:.0f} CPU s left", file=sys.stderr, flush=True)
         self.fit_times_, self.train_rounds_ = np.array(times), rounds
         self.train_folds_ = None if splits is None else _fold_of(splits, n)
 
