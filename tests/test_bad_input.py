@@ -67,11 +67,15 @@ CONFIGS = {
     "xdcc": Cfg(lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, **p}), _X_NUM + ("chain_length",),
                 ("learning_rate", "chain_length"), {"subsample": 1.5}, _X_OPT + ("select", "cumulate"), nan=True,
                 methods=("staged_predict", "staged_predict_proba", "propagation_rounds")),
+    "xdcc_cv": Cfg(lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, "cv": 2, **p}), ("cv",), (), {}, (), nan=True,
+                   expect={"single_example": E("cv must be None or an integer from 2 to n_samples = 1")}),
     "pairwise": Cfg(lambda **p: CalibratedPairwiseClassifier(**p), ("epochs",), ("epochs",), {}, ("voting",),
                     methods=("predict_top", "predict_ranking")),
     "br_perceptron": Cfg(lambda **p: BinaryRelevancePerceptron(**p), ("epochs",), ("epochs",)),
     "rembed": Cfg(lambda **p: RandomizedEmbeddingClassifier(**{**EMBED, **p}), _R_NUM + ("rank",), ("bandwidth", "l2", "rank"),
                   {"rank": 99}, _R_OPT, expect=_TOO_LARGE),
+    "rembed_logistic": Cfg(lambda **p: RandomizedEmbeddingClassifier(**{**EMBED, "loss": "logistic", **p}), ("max_iter", "tol"),
+                           ("max_iter",), {}, (), expect=_TOO_LARGE),   # the L-BFGS read-out (class_f1 inference targets F1, not Hamming loss)
     "smooth_link": Cfg(lambda **p: SmoothLinkClassifier(**{"n_random_features": 16, "random_state": 0, **p}), _R_NUM,
                        ("bandwidth", "l2"), {}, _R_OPT, expect=_TOO_LARGE),
 }
