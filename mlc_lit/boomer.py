@@ -10,6 +10,7 @@ import functools
 import math
 import sys
 import time
+from numbers import Integral
 
 import numba
 import numpy as np
@@ -17,10 +18,11 @@ import scipy.sparse as sp
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .binning import _check_binning, binned_head_row, binning_rows
-from .core import (MultiLabelClassifier, by_constant, check_memory, kernel, n_threads, numba_threads,
-                          spawn_seeds, specialize)
+from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
+                          check_memory, int_at_least, kernel, n_threads, numba_threads, spawn_seeds, specialize)
 from .losses import (_complete_head, _decomposable_head, _example_wise_logistic_loss_row,
                             _example_wise_logistic_row, _label_wise_logistic_loss_row, _label_wise_logistic_row,
                             _squared_error_loss_row, _squared_error_row)
@@ -564,8 +566,9 @@ class BoomerClassifier(MultiLabelClassifier):
         the example-wise loss.
     max_rules : int, default=1000
         Number of rules, the default rule included.
-    shrinkage : float, default=0.3
-        Learning rate η multiplying every head but the default rule's.
+    shrinkage : float > 0, default=0.3
+        Learning rate η multiplying every head but the default rule's. 0 is refused, as every step size
+        of every mlc_lit estimator is (the rules would never change the default rule's prediction).
     l2 : float, default=1.0
         L2 regularisation weight ω on the heads.
     instance_sampling : {'bootstrap', 'subsample', None}, default='bootstrap'
@@ -630,6 +633,15 @@ class BoomerClassifier(MultiLabelClassifier):
     IF x3 <= 0.51 AND x0 > 0.12 THEN (y2: +0.42)
     """
     _allow_nan = True
+    _parameter_constraints = {
+        "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise"})],
+        "head": [StrOptions({"auto", "single", "complete"})], "max_rules": [int_at_least(1)],
+        "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample"}), None],
+        "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
+        "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
+        "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise"})],
+        "nominal_features": ["array-like", None], "random_state": ["random_state"], "n_jobs": N_JOBS,
+        "verbose": ["verbose"], "diagnostics": ["boolean"]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -656,7 +668,7 @@ class BoomerClassifier(MultiLabelClassifier):
         return self
 
     def _fit(self, X, Y):
-        cfg = _check_params(self, X.shape[1], Y.shape[1])
+        cfg = _kernel_config(self, X.shape[1], Y.shape[1])
         _fit_rules(self, X, Y, **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2)
 
     def _decision_function(self, X):
@@ -707,19 +719,11 @@ class BoomerClassifier(MultiLabelClassifier):
 
 # %% ../nbs/01a_boomer.ipynb #6421a64e
 def _n_sampled_features(spec, F):
-    "Number of features tried per refinement for `feature_sampling=spec`."
+    "Number of features tried per refinement for `feature_sampling=spec` (validated by `_parameter_constraints`)."
     if spec is None: return F
-    if isinstance(spec, str):
-        if spec != "log2": raise ValueError(f"feature_sampling must be 'log2', a float in (0, 1], an int >= 1 or None; got {spec!r}.")
-        return max(1, min(F, int(math.log2(F - 1) + 1) if F > 1 else 1))
-    if isinstance(spec, (bool, np.bool_)): raise TypeError("feature_sampling must not be a bool.")
-    if isinstance(spec, (int, np.integer)):
-        if spec < 1: raise ValueError(f"feature_sampling as an int must be >= 1; got {spec}.")
-        return min(F, int(spec))
-    if isinstance(spec, (float, np.floating)):
-        if not 0.0 < spec <= 1.0: raise ValueError(f"feature_sampling as a float must be in (0, 1]; got {spec}.")
-        return max(1, min(F, int(round(spec * F))))
-    raise TypeError(f"feature_sampling must be 'log2', a float, an int or None; got {type(spec).__name__}.")
+    if isinstance(spec, str): return max(1, min(F, int(math.log2(F - 1) + 1) if F > 1 else 1))
+    if isinstance(spec, Integral): return min(F, int(spec))
+    return max(1, min(F, int(round(spec * F))))
 
 def _nominal_mask(spec, F):
     mask = np.zeros(F, np.uint8)
@@ -733,23 +737,10 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
-def _check_params(est, F, K):
-    "Validate the hyper-parameters of `est`; return the kernel-level configuration."
-    if est.loss not in LOSSES: raise ValueError(f"loss must be one of {sorted(LOSSES)}; got {est.loss!r}.")
-    if est.head not in ("auto", "single", "complete"): raise ValueError(f"head must be 'auto', 'single' or 'complete'; got {est.head!r}.")
+def _kernel_config(est, F, K):
+    "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
-    if est.predictor not in ("auto", "label_wise", "example_wise"):
-        raise ValueError(f"predictor must be 'auto', 'label_wise' or 'example_wise'; got {est.predictor!r}.")
-    if not isinstance(est.max_rules, (int, np.integer)) or isinstance(est.max_rules, bool) or est.max_rules < 1:
-        raise ValueError(f"max_rules must be an int >= 1; got {est.max_rules!r}.")
-    for name in ("shrinkage", "l2"):
-        v = getattr(est, name)
-        if not isinstance(v, (int, float, np.number)) or not np.isfinite(v) or v < 0 or (name == "shrinkage" and v == 0):
-            raise ValueError(f"{name} must be a finite number {'> 0' if name == 'shrinkage' else '>= 0'}; got {v!r}.")
-    sampling = {"bootstrap": 1, "subsample": 2, None: 0}.get(est.instance_sampling, -1)
-    if sampling < 0: raise ValueError(f"instance_sampling must be 'bootstrap', 'subsample' or None; got {est.instance_sampling!r}.")
-    if est.label_binning not in (None, "equal_width"):
-        raise ValueError(f"label_binning must be None or 'equal_width'; got {est.label_binning!r}.")
+    sampling = {"bootstrap": 1, "subsample": 2, None: 0}[est.instance_sampling]
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)

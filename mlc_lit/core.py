@@ -12,6 +12,7 @@ import os
 import types
 import warnings
 from contextlib import contextmanager
+from numbers import Integral, Real
 
 import numba
 from numba.core import types as nbtypes
@@ -24,13 +25,14 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['specialize', 'by_constant', 'kernel', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads',
-           'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
-           'MultiLabelClassifier']
+__all__ = ['POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel', 'check_X', 'csr_arrays',
+           'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
+           'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -220,6 +222,17 @@ def check_memory(n_bytes: float, what: str, hint: str = "") -> None:
         raise InsufficientMemoryError(f"{what} would need {_fmt_bytes(n_bytes)}, but the memory budget is "
                                       f"{_fmt_bytes(budget)}.{' ' + hint if hint else ''}")
 
+# %% ../nbs/00_core.ipynb #ad4a5ab5
+_INF = float("inf")
+POSITIVE = Interval(Real, 0, _INF, closed="neither")       # a finite number > 0 (step sizes, bandwidths)
+NON_NEGATIVE = Interval(Real, 0, _INF, closed="left")      # a finite number >= 0 (penalties)
+UNIT_INTERVAL = Interval(Real, 0, 1, closed="right")       # a fraction in (0, 1]
+N_JOBS = [None, Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left")]
+
+def int_at_least(k: int) -> Interval:
+    "The constraint 'an integer >= k'."
+    return Interval(Integral, k, None, closed="left")
+
 # %% ../nbs/00_core.ipynb #9d874291
 def _is_class_column(y):
     "An (n, 1) dense array holding anything but 0/1 is a class vector in disguise."
@@ -265,6 +278,7 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     "Base of mlc_lit estimators: validation, targets (indicator or 1-D), and output formats."
     _allow_nan = False     # set True where NaN means "missing"
     _accept_sparse = True  # set False where only dense X is supported
+    _parameter_constraints: dict = {}  # {parameter: [constraints]}, checked at the start of `fit`
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -282,7 +296,8 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         return self._validate_and_fit(X, Y)
 
     def _validate_and_fit(self, X, Y, **fit_params):
-        "Validate `X` and `Y`, then call `_fit(X, Y, **fit_params)`; subclasses whose `fit` takes more (sample_weight) use this."
+        "Validate the hyper-parameters, `X` and `Y`, then call `_fit(X, Y, **fit_params)`; subclasses whose `fit` takes more (sample_weight) use this."
+        self._validate_params()
         X = self._validate_X(X, reset=True)
         self._fit(X, _encode_target(self, Y, X.shape[0]), **fit_params)
         return self

@@ -518,21 +518,58 @@ def list_datasets(data_dir) -> list[str]:
     return out
 
 # %% ../nbs/00a_data.ipynb #b510dbd2
-def load_svmlight(path, n_features: int | None = None, n_labels: int | None = None, *, zero_based: bool = False):
-    """Read a multi-label svmlight file (`l1,l2 idx:val ...`; labels 0-based, features 1-based unless
-    `zero_based`). Returns `(X, Y, meta)`: X a CSR float64 matrix, Y an (n, K) int8 0/1 array."""
+_XC_HEADER = re.compile(r"(\d+)\s+(\d+)\s+(\d+)")          # n_examples n_features n_labels
+_PAIRS = re.compile(r"(?:[^\s:]+:[^\s:]+(?:\s+|$))*")        # idx:val idx:val ... (one colon each)
+
+def _split_labels(s: str) -> tuple[str, str]:
+    "Split an example line into its label list and its features; `0, 2 1:0.5` (a space after a comma) is one list."
+    parts = s.split(None, 1)
+    if ":" in parts[0]: return "", s
+    head, feats = parts[0], parts[1] if len(parts) > 1 else ""
+    while feats and ":" not in feats.split(None, 1)[0] and (head.endswith(",") or feats.startswith(",")):
+        more = feats.split(None, 1)
+        head, feats = head + more[0], more[1] if len(more) > 1 else ""
+    return head, feats
+
+def _bad_pair(path, line_no: int, s: str, feats: str, first: bool):
+    "The error for a line whose features are not all `index:value`: name the token (and a misplaced header)."
+    tok = next(t for t in feats.split() if t.count(":") != 1 or t[0] == ":" or t[-1] == ":")
+    hint = ("; a header line `n_examples n_features n_labels` may only be the first line of the file"
+            if _XC_HEADER.fullmatch(s) and not first else "")
+    return ValueError(f"{path}, line {line_no}: {tok!r} is not a feature 'index:value'{hint}")
+
+def load_svmlight(path, n_features: int | None = None, n_labels: int | None = None, *, zero_based: bool | None = None):
+    """Read a multi-label svmlight file: per example `l1,l2,... idx:val idx:val ...`, labels 0-based,
+    features 1-based unless `zero_based`. Returns `(X, Y, meta)`: X a CSR float64 matrix, Y an (n, K) int8 0/1 array.
+
+    A first line of three integers is the Extreme Classification Repository's header `n_examples n_features
+    n_labels` (no example line can look like that): features are then 0-based unless `zero_based=False`, and
+    the rows must agree with the header — their number, feature ids below n_features, label ids below n_labels —
+    or the error names the line. `n_features`/`n_labels` passed as well must equal the header's. A file without
+    examples or header is refused, as an empty ARFF file is."""
     path = os.fspath(path)
-    labs, lab_counts, toks, counts, nums = [], [], [], [], []
+    labs, lab_counts, toks, counts, nums, header = [], [], [], [], [], None
     for i, line in enumerate(_read_text(path).splitlines()):
         s = line.split("#", 1)[0].strip()
         if not s: continue
-        parts = s.split(None, 1)
-        head, feats = ("", s) if ":" in parts[0] else (parts[0], parts[1] if len(parts) > 1 else "")
+        if header is None and not nums and _XC_HEADER.fullmatch(s):
+            header = (i + 1, *map(int, s.split())); continue
+        head, feats = _split_labels(s)
+        if feats and not _PAIRS.fullmatch(feats): raise _bad_pair(path, i + 1, s, feats, header is None and not nums)
         ls = [v for v in head.split(",") if v.strip()]
         t = feats.replace(":", " ").split()
-        if len(t) % 2: raise ValueError(f"{path}, line {i + 1}: a feature is not 'index:value'")
         labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(i + 1)
     n = len(nums)
+    if header is None and n == 0: raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
+    if zero_based is None: zero_based = header is not None
+    if header is not None:
+        h, n_h, f_h, k_h = header
+        for given, declared, what in ((n_features, f_h, "n_features"), (n_labels, k_h, "n_labels")):
+            if given is not None and given != declared:
+                raise ValueError(f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed")
+        if n > n_h: raise ValueError(f"{path}, line {nums[n_h]}: example {n_h + 1}, but the header (line {h}) declares {n_h} examples")
+        if n < n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
+        n_features, n_labels = f_h, k_h
     lrow, frow = np.repeat(np.arange(n), lab_counts), np.repeat(np.arange(n), counts)
     lab = _ints(labs, lambda e: f"{path}, line {nums[lrow[e]]}", "label id")
     att = _ints(toks[0::2], lambda e: f"{path}, line {nums[frow[e]]}", "feature index") - (0 if zero_based else 1)
@@ -548,7 +585,10 @@ def load_svmlight(path, n_features: int | None = None, n_labels: int | None = No
     Y = np.zeros((n, K), np.int8)
     Y[lrow, lab] = 1
     X = sp.csr_matrix((val, (frow, att)), shape=(n, F), dtype=np.float64)
-    if X.nnz != len(val): raise ValueError(f"{path}: a feature index appears twice in one line")
+    if X.nnz != len(val):
+        o = np.lexsort((att, frow))
+        dup = o[1:][(frow[o[1:]] == frow[o[:-1]]) & (att[o[1:]] == att[o[:-1]])][0]
+        raise ValueError(f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice")
     X.eliminate_zeros()
     X.sort_indices()
     off = 0 if zero_based else 1
