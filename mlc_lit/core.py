@@ -8,7 +8,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import logging
 import os
+import sys
+import threading
+import time
 import types
 import warnings
 from contextlib import contextmanager
@@ -30,9 +34,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel', 'check_X', 'csr_arrays',
-           'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
-           'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'MultiLabelClassifier']
+__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
+           'compile_seconds', 'compile_notice', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds',
+           'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
+           'int_at_least', 'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -89,6 +94,28 @@ class _KernelCache(FunctionCache):
         super().__init__(py_func)
         self._cache_file._source_stamp = (self._cache_file._source_stamp, _package_stamp())
 
+class _CompileWatch:
+    """Seconds spent compiling kernels — Numba's compilation, and writing or loading its cache — counting the
+    outermost kernel only (per thread), and the notice of a long one. `_Kernel.compile` calls it."""
+    def __init__(self):
+        self.seconds, self.notice, self._local, self._lock = 0.0, None, threading.local(), threading.Lock()
+
+    def on_start(self):
+        depth = getattr(self._local, "depth", 0)
+        self._local.depth = depth + 1
+        if depth == 0:
+            self._local.t0 = time.perf_counter()
+            if self.notice is not None: self.notice.started()
+
+    def on_end(self):
+        self._local.depth -= 1
+        if self._local.depth == 0:
+            dt = time.perf_counter() - self._local.t0
+            with self._lock: self.seconds += dt
+            if self.notice is not None: self.notice.stopped(dt)
+
+_watch = _CompileWatch()
+
 class _Kernel(CPUDispatcher):
     """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
     passed by a calling kernel lose their literal type, except for the parameters named in `literal`."""
@@ -101,6 +128,12 @@ class _Kernel(CPUDispatcher):
         return super().get_call_template(args, {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()})
 
     def enable_caching(self): self._cache = _KernelCache(self.py_func)
+
+    def compile(self, sig):
+        if tuple(sig) in self.overloads: return super().compile(sig)    # nothing to do (a caller's type check)
+        _watch.on_start()
+        try: return super().compile(sig)
+        finally: _watch.on_end()
 
 def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False,
            literal: tuple = ()):
@@ -116,6 +149,53 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
         disp.enable_caching()
         return disp
     return compile_lazily
+
+# %% ../nbs/00_core.ipynb #372840d3
+logger = logging.getLogger("mlc_lit")
+
+def compile_seconds() -> float:
+    "Seconds this process has spent compiling Numba kernels so far (subtract two readings to time a block)."
+    return _watch.seconds
+
+# %% ../nbs/00_core.ipynb #ec250570
+class _Notice:
+    "Says once, after `after` seconds of compiling inside a block, that `what` is compiling; then how long it took."
+    def __init__(self, what: str, verbose: int, after: float):
+        self.what, self.verbose, self.after, self.said, self.timer, self.total = what, verbose, after, False, None, 0.0
+
+    def _say(self, msg):
+        logger.info(msg)
+        if self.verbose: print(f"[mlc_lit] {msg}", file=sys.stderr, flush=True)
+
+    def started(self):
+        if self.said or self.timer is not None: return
+        self.timer = threading.Timer(self.after, self._first)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _first(self):
+        self.said = True
+        self._say(f"{self.what}: compiling its Numba kernels for this configuration; this happens once per "
+                  "machine (they are cached on disk), later fits start at once.")
+
+    def stopped(self, dt):
+        self.total += dt
+        if self.timer is not None and not self.said: self.timer.cancel(); self.timer = None
+
+@contextmanager
+def compile_notice(what: str, verbose: int = 0, after: float = 1.0):
+    """Within the block, a compilation of kernels that runs longer than `after` seconds is announced once, through
+    the `mlc_lit` logger (and on stderr when `verbose`); the block's compile seconds are logged at its end."""
+    with _watch._lock:
+        outer, notice = _watch.notice, _Notice(what, verbose, after)
+        if outer is None: _watch.notice = notice
+    if outer is not None:                               # nested (a chain fitting trees, a fold in a thread): the outer block speaks
+        yield outer; return
+    try: yield notice
+    finally:
+        _watch.notice = None
+        if notice.timer is not None: notice.timer.cancel()
+        if notice.said: notice._say(f"{what}: compiled in {notice.total:.1f} s.")
 
 # %% ../nbs/00_core.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):
@@ -273,6 +353,11 @@ def _from_labels(est, P):
     "Map an (n, K) label-level output to the 1-D target's classes (binary: one column)."
     return P[:, 0] if est.target_type_ == "binary" else P
 
+def _verbosity(est) -> int:
+    "The estimator's `verbose` as an int (0 where it has none or it is not a number)."
+    v = getattr(est, "verbose", 0)
+    return int(v) if isinstance(v, (int, float, np.integer)) and not isinstance(v, bool) or v is True else 0
+
 # %% ../nbs/00_core.ipynb #40cca2e6
 class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     "Base of mlc_lit estimators: validation, targets (indicator or 1-D), and output formats."
@@ -299,14 +384,17 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         "Validate the hyper-parameters, `X` and `Y`, then call `_fit(X, Y, **fit_params)`; subclasses whose `fit` takes more (sample_weight) use this."
         self._validate_params()
         X = self._validate_X(X, reset=True)
-        self._fit(X, _encode_target(self, Y, X.shape[0]), **fit_params)
+        Y = _encode_target(self, Y, X.shape[0])
+        with compile_notice(f"{type(self).__name__}.fit", _verbosity(self)): self._fit(X, Y, **fit_params)
         return self
 
     def predict(self, X):
         "(n, K) 0/1 predictions in the dtype of the training `Y` (class labels for a 1-D target)."
         check_is_fitted(self)
         X = self._validate_X(X)
-        if self.target_type_ == "multilabel-indicator": return np.asarray(self._predict(X), dtype=self._y_dtype)
+        if self.target_type_ == "multilabel-indicator":
+            with compile_notice(f"{type(self).__name__}.predict", _verbosity(self)):
+                return np.asarray(self._predict(X), dtype=self._y_dtype)
         if len(self.classes_) == 1: return np.repeat(self.classes_, X.shape[0])
         if self.target_type_ == "binary": return self.classes_[np.asarray(self._predict(X))[:, 0].astype(int)]
         S = self._decision_function(X) if callable(getattr(type(self), "_decision_function", None)) else self._predict_proba(X)
@@ -316,7 +404,9 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         "(n, K) marginal probabilities P(y_k = 1) ((n, n_classes) for a 1-D target)."
         check_is_fitted(self)
-        P = np.asarray(self._predict_proba(self._validate_X(X)), dtype=np.float64)
+        X = self._validate_X(X)
+        with compile_notice(f"{type(self).__name__}.predict_proba", _verbosity(self)):
+            P = np.asarray(self._predict_proba(X), dtype=np.float64)
         if self.target_type_ == "multilabel-indicator": return P
         if len(self.classes_) == 1: return np.ones((P.shape[0], 1))
         if self.target_type_ == "binary": return np.column_stack([1 - P[:, 0], P[:, 0]])
