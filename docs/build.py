@@ -11,7 +11,11 @@ Quarto, which nbdev's own `nbdev-docs` needs, is not available here, so the site
    section with an anchor, in the page's table of contents and in the search index), Quarto cell
    options (`#| echo: false`, ...) become MyST-NB tags, and the root page gets the table of
    contents: every notebook in `nbs/` in file-name order, found by glob, so new notebooks appear
-   without editing anything.
+   without editing anything. Then the pages are linked (`resolve`): nbdev's backtick links point to
+   the documented name's section on whatever page it is (an undocumented name stays plain code),
+   every section gets an Index entry and a `source` link to `source/<module>.html#L-<line>`, a page
+   per exported module with its highlighted code (`source_pages`), and `reference.html` lists every
+   public name (`reference_page`).
 3. Sphinx + MyST-NB (execution off: notebooks are committed with their outputs) + Furo renders
    the HTML; `sphinx-mathjax-offline` ships MathJax with the site, so math needs no CDN.
 
@@ -38,9 +42,12 @@ STAGE = DOCS / "nbs"
 OUT = DOCS / "_build" / "html"
 PROC = ROOT / "_proc"
 
-# Sections of the sidebar, chosen by the notebook's number prefix (00_core -> 0, 01_x -> 1, ...).
-SECTIONS = [("Foundations", lambda n: n == 0), ("Papers", lambda n: 1 <= n <= 5),
+# Sections of the sidebar, in order: top-level notebooks chosen by their number prefix (00_core -> 0,
+# 01_x -> 1, ...), or a folder of nbs/ (a string). Folders not named here follow as their own sections.
+SECTIONS = [("Foundations", lambda n: n == 0), ("Guides", "guides"), ("Papers", lambda n: 1 <= n <= 5),
             ("Benchmarks and tools", lambda n: n >= 6)]
+SOURCE = "source"        # docs/nbs/source/<module>.md: each exported module's code, highlighted, with line anchors
+REFERENCE = "reference"  # the generated page listing every public name
 CALLOUTS = {"note": "note", "tip": "tip", "warning": "warning", "important": "important", "caution": "caution"}
 
 
@@ -235,14 +242,19 @@ def stage(proc: Path) -> list[tuple[str, str, int | None, str]]:
     "Write the MyST-NB sources into docs/nbs/; return (page, title, number, folder) in sidebar order."
     nbs = sorted(p.relative_to(proc) for p in proc.rglob("*.ipynb") if not any(s.startswith((".", "_")) for s in p.relative_to(proc).parts))
     nbs.sort(key=lambda r: (r.name != "index.ipynb" or len(r.parts) > 1, len(r.parts) > 1, str(r)))
-    pages, taken, files = [], set(), {}
+    pages, taken, files, html, page_of_nb = [], set(), {}, {}, {}
     for rel in nbs:
         raw = json.loads((proc / rel).read_text(encoding="utf-8"))
         name = _page_name(raw, rel, taken)
         nb, title = stage_notebook(proc / rel)
         files[name.with_suffix(".ipynb")] = nb
+        html[str(name)], page_of_nb[rel.as_posix()] = _nbdev_html(raw, rel), str(name)
         pages.append((str(name), title, _number(rel), str(rel.parent) if len(rel.parts) > 1 else ""))
-    toc = _toc(pages)
+    index = symbol_index()
+    docs = resolve(files, html, index, page_of_nb)
+    files[Path(REFERENCE + ".md")] = reference_page(docs, pages, index)
+    files.update(source_pages(page_of_nb))
+    toc = _toc(pages, reference=True)
     if Path("index.ipynb") in files: files[Path("index.ipynb")]["cells"].append(dict(_md_cell(toc), id="toc"))
     else: files[Path("index.md")] = "# mlc_lit\n\n" + "\n".join(f"- [{t}]({p}.ipynb)" for p, t, *_ in pages) + "\n\n" + toc
     for f in proc.rglob("*"):          # images and data files that notebooks reference by path
@@ -250,6 +262,206 @@ def stage(proc: Path) -> list[tuple[str, str, int | None, str]]:
         if f.is_file() and f.suffix != ".ipynb" and not any(s.startswith(".") for s in rel.parts): files[rel] = f.read_bytes()
     _sync(files)
     return pages
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Cross-references, source pages, index entries and the reference page (after every page is staged).
+
+_DOC_CELL = re.compile(r"^(?:\[source\]\((?P<url>[^)\s]*)\)\{[^}\n]*\}\s*\n+)?### (?P<name>\S+)\n\n```python\n(?P<kind>class|def) ", re.S)
+_XREF = re.compile(r"\[(?P<text>[^\]\n]*)\]\((?P<url>/[^)\s#]+\.html(?:#[^)\s]*)?)\)")
+_SRC_URL = re.compile(r"(?:.*/blob/[^/]+/|/?)(?P<path>[\w/]+\.py)#L(?P<line>\d+)$")   # nbdev's link to a line
+_PLACEHOLDER_SIG = re.compile(r"```python\nclass (?P<name>\w+)\(\n    \*args, \*\*kwargs\n\):\n```")
+
+
+def _config() -> dict:
+    import tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _lib_path() -> Path:
+    return ROOT / _config().get("tool", {}).get("nbdev", {}).get("lib_path", ROOT.name)
+
+
+def repository_url() -> str | None:
+    "The repository URL configured in pyproject.toml ([project.urls] Repository or Source), if any."
+    urls = _config().get("project", {}).get("urls", {})
+    return (urls.get("Repository") or urls.get("Source") or "").rstrip("/") or None
+
+
+def symbol_index() -> dict[str, str]:
+    "nbdev's index of exported names (`_modidx.py`) as {'boomer.html#boomerclassifier': 'mlc_lit.boomer.BoomerClassifier'}."
+    f = _lib_path() / "_modidx.py"
+    if not f.exists(): return {}
+    ns = {}
+    exec(f.read_text(encoding="utf-8"), ns)
+    return {v[0].lstrip("/"): qual for mod in ns["d"]["syms"].values() for qual, v in mod.items()}
+
+
+def _nbdev_html(raw: dict, rel: Path) -> str:
+    "The page name nbdev gives a notebook in its links (`output-file`, else the notebook's stem)."
+    src = "".join(raw["cells"][0]["source"]) if raw["cells"] and raw["cells"][0]["cell_type"] == "raw" else ""
+    m = re.search(r"^output-file:\s*(\S+?\.html)\s*$", src, flags=re.M)
+    return str(rel.parent / m.group(1)) if m else str(rel.with_suffix(".html"))
+
+
+def _label(key: str) -> str:
+    "The MyST target of a documented name, from nbdev's `page.html#anchor` key."
+    page, _, anchor = key.partition("#")
+    return "api-" + re.sub(r"[^\w.]+", "-", page[:-5] + "-" + anchor).lower()
+
+
+def _md_cells(nb: dict):
+    for c in nb["cells"]:
+        if c["cell_type"] == "markdown":
+            if isinstance(c["source"], list): c["source"] = "".join(c["source"])
+            yield c
+
+
+def documented(files: dict, html: dict) -> dict:
+    """Every name that has a `show_doc` section: {nbdev key: {'page', 'name', 'label', 'kind', 'summary'}}.
+
+    `html` maps each staged page (docs/nbs path without suffix) to nbdev's name for it."""
+    found = {}
+    for path, nb in files.items():
+        if not isinstance(nb, dict): continue
+        page = str(path.with_suffix(""))
+        for c in _md_cells(nb):
+            m = _DOC_CELL.match(c["source"])
+            if not m: continue
+            key = f"{html[page]}#{m['name'].lower()}"
+            summary = re.search(r"\n```\n\n\*(.+?)\*(?:\n|$)", c["source"])
+            found[key] = dict(page=page, name=m["name"], label=_label(key), kind=m["kind"],
+                              summary=summary.group(1).strip() if summary else "")
+    return found
+
+
+def _relative(target: str, page: str) -> str:
+    return os.path.relpath(target, start=os.path.dirname(page) or ".").replace(os.sep, "/")
+
+
+def real_signature(qual: str) -> str | None:
+    "`Name(params)` from `inspect.signature` of the object `qual` names (string annotations as written); None if unknown."
+    import importlib, inspect
+    mod, _, name = qual.rpartition(".")
+    try: obj = getattr(importlib.import_module(mod), name)
+    except Exception: return None
+    try: sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return "*args" if isinstance(obj, type) and issubclass(obj, BaseException) else None
+    parts, kinds, params = [], inspect.Parameter, list(sig.parameters.values())
+    for i, p in enumerate(params):
+        if p.kind == kinds.KEYWORD_ONLY and (i == 0 or params[i - 1].kind not in (kinds.KEYWORD_ONLY, kinds.VAR_POSITIONAL)):
+            parts.append("*")
+        ann = p.annotation
+        if ann is not p.empty:
+            ann = getattr(ann, "__forward_arg__", None) or (ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann)))
+        text = ("*" if p.kind == kinds.VAR_POSITIONAL else "**" if p.kind == kinds.VAR_KEYWORD else "") + p.name
+        if ann is not p.empty: text += f":{ann}"
+        if p.default is not p.empty: text += f"={p.default!r}"
+        parts.append(text)
+        if p.kind == kinds.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind != kinds.POSITIONAL_ONLY):
+            parts.append("/")
+    return ", ".join(parts)
+
+
+def _doc_cell(c: dict, key: str, info: dict, qual: str | None, page: str):
+    "A `show_doc` section with its index entry, its label, a link to the source on the site and a real signature."
+    m = _DOC_CELL.match(c["source"])
+    body, link = c["source"][m.start("name") - 4:], ""
+    src = _SRC_URL.match(m["url"] or "")
+    if src:
+        href = _relative(f"{SOURCE}/{src['path'][:-3]}.html", page) + f"#L-{src['line']}"
+        link = f'<a class="reference internal" href="{href}" style="float:right; font-size:smaller">source</a>\n\n'
+
+    sig = _PLACEHOLDER_SIG.search(body)
+    if sig and qual and (real := real_signature(qual)) is not None:
+        body = body.replace(sig.group(0), f"```python\nclass {sig['name']}(\n    {real}\n):\n```" if real else
+                            f"```python\nclass {sig['name']}()\n```", 1)
+    where = qual.rpartition(".")[0] if qual else page
+    entry = info["name"].replace(";", ",")
+    c["source"] = f"```{{index}} single: {entry} ({where})\n```\n\n{link}({info['label']})=\n" + body
+
+
+_NB_LINK = re.compile(r"\]\((?P<nb>[\w./-]+\.ipynb)(?P<anchor>#[^)\s]*)?\)")
+
+
+def xrefs(text: str, docs: dict, page: str = "", page_of_nb: dict | None = None) -> str:
+    """`text` with nbdev's links to documented names (`[`X`](/boomer.html#x)`) pointing to the name's section and
+    links to a notebook by file name (`01_taylor_boosting.ipynb`) to its page; a link to a name without a section
+    becomes its text (plain code), never a dead link."""
+    def xref(m):
+        t = docs.get(m["url"].lstrip("/").lower())
+        return f"[{m['text']}](#{t['label']})" if t else m["text"]
+    def nb_link(m):
+        rel = os.path.normpath(os.path.join(os.path.dirname(page), m["nb"])).replace(os.sep, "/")
+        if not page_of_nb or rel not in page_of_nb: return m.group(0)
+        return f"]({_relative(page_of_nb[rel], page)}.ipynb{m['anchor'] or ''})"
+    return _NB_LINK.sub(nb_link, _XREF.sub(xref, text))
+
+
+def resolve(files: dict, html: dict, index: dict | None = None, page_of_nb: dict | None = None) -> dict:
+    """Rewrite the staged pages in place: cross-references resolved (`xrefs`), and every `show_doc` section
+    gets an index entry, a label and a link to its source on the site. Returns `documented`."""
+    index = symbol_index() if index is None else index
+    docs = documented(files, html)
+    for path, nb in files.items():
+        if not isinstance(nb, dict): continue
+        page = str(path.with_suffix(""))
+        for c in _md_cells(nb):
+            if m := _DOC_CELL.match(c["source"]):
+                key = f"{html[page]}#{m['name'].lower()}"
+                _doc_cell(c, key, docs[key], index.get(key), page)
+            c["source"] = xrefs(c["source"], docs, page, page_of_nb)
+    return docs
+
+
+def reference_page(docs: dict, pages: list, index: dict) -> str:
+    "The reference page: every public documented name (no leading `_`, methods aside), its summary and its section."
+    titles = {p: t for p, t, *_ in pages}
+    out = ["# Reference\n", "Every public estimator, class and function, with the first line of its documentation; the name "
+           "links to its section in the chapter that explains it. The [index](genindex) lists every documented name, "
+           "methods included.\n"]
+    for page in [p for p, *_ in pages]:
+        rows = [(k, d) for k, d in docs.items() if d["page"] == page and "." not in d["name"] and not d["name"].startswith("_")]
+        if not rows: continue
+        mod = {index[k].rpartition(".")[0] for k, _ in rows if k in index}
+        out.append(f"## {titles[page]}\n")
+        if mod: out.append("Module " + ", ".join(f"`{m}`" for m in sorted(mod)) + "\n")
+        out.append("| name | kind | summary |\n|---|---|---|")
+        for k, d in rows:
+            kind = "class" if d["kind"] == "class" or d["name"][:1].isupper() else "function"
+            summary = xrefs(d["summary"], docs).replace("|", "\\|")
+            out.append(f"| [`{d['name']}`](#{d['label']}) | {kind} | {summary} |")
+        out.append("")
+    return "\n".join(out)
+
+
+# The line a `source` link points to (`#L-n`) gets its number highlighted.
+_TARGET_CSS = ('<style>.highlight a[id^="L-"]:target + a .linenos { background: #fde68a; color: #000; }'
+               ' .highlight a[id^="L-"] { scroll-margin-top: 4em; }</style>\n')
+
+
+def source_pages(html_of_nb: dict) -> dict:
+    "One page per exported module: its code highlighted (Pygments), each line anchored `#L-n`, linked to its notebook."
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+    lib, repo, files = _lib_path(), repository_url(), {}
+    branch = _config().get("tool", {}).get("nbdev", {}).get("branch", "main")
+    for f in sorted(lib.rglob("*.py")):
+        rel = f.relative_to(lib.parent)          # the path in the repository (the package sits at its root)
+        code = f.read_text(encoding="utf-8")
+        name = f"{SOURCE}/{f.relative_to(lib.parent).with_suffix('')}"
+        html = highlight(code, PythonLexer(), HtmlFormatter(linenos="inline", lineanchors="L", anchorlinenos=True,
+                                                           cssclass="highlight", wrapcode=True))
+        head = [f"---\norphan: true\n---\n\n# `{rel.as_posix()}`\n"]
+        nb = re.search(r"File to edit: \.\./nbs/(\S+?\.ipynb)", code)
+        if nb and nb.group(1) in html_of_nb:
+            head.append(f"Exported from the notebook `nbs/{nb.group(1)}`, explained on [its page]"
+                        f"({_relative(html_of_nb[nb.group(1)], name)}.ipynb).")
+        if repo: head.append(f"In the repository: <{repo}/blob/{branch}/{rel.as_posix()}>")
+        files[Path(name + ".md")] = "\n\n".join(head) + "\n\n```{raw} html\n" + _TARGET_CSS + html + "\n```\n"
+    return files
 
 
 def _sync(files: dict):
@@ -270,16 +482,18 @@ def _toctree(caption: str, names: list[str]) -> str:
     return "```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(names) + "\n```\n"
 
 
-def _toc(pages) -> str:
+def _toc(pages, reference: bool = False) -> str:
     "The sidebar's table of contents (hidden toctrees, one per section), for the root page."
-    groups = []
+    groups, named = [], {pick for _, pick in SECTIONS if isinstance(pick, str)}
     for caption, pick in SECTIONS:
-        names = [p for p, _, n, folder in pages if n is not None and pick(n)]
+        if isinstance(pick, str): names = [p for p, _, n, folder in pages if folder == pick]
+        else: names = [p for p, _, n, folder in pages if n is not None and not folder and pick(n)]
         if names: groups.append((caption, names))
     other = [p for p, _, n, folder in pages if n is None and p != "index" and not folder]
     if other: groups.append(("More", other))
-    for folder in sorted({f for *_, f in pages if f}):
+    for folder in sorted({f for *_, f in pages if f and f not in named}):
         groups.append((folder.replace("_", " ").capitalize(), [p for p, _, n, f in pages if f == folder]))
+    if reference: groups.append(("Reference", [REFERENCE]))
     return "\n".join(_toctree(c, names) for c, names in groups)
 
 

@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import sys
 import time
+from numbers import Integral
 
 import numba
 import numpy as np
@@ -16,9 +18,12 @@ import scipy.sparse as sp
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .binning import _check_binning, binned_head_row, binning_rows
-from .core import MultiLabelClassifier, check_memory, kernel, n_threads, numba_threads, spawn_seeds
+from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
+                          check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
+                          specialize)
 from .losses import (_complete_head, _decomposable_head, _example_wise_logistic_loss_row,
                             _example_wise_logistic_row, _label_wise_logistic_loss_row, _label_wise_logistic_row,
                             _squared_error_loss_row, _squared_error_row)
@@ -51,17 +56,16 @@ def _refresh_stats(loss, Y, S, stats, rows):
         _loss_row(loss, Y[n], S[n], stats[n, :K], stats[n, K:])
 
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
-@kernel()
-def _quality(v, mode, K, label, l2, scores, work):
-    "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
-    if mode == 2: return _complete_head(v[:K], v[K:], l2, scores, work), label
-    if mode == 4: return binned_head_row(v[:K], v[K:], l2, work, scores), label   # GBLB, paper 2
-    if mode == 0:                                       # closed form, summed over labels (no slicing: hot)
-        q = 0.0
-        for k in range(K):
-            d = v[K + k] + l2
-            if d > 0.0: q -= 0.5 * v[k] * v[k] / d
-        return q, label
+def _quality_decomposable(v, mode, K, label, l2, scores, work):
+    "Mode 0: the closed form, summed over labels (no slicing: hot)."
+    q = 0.0
+    for k in range(K):
+        d = v[K + k] + l2
+        if d > 0.0: q -= 0.5 * v[k] * v[k] / d
+    return q, label
+
+def _quality_single(v, mode, K, label, l2, scores, work):
+    "Modes 1 and 3: the best single label (`label` -2: the one with the largest |score|), from the diagonal (1) or the packed diagonal (3)."
     best_q, best_k, best_a = math.inf, -1, -1.0
     for k in range(K):
         d = (v[K + k] if mode == 1 else v[K + k * (k + 3) // 2]) + l2
@@ -71,6 +75,16 @@ def _quality(v, mode, K, label, l2, scores, work):
             if a > best_a: best_q, best_k, best_a = q, k, a
         elif q < best_q: best_q, best_k = q, k
     return best_q, best_k
+
+def _quality_complete(v, mode, K, label, l2, scores, work): return _complete_head(v[:K], v[K:], l2, scores, work), label
+def _quality_binned(v, mode, K, label, l2, scores, work): return binned_head_row(v[:K], v[K:], l2, work, scores), label  # paper 2
+
+@by_constant("mode", {0: _quality_decomposable, 1: _quality_single, 2: _quality_complete, 3: _quality_single,
+                      4: _quality_binned})
+def _quality(v, mode, K, label, l2, scores, work):
+    "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
+    return (_quality_decomposable, _quality_single, _quality_complete, _quality_single, _quality_binned)[mode](
+        v, mode, K, label, l2, scores, work)
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
 def _presort(X):
@@ -139,12 +153,13 @@ def _accumulate(acc, stats, i, wi, cols, all_cols):
 
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
-@kernel()
+@kernel(literal=("mode",))
 def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim):
     """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `best`/`best_v` if strictly better.
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
+    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     if cnt <= 0: return
     sample = False
     if tim is not None:
@@ -163,10 +178,11 @@ def _diff(out, a, b):
     for c in range(out.shape[0]): out[c] = a[c] - b[c]
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
-@kernel()
+@kernel(literal=("mode",))
 def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
                     total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim):
     "Best condition on feature `f` for the examples with `covered == level`; result in `best` = (q, thr, op, label, count); `tim` as in `_offer`."
+    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     tot[:] = total                                          # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
@@ -350,7 +366,12 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
             if covered[row[k]] == level and _cond_holds(val[k], thr, op): covered[row[k]] = level + 1
 
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
-def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
+def _default_head_impl(g, K, label, l2, work, head):
+    "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
+    if HEAD_MODE == 0: _decomposable_head(g[:K], g[K:], l2, head)
+    else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
+
+def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
                     scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False):
@@ -360,7 +381,9 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
     `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
     [search wall seconds, searches, summation seconds outside the search, update seconds].
     `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
-    label -2 in `_quality`) instead of the best quality; those searches take the general sweep."""
+    label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
+    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`)."""
+    mode = HEAD_MODE
     n, W = stats.shape
     single = mode == 1 or mode == 3
     _sample_instances(state, sampling, sample_size, w, perm_n)
@@ -371,7 +394,7 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
         if w[i] > 0:
             _accumulate(total, stats, i, float(w[i]), cols, True); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
-    nc, k_eff, m_eff, label, depth, rule_q = W, K, mode, -2 if abs_score and single else -1, 0, 0.0
+    nc, label, depth, rule_q = W, -2 if abs_score and single else -1, 0, 0.0
     F = perm_f.shape[0]
     while depth < max_conditions:
         for j in range(n_feat):                      # sample features without replacement
@@ -395,9 +418,14 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
                                            row_t)
                     if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
                         slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
-            else:
+            elif label < 0:                          # the rule's own head mode, on all W statistics
                 _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                                cols[:nc], nc == W, w, covered, depth, total[:nc], cnt, m_eff, k_eff, label, l2,
+                                cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
+                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
+                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+            else:                                    # a frozen single label (nominal feature): its two columns
+                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
+                                cols[:nc], False, w, covered, depth, total[:nc], cnt, 0, 1, label, l2,
                                 slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
                                 scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
             if slot_t is not None: slot_t[s, 3] += _clock() - ts
@@ -414,7 +442,7 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
             label = int(slot_best[best_s, 3])
             cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
             total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
-            nc, k_eff, m_eff = 2, 1, 0
+            nc = 2
         else:
             total[:nc] = slot_v[best_s, :nc]
     if depth == 0: return 0, -1, 0
@@ -427,14 +455,13 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
             rows_buf[m] = i; m += 1
             for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
-    if single:
+    if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
         d = tmp_full[cols[1]] + l2
         head[:] = 0.0
         head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
     else:
         if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
-        elif mode == 4: binned_head_row(tmp_full[:K], tmp_full[K:], l2, work[0], head)
-        else: _complete_head(tmp_full[:K], tmp_full[K:], l2, head, work[0])
+        else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
     one_label = single and mode == 1 and loss != 1   # label-wise loss, diagonal layout: only `label` changes
     for r in range(m):                               # update scores and statistics of the covered examples
@@ -452,8 +479,12 @@ def _grow_rule_impl(state, loss, mode, K, l2, shrinkage, sampling, sample_size, 
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
 
-_grow_rule = kernel()(_grow_rule_impl)
-_grow_rule_parallel = kernel(parallel=True)(_grow_rule_impl)
+@functools.cache
+def _grow_rule_kernel(mode: int, parallel: bool):
+    """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
+    modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs."""
+    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode))
 
 # %% ../nbs/01a_boomer.ipynb #6c8ed8b7
 def _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
@@ -541,8 +572,9 @@ class BoomerClassifier(MultiLabelClassifier):
         the example-wise loss.
     max_rules : int, default=1000
         Number of rules, the default rule included.
-    shrinkage : float, default=0.3
-        Learning rate η multiplying every head but the default rule's.
+    shrinkage : float > 0, default=0.3
+        Learning rate η multiplying every head but the default rule's. 0 is refused, as every step size
+        of every mlc_lit estimator is (the rules would never change the default rule's prediction).
     l2 : float, default=1.0
         L2 regularisation weight ω on the heads.
     instance_sampling : {'bootstrap', 'subsample', None}, default='bootstrap'
@@ -616,6 +648,16 @@ class BoomerClassifier(MultiLabelClassifier):
     IF x3 <= 0.51 AND x0 > 0.12 THEN (y2: +0.42)
     """
     _allow_nan = True
+    _parameter_constraints = {
+        "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise"})],
+        "head": [StrOptions({"auto", "single", "complete"})], "max_rules": [int_at_least(1)],
+        "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample"}), None],
+        "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
+        "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
+        "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise"})],
+        "nominal_features": ["array-like", None], "random_state": ["random_state"], "n_jobs": N_JOBS,
+        "verbose": ["verbose"], "diagnostics": ["boolean"],
+        "single_label": [StrOptions({"quality", "abs_score"})], "exact_binning": ["boolean"]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -642,7 +684,7 @@ class BoomerClassifier(MultiLabelClassifier):
         return self
 
     def _fit(self, X, Y):
-        cfg = _check_params(self, X.shape[1], Y.shape[1]); _check_options(self)
+        cfg = _kernel_config(self, X.shape[1], Y.shape[1])
         _fit_rules(self, X, Y, **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2)
 
     def _decision_function(self, X):
@@ -693,19 +735,11 @@ class BoomerClassifier(MultiLabelClassifier):
 
 # %% ../nbs/01a_boomer.ipynb #6421a64e
 def _n_sampled_features(spec, F):
-    "Number of features tried per refinement for `feature_sampling=spec`."
+    "Number of features tried per refinement for `feature_sampling=spec` (validated by `_parameter_constraints`)."
     if spec is None: return F
-    if isinstance(spec, str):
-        if spec != "log2": raise ValueError(f"feature_sampling must be 'log2', a float in (0, 1], an int >= 1 or None; got {spec!r}.")
-        return max(1, min(F, int(math.log2(F - 1) + 1) if F > 1 else 1))
-    if isinstance(spec, (bool, np.bool_)): raise TypeError("feature_sampling must not be a bool.")
-    if isinstance(spec, (int, np.integer)):
-        if spec < 1: raise ValueError(f"feature_sampling as an int must be >= 1; got {spec}.")
-        return min(F, int(spec))
-    if isinstance(spec, (float, np.floating)):
-        if not 0.0 < spec <= 1.0: raise ValueError(f"feature_sampling as a float must be in (0, 1]; got {spec}.")
-        return max(1, min(F, int(round(spec * F))))
-    raise TypeError(f"feature_sampling must be 'log2', a float, an int or None; got {type(spec).__name__}.")
+    if isinstance(spec, str): return max(1, min(F, int(math.log2(F - 1) + 1) if F > 1 else 1))
+    if isinstance(spec, Integral): return min(F, int(spec))
+    return max(1, min(F, int(round(spec * F))))
 
 def _nominal_mask(spec, F):
     mask = np.zeros(F, np.uint8)
@@ -719,36 +753,15 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
-def _check_params(est, F, K):
-    "Validate the hyper-parameters of `est`; return the kernel-level configuration."
-    if est.loss not in LOSSES: raise ValueError(f"loss must be one of {sorted(LOSSES)}; got {est.loss!r}.")
-    if est.head not in ("auto", "single", "complete"): raise ValueError(f"head must be 'auto', 'single' or 'complete'; got {est.head!r}.")
+def _kernel_config(est, F, K):
+    "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
-    if est.predictor not in ("auto", "label_wise", "example_wise"):
-        raise ValueError(f"predictor must be 'auto', 'label_wise' or 'example_wise'; got {est.predictor!r}.")
-    if not isinstance(est.max_rules, (int, np.integer)) or isinstance(est.max_rules, bool) or est.max_rules < 1:
-        raise ValueError(f"max_rules must be an int >= 1; got {est.max_rules!r}.")
-    for name in ("shrinkage", "l2"):
-        v = getattr(est, name)
-        if not isinstance(v, (int, float, np.number)) or not np.isfinite(v) or v < 0 or (name == "shrinkage" and v == 0):
-            raise ValueError(f"{name} must be a finite number {'> 0' if name == 'shrinkage' else '>= 0'}; got {v!r}.")
-    sampling = {"bootstrap": 1, "subsample": 2, None: 0}.get(est.instance_sampling, -1)
-    if sampling < 0: raise ValueError(f"instance_sampling must be 'bootstrap', 'subsample' or None; got {est.instance_sampling!r}.")
-    if est.label_binning not in (None, "equal_width"):
-        raise ValueError(f"label_binning must be None or 'equal_width'; got {est.label_binning!r}.")
+    sampling = {"bootstrap": 1, "subsample": 2, None: 0}[est.instance_sampling]
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
     return dict(loss=LOSSES[est.loss], mode=mode, sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
-
-# %% ../nbs/01a_boomer.ipynb #dbc79803
-def _check_options(est):
-    "Validate `single_label` and `exact_binning`, the two alternatives kept for comparison with the reference."
-    if not isinstance(est.single_label, str) or est.single_label not in ("quality", "abs_score"):
-        raise ValueError(f"single_label must be 'quality' or 'abs_score'; got {est.single_label!r}.")
-    if not isinstance(est.exact_binning, (bool, np.bool_)):
-        raise TypeError(f"exact_binning must be a bool; got {type(est.exact_binning).__name__}.")
 
 # %% ../nbs/01a_boomer.ipynb #0148b79f
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False):
@@ -765,8 +778,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
     g = stats.sum(axis=0)                               # the default rule: complete head on all examples
-    if mode == 4: binned_head_row(g[:K], g[K:], float(est.l2), work[0], head)
-    else: (_decomposable_head(g[:K], g[K:], est.l2, head) if mode < 2 else _complete_head(g[:K], g[K:], est.l2, head, work[0]))
+    default_head, grow = _grow_rule_kernel(mode, n_threads(est.n_jobs) > 1)
+    default_head(g, K, -1, float(est.l2), work[0], head)
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
     bufs = dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
@@ -776,13 +789,12 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None)
     seeds = spawn_seeds(est.random_state, est.max_rules)
-    grow = _grow_rule_parallel if n_threads(est.n_jobs) > 1 else _grow_rule
     sample_size = max(1, int(round(_SUBSAMPLE_FRACTION * n)))
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
-    t0, next_report = time.perf_counter(), 1
+    t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
-            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, mode, K, float(est.l2), float(est.shrinkage), sampling,
+            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
                                    sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
                                    stats, **bufs, abs_score=est.single_label == "abs_score")
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
@@ -792,7 +804,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
             heads.append((labels, head[labels].copy()))
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
-                el = time.perf_counter() - t0
+                el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
                 shares = ""
                 if diagnostics:
                     d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)

@@ -5,39 +5,197 @@
 # %% ../nbs/00_core.ipynb #2cbe4611
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
+import logging
 import os
+import sys
+import threading
+import time
 import types
 import warnings
 from contextlib import contextmanager
+from numbers import Integral, Real
 
 import numba
+from numba.core import types as nbtypes
+from numba.core.caching import FunctionCache
+from numba.core.registry import CPUDispatcher
+from numba.extending import overload
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['kernel', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
-           'InsufficientMemoryError', 'memory_budget', 'check_memory', 'MultiLabelClassifier']
+__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
+           'compile_seconds', 'compile_notice', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds',
+           'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
+           'int_at_least', 'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
-def _renamed(f, suffix: str):
-    "A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache)."
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + suffix, f.__defaults__, f.__closure__)
+def _renamed(f, suffix: str, constants: dict | None = None):
+    "A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants` added to its globals."
+    g = types.FunctionType(f.__code__, {**f.__globals__, **constants} if constants else f.__globals__, f.__name__ + suffix,
+                           f.__defaults__, f.__closure__)
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
-def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False):
-    "Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for guarded divisions in a loop LLVM should vectorise)."
-    jit = numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
-                     inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
-    return (lambda f: jit(_renamed(f, "_parallel"))) if parallel else jit
+def specialize(f, **constants):
+    """A copy of `f` that reads `constants` as globals. Numba compiles a global's value into the code and drops the
+    branches it rules out, so a kernel made from the copy compiles only the code of that value (and is cached apart)."""
+    return _renamed(f, "".join(f"_{k}{v}" for k, v in sorted(constants.items())), constants)
+
+def _forwarder(f, callee):
+    "A plain function with `f`'s parameters that returns `callee(<the same arguments>)`."
+    params = ", ".join(inspect.signature(f).parameters)
+    namespace = {"_callee": callee}
+    exec(f"def {f.__name__}({params}): return _callee({params})", namespace)
+    return namespace[f.__name__]
+
+def by_constant(param: str, impls: dict):
+    """Decorator: the function runs `impls[<value of param>]` (all of the same signature). Called from Python it
+    looks the value up at run time; inside a kernel, where `param` is a compile-time constant, only the chosen
+    implementation is compiled (a kernel that passes it on keeps it constant with `kernel(literal=(param,))`).
+    Each implementation is a kernel of its own, compiled once per argument types whatever the other constants."""
+    def decorate(f):
+        pos = list(inspect.signature(f).parameters).index(param)
+        kernels = {value: kernel()(impl) for value, impl in impls.items()}
+        def typer(*args):
+            t = args[pos]
+            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels: return None
+            return _forwarder(f, kernels[t.literal_value])
+        typer.__signature__ = inspect.signature(f)
+        overload(f, prefer_literal=True)(typer)
+        return f
+    return decorate
+
+@functools.cache
+def _package_stamp() -> str:
+    "SHA-256 of every module of the installed package: kernels call each other across modules."
+    import mlc_lit
+    h = hashlib.sha256()
+    for path in sorted(os.listdir(os.path.dirname(mlc_lit.__file__))):
+        if path.endswith(".py"):
+            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh: h.update(path.encode() + fh.read())
+    return h.hexdigest()
+
+class _KernelCache(FunctionCache):
+    "Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file)."
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file._source_stamp = (self._cache_file._source_stamp, _package_stamp())
+
+class _CompileWatch:
+    """Seconds spent compiling kernels — Numba's compilation, and writing or loading its cache — counting the
+    outermost kernel only (per thread), and the notice of a long one. `_Kernel.compile` calls it."""
+    def __init__(self):
+        self.seconds, self.notice, self._local, self._lock = 0.0, None, threading.local(), threading.Lock()
+
+    def on_start(self):
+        depth = getattr(self._local, "depth", 0)
+        self._local.depth = depth + 1
+        if depth == 0:
+            self._local.t0 = time.perf_counter()
+            if self.notice is not None: self.notice.started()
+
+    def on_end(self):
+        self._local.depth -= 1
+        if self._local.depth == 0:
+            dt = time.perf_counter() - self._local.t0
+            with self._lock: self.seconds += dt
+            if self.notice is not None: self.notice.stopped(dt)
+
+_watch = _CompileWatch()
+
+class _Kernel(CPUDispatcher):
+    """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
+    passed by a calling kernel lose their literal type, except for the parameters named in `literal`."""
+    _literal = frozenset()
+
+    def get_call_template(self, args, kws):
+        keep = self._literal
+        names = self._compiler.pysig.parameters
+        args = tuple(a if name in keep else nbtypes.unliteral(a) for a, name in zip(args, names))
+        return super().get_call_template(args, {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()})
+
+    def enable_caching(self): self._cache = _KernelCache(self.py_func)
+
+    def compile(self, sig):
+        if tuple(sig) in self.overloads: return super().compile(sig)    # nothing to do (a caller's type check)
+        _watch.on_start()
+        try: return super().compile(sig)
+        finally: _watch.on_end()
+
+def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False,
+           literal: tuple = ()):
+    """Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small
+    per-candidate one, `vectorize=True` for guarded divisions in a loop LLVM should vectorise, `literal`: names of
+    parameters whose constants are compiled in, one specialization per value)."""
+    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
+                   inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
+    def compile_lazily(f):
+        if numba.config.DISABLE_JIT: return f
+        disp = _Kernel(py_func=_renamed(f, "_parallel") if parallel else f, locals={}, targetoptions=options)
+        disp._literal = frozenset(literal)
+        disp.enable_caching()
+        return disp
+    return compile_lazily
+
+# %% ../nbs/00_core.ipynb #372840d3
+logger = logging.getLogger("mlc_lit")
+
+def compile_seconds() -> float:
+    "Seconds this process has spent compiling Numba kernels so far (subtract two readings to time a block)."
+    return _watch.seconds
+
+# %% ../nbs/00_core.ipynb #ec250570
+class _Notice:
+    "Says once, after `after` seconds of compiling inside a block, that `what` is compiling; then how long it took."
+    def __init__(self, what: str, verbose: int, after: float):
+        self.what, self.verbose, self.after, self.said, self.timer, self.total = what, verbose, after, False, None, 0.0
+
+    def _say(self, msg):
+        logger.info(msg)
+        if self.verbose: print(f"[mlc_lit] {msg}", file=sys.stderr, flush=True)
+
+    def started(self):
+        if self.said or self.timer is not None: return
+        self.timer = threading.Timer(self.after, self._first)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _first(self):
+        self.said = True
+        self._say(f"{self.what}: compiling its Numba kernels for this configuration; this happens once per "
+                  "machine (they are cached on disk), later fits start at once.")
+
+    def stopped(self, dt):
+        self.total += dt
+        if self.timer is not None and not self.said: self.timer.cancel(); self.timer = None
+
+@contextmanager
+def compile_notice(what: str, verbose: int = 0, after: float = 1.0):
+    """Within the block, a compilation of kernels that runs longer than `after` seconds is announced once, through
+    the `mlc_lit` logger (and on stderr when `verbose`); the block's compile seconds are logged at its end."""
+    with _watch._lock:
+        outer, notice = _watch.notice, _Notice(what, verbose, after)
+        if outer is None: _watch.notice = notice
+    if outer is not None:                               # nested (a chain fitting trees, a fold in a thread): the outer block speaks
+        yield outer; return
+    try: yield notice
+    finally:
+        _watch.notice = None
+        if notice.timer is not None: notice.timer.cancel()
+        if notice.said: notice._say(f"{what}: compiled in {notice.total:.1f} s.")
 
 # %% ../nbs/00_core.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):
@@ -144,6 +302,17 @@ def check_memory(n_bytes: float, what: str, hint: str = "") -> None:
         raise InsufficientMemoryError(f"{what} would need {_fmt_bytes(n_bytes)}, but the memory budget is "
                                       f"{_fmt_bytes(budget)}.{' ' + hint if hint else ''}")
 
+# %% ../nbs/00_core.ipynb #ad4a5ab5
+_INF = float("inf")
+POSITIVE = Interval(Real, 0, _INF, closed="neither")       # a finite number > 0 (step sizes, bandwidths)
+NON_NEGATIVE = Interval(Real, 0, _INF, closed="left")      # a finite number >= 0 (penalties)
+UNIT_INTERVAL = Interval(Real, 0, 1, closed="right")       # a fraction in (0, 1]
+N_JOBS = [None, Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left")]
+
+def int_at_least(k: int) -> Interval:
+    "The constraint 'an integer >= k'."
+    return Interval(Integral, k, None, closed="left")
+
 # %% ../nbs/00_core.ipynb #9d874291
 def _is_class_column(y):
     "An (n, 1) dense array holding anything but 0/1 is a class vector in disguise."
@@ -184,11 +353,17 @@ def _from_labels(est, P):
     "Map an (n, K) label-level output to the 1-D target's classes (binary: one column)."
     return P[:, 0] if est.target_type_ == "binary" else P
 
+def _verbosity(est) -> int:
+    "The estimator's `verbose` as an int (0 where it has none or it is not a number)."
+    v = getattr(est, "verbose", 0)
+    return int(v) if isinstance(v, (int, float, np.integer)) and not isinstance(v, bool) or v is True else 0
+
 # %% ../nbs/00_core.ipynb #40cca2e6
 class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     "Base of mlc_lit estimators: validation, targets (indicator or 1-D), and output formats."
     _allow_nan = False     # set True where NaN means "missing"
     _accept_sparse = True  # set False where only dense X is supported
+    _parameter_constraints: dict = {}  # {parameter: [constraints]}, checked at the start of `fit`
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -206,16 +381,20 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         return self._validate_and_fit(X, Y)
 
     def _validate_and_fit(self, X, Y, **fit_params):
-        "Validate `X` and `Y`, then call `_fit(X, Y, **fit_params)`; subclasses whose `fit` takes more (sample_weight) use this."
+        "Validate the hyper-parameters, `X` and `Y`, then call `_fit(X, Y, **fit_params)`; subclasses whose `fit` takes more (sample_weight) use this."
+        self._validate_params()
         X = self._validate_X(X, reset=True)
-        self._fit(X, _encode_target(self, Y, X.shape[0]), **fit_params)
+        Y = _encode_target(self, Y, X.shape[0])
+        with compile_notice(f"{type(self).__name__}.fit", _verbosity(self)): self._fit(X, Y, **fit_params)
         return self
 
     def predict(self, X):
         "(n, K) 0/1 predictions in the dtype of the training `Y` (class labels for a 1-D target)."
         check_is_fitted(self)
         X = self._validate_X(X)
-        if self.target_type_ == "multilabel-indicator": return np.asarray(self._predict(X), dtype=self._y_dtype)
+        if self.target_type_ == "multilabel-indicator":
+            with compile_notice(f"{type(self).__name__}.predict", _verbosity(self)):
+                return np.asarray(self._predict(X), dtype=self._y_dtype)
         if len(self.classes_) == 1: return np.repeat(self.classes_, X.shape[0])
         if self.target_type_ == "binary": return self.classes_[np.asarray(self._predict(X))[:, 0].astype(int)]
         S = self._decision_function(X) if callable(getattr(type(self), "_decision_function", None)) else self._predict_proba(X)
@@ -225,7 +404,9 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         "(n, K) marginal probabilities P(y_k = 1) ((n, n_classes) for a 1-D target)."
         check_is_fitted(self)
-        P = np.asarray(self._predict_proba(self._validate_X(X)), dtype=np.float64)
+        X = self._validate_X(X)
+        with compile_notice(f"{type(self).__name__}.predict_proba", _verbosity(self)):
+            P = np.asarray(self._predict_proba(X), dtype=np.float64)
         if self.target_type_ == "multilabel-indicator": return P
         if len(self.classes_) == 1: return np.ones((P.shape[0], 1))
         if self.target_type_ == "binary": return np.column_stack([1 - P[:, 0], P[:, 0]])

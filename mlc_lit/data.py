@@ -19,7 +19,8 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_datasets', 'load_svmlight', 'make_boomer_synthetic']
+__all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_datasets', 'load_svmlight', 'make_boomer_synthetic',
+           'iterative_stratification', 'iterative_train_test_split', 'IterativeStratifiedKFold']
 
 # %% ../nbs/00a_data.ipynb #7dcdb596
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
@@ -517,21 +518,58 @@ def list_datasets(data_dir) -> list[str]:
     return out
 
 # %% ../nbs/00a_data.ipynb #b510dbd2
-def load_svmlight(path, n_features: int | None = None, n_labels: int | None = None, *, zero_based: bool = False):
-    """Read a multi-label svmlight file (`l1,l2 idx:val ...`; labels 0-based, features 1-based unless
-    `zero_based`). Returns `(X, Y, meta)`: X a CSR float64 matrix, Y an (n, K) int8 0/1 array."""
+_XC_HEADER = re.compile(r"(\d+)\s+(\d+)\s+(\d+)")          # n_examples n_features n_labels
+_PAIRS = re.compile(r"(?:[^\s:]+:[^\s:]+(?:\s+|$))*")        # idx:val idx:val ... (one colon each)
+
+def _split_labels(s: str) -> tuple[str, str]:
+    "Split an example line into its label list and its features; `0, 2 1:0.5` (a space after a comma) is one list."
+    parts = s.split(None, 1)
+    if ":" in parts[0]: return "", s
+    head, feats = parts[0], parts[1] if len(parts) > 1 else ""
+    while feats and ":" not in feats.split(None, 1)[0] and (head.endswith(",") or feats.startswith(",")):
+        more = feats.split(None, 1)
+        head, feats = head + more[0], more[1] if len(more) > 1 else ""
+    return head, feats
+
+def _bad_pair(path, line_no: int, s: str, feats: str, first: bool):
+    "The error for a line whose features are not all `index:value`: name the token (and a misplaced header)."
+    tok = next(t for t in feats.split() if t.count(":") != 1 or t[0] == ":" or t[-1] == ":")
+    hint = ("; a header line `n_examples n_features n_labels` may only be the first line of the file"
+            if _XC_HEADER.fullmatch(s) and not first else "")
+    return ValueError(f"{path}, line {line_no}: {tok!r} is not a feature 'index:value'{hint}")
+
+def load_svmlight(path, n_features: int | None = None, n_labels: int | None = None, *, zero_based: bool | None = None):
+    """Read a multi-label svmlight file: per example `l1,l2,... idx:val idx:val ...`, labels 0-based,
+    features 1-based unless `zero_based`. Returns `(X, Y, meta)`: X a CSR float64 matrix, Y an (n, K) int8 0/1 array.
+
+    A first line of three integers is the Extreme Classification Repository's header `n_examples n_features
+    n_labels` (no example line can look like that): features are then 0-based unless `zero_based=False`, and
+    the rows must agree with the header — their number, feature ids below n_features, label ids below n_labels —
+    or the error names the line. `n_features`/`n_labels` passed as well must equal the header's. A file without
+    examples or header is refused, as an empty ARFF file is."""
     path = os.fspath(path)
-    labs, lab_counts, toks, counts, nums = [], [], [], [], []
+    labs, lab_counts, toks, counts, nums, header = [], [], [], [], [], None
     for i, line in enumerate(_read_text(path).splitlines()):
         s = line.split("#", 1)[0].strip()
         if not s: continue
-        parts = s.split(None, 1)
-        head, feats = ("", s) if ":" in parts[0] else (parts[0], parts[1] if len(parts) > 1 else "")
+        if header is None and not nums and _XC_HEADER.fullmatch(s):
+            header = (i + 1, *map(int, s.split())); continue
+        head, feats = _split_labels(s)
+        if feats and not _PAIRS.fullmatch(feats): raise _bad_pair(path, i + 1, s, feats, header is None and not nums)
         ls = [v for v in head.split(",") if v.strip()]
         t = feats.replace(":", " ").split()
-        if len(t) % 2: raise ValueError(f"{path}, line {i + 1}: a feature is not 'index:value'")
         labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(i + 1)
     n = len(nums)
+    if header is None and n == 0: raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
+    if zero_based is None: zero_based = header is not None
+    if header is not None:
+        h, n_h, f_h, k_h = header
+        for given, declared, what in ((n_features, f_h, "n_features"), (n_labels, k_h, "n_labels")):
+            if given is not None and given != declared:
+                raise ValueError(f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed")
+        if n > n_h: raise ValueError(f"{path}, line {nums[n_h]}: example {n_h + 1}, but the header (line {h}) declares {n_h} examples")
+        if n < n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
+        n_features, n_labels = f_h, k_h
     lrow, frow = np.repeat(np.arange(n), lab_counts), np.repeat(np.arange(n), counts)
     lab = _ints(labs, lambda e: f"{path}, line {nums[lrow[e]]}", "label id")
     att = _ints(toks[0::2], lambda e: f"{path}, line {nums[frow[e]]}", "feature index") - (0 if zero_based else 1)
@@ -547,7 +585,10 @@ def load_svmlight(path, n_features: int | None = None, n_labels: int | None = No
     Y = np.zeros((n, K), np.int8)
     Y[lrow, lab] = 1
     X = sp.csr_matrix((val, (frow, att)), shape=(n, F), dtype=np.float64)
-    if X.nnz != len(val): raise ValueError(f"{path}: a feature index appears twice in one line")
+    if X.nnz != len(val):
+        o = np.lexsort((att, frow))
+        dup = o[1:][(frow[o[1:]] == frow[o[:-1]]) & (att[o[1:]] == att[o[:-1]])][0]
+        raise ValueError(f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice")
     X.eliminate_zeros()
     X.sort_indices()
     off = 0 if zero_based else 1
@@ -629,3 +670,89 @@ def make_boomer_synthetic(kind: str = "marginal_independence", n: int = 10000, s
     S = H.copy()
     if _SYNTHETIC_KINDS[str(kind).lower().replace("-", "_").replace(" ", "_")] == "one_error": S[:, 0] ^= 1
     return X, Y, {"hamming": H, "subset": S}
+
+# %% ../nbs/00a_data.ipynb #6ddf88b3
+from sklearn.model_selection import BaseCrossValidator
+from sklearn.utils import check_random_state
+
+from .core import check_Y
+
+# %% ../nbs/00a_data.ipynb #452a4a4c
+def _tie_breaks(random_state, n: int, n_labels: int, k: int):
+    "Random choices drawn up front: dealing order of the examples, fold preference per example, label order."
+    rng = check_random_state(random_state)
+    rank = np.empty(n, dtype=np.int64)
+    rank[rng.permutation(n)] = np.arange(n)
+    return rank, rng.random_sample((n, k)), rng.permutation(n_labels)
+
+def _proportions(n_folds, proportions) -> np.ndarray:
+    "Shares r_j of the folds: given, or k equal ones."
+    if proportions is None:
+        if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+            raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}.")
+        return np.full(int(n_folds), 1.0 / n_folds)
+    r = np.asarray(proportions, dtype=np.float64)
+    if r.ndim != 1 or r.size < 2 or not np.all(np.isfinite(r)) or np.any(r <= 0):
+        raise ValueError(f"proportions must be at least two positive numbers, got {proportions!r}.")
+    return r / r.sum()
+
+# %% ../nbs/00a_data.ipynb #de446356
+def iterative_stratification(Y, n_folds: int = 5, *, proportions=None, random_state=None) -> np.ndarray:
+    """Fold (0 .. k-1) of each example such that every label's examples are shared out over the folds in
+    proportion, rarest labels first (Sechidis et al. 2011, Algorithm 1). `Y`: 0/1 matrix (dense, sparse or a
+    DataFrame); `n_folds`: number of equal folds, unless `proportions` gives the folds' shares (e.g.
+    `(0.75, 0.25)`); `random_state` (int, RandomState or None) seeds the dealing order and the ties."""
+    Y = check_Y(Y, accept_sparse=True)
+    r = _proportions(n_folds, proportions)
+    n, L, k = Y.shape[0], Y.shape[1], r.size
+    if n < k: raise ValueError(f"Cannot share {n} examples out over {k} folds.")
+    Yr = sp.csr_matrix(Y); Yc = Yr.tocsc()
+    rank, tie, label_order = _tie_breaks(random_state, n, L, k)
+    remaining = np.diff(Yc.indptr).astype(np.int64)       # examples of each label not dealt yet
+    want_l = remaining[:, None] * r[None, :]               # c_j^l
+    want = n * r                                           # c_j
+    fold, done = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+    def deal(i, wants):
+        best = np.flatnonzero(wants == wants.max())
+        if best.size > 1: best = best[want[best] == want[best].max()]
+        j = best[np.argmax(tie[i, best])]
+        labels = Yr.indices[Yr.indptr[i]:Yr.indptr[i + 1]]
+        fold[i], done[i] = j, True
+        want_l[labels, j] -= 1; remaining[labels] -= 1; want[j] -= 1
+    while (left := remaining > 0).any():
+        rarest = np.flatnonzero(left & (remaining == remaining[left].min()))
+        l = rarest[np.argmin(label_order[rarest])]
+        ex = Yc.indices[Yc.indptr[l]:Yc.indptr[l + 1]]
+        for i in ex[~done[ex]][np.argsort(rank[ex[~done[ex]]])]: deal(i, want_l[l])
+    for i in np.flatnonzero(~done)[np.argsort(rank[~done])]: deal(i, want)
+    return fold
+
+# %% ../nbs/00a_data.ipynb #ec868a34
+def _take(A, idx):
+    "Rows `idx` of an array, sparse matrix or pandas object."
+    return A.iloc[idx] if hasattr(A, "iloc") else (A[idx] if sp.issparse(A) else np.asarray(A)[idx])
+
+def iterative_train_test_split(X, Y, test_size: float = 0.25, *, random_state=None):
+    """`X_train, X_test, Y_train, Y_test` with each label's examples split `1 - test_size` : `test_size` by
+    `iterative_stratification` seeded with `random_state`. `X` and `Y` may be arrays, sparse matrices or
+    pandas objects (rows taken with `.iloc`)."""
+    if not 0 < test_size < 1: raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}.")
+    rows = [A.shape[0] if hasattr(A, "shape") else len(A) for A in (X, Y)]
+    if rows[0] != rows[1]: raise ValueError(f"X and Y have different numbers of rows: {rows[0]} and {rows[1]}.")
+    fold = iterative_stratification(Y, proportions=(1 - test_size, test_size), random_state=random_state)
+    train, test = np.flatnonzero(fold == 0), np.flatnonzero(fold == 1)
+    return _take(X, train), _take(X, test), _take(Y, train), _take(Y, test)
+
+class IterativeStratifiedKFold(BaseCrossValidator):
+    """`n_splits` folds by `iterative_stratification` (seeded with `random_state`; an int gives the same folds on
+    every call): a scikit-learn splitter whose `split(X, y)` takes the label matrix as `y`."""
+    def __init__(self, n_splits: int = 5, *, random_state=None):
+        _proportions(n_splits, None)
+        self.n_splits, self.random_state = n_splits, random_state
+
+    def split(self, X, y=None, groups=None):
+        if y is None: raise ValueError("IterativeStratifiedKFold needs the label matrix: split(X, y).")
+        fold = iterative_stratification(y, self.n_splits, random_state=self.random_state)
+        for j in range(self.n_splits): yield np.flatnonzero(fold != j), np.flatnonzero(fold == j)
+
+    def get_n_splits(self, X=None, y=None, groups=None): return self.n_splits

@@ -11,9 +11,11 @@ import numpy as np
 import scipy.sparse as sp
 from numba import prange
 
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .core import MultiLabelClassifier, check_memory, csr_arrays, kernel, n_threads, numba_threads, spawn_seeds
+from .core import (N_JOBS, MultiLabelClassifier, check_memory, csr_arrays, int_at_least, kernel, n_threads,
+                          numba_threads, spawn_seeds)
 
 # %% auto #0
 __all__ = ['n_pairs', 'full_votes', 'votes_to_labels', 'votes_to_ranking', 'qweighted_game', 'qweighted_votes',
@@ -328,9 +330,43 @@ def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=8
     return (top if mode == "qweighted" else labels), n_eval
 
 # %% ../nbs/04_qweighted.ipynb #ed58d0a0
-def _check_epochs(epochs):
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-        raise ValueError(f"epochs must be a positive integer, got {epochs!r}.")
+_PERCEPTRON_CONSTRAINTS = {"epochs": [int_at_least(1)], "shuffle": ["boolean"], "scale": ["boolean"],
+                           "random_state": ["random_state"], "n_jobs": N_JOBS}
+
+def _scaling(X):
+    """Per-feature `(max_abs, mean, std)` such that `(X / max_abs - mean) / std` has mean 0 and variance 1.
+
+    Sparse X is only divided (mean 0 here: centring would fill it). A constant feature keeps std 1. Everything
+    is computed after dividing by each feature's largest |value|, so values near the float64 limit do not overflow."""
+    m = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) else np.abs(X).max(axis=0)
+    m = np.where(m > 0, m, 1.0)
+    if sp.issparse(X):
+        Z = X @ sp.diags(1.0 / m)
+        mean, sq = np.asarray(Z.mean(axis=0)).ravel(), np.asarray(Z.multiply(Z).mean(axis=0)).ravel()
+        std, mean = np.sqrt(np.maximum(sq - mean ** 2, 0.0)), np.zeros_like(mean)
+    else:
+        Z = X / m
+        mean, std = Z.mean(axis=0), Z.std(axis=0)
+    return m, mean, np.where(std > 1e-12, std, 1.0)
+
+def _scaled(X, m, mean, std):
+    "X standardised by `_scaling`'s statistics (CSR stays CSR)."
+    return X @ sp.diags(1.0 / (m * std)) if sp.issparse(X) else np.ascontiguousarray((X / m - mean) / std)
+
+def _unscale_weights(W, m, mean, std):
+    "Weights (last column the bias) on standardised features -> the same scores on the features as given."
+    out = np.empty_like(W)
+    out[:, :-1] = W[:, :-1] / m / std
+    out[:, -1] = W[:, -1] - W[:, :-1] @ (mean / std)
+    return out
+
+def _train(est, X, Y, calib_only=False):
+    "Train the pairwise (or calibration) perceptrons of `est` on X, standardised first when `est.scale`."
+    order = _epoch_order(X.shape[0], int(est.epochs), est.shuffle, est.random_state)
+    if not est.scale: return train_pairwise(X, Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
+    stats = _scaling(X)
+    W = train_pairwise(_scaled(X, *stats), Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
+    return _unscale_weights(W, *stats)
 
 class CalibratedPairwiseClassifier(MultiLabelClassifier):
     """Calibrated pairwise multilabel perceptrons (CMLPP) with full or QWeighted voting.
@@ -349,6 +385,11 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
         Passes of each perceptron over its training examples.
     shuffle : bool, default=False
         Visit the training rows in a seeded random order per epoch instead of in order.
+    scale : bool, default=True
+        Train on standardised features (each centred and divided by its standard deviation; sparse X only
+        divided, to stay sparse). Perceptrons are sensitive to scale: on features with large offsets or very
+        different ranges they can do worse than predicting no label at all. The learned weights are mapped
+        back, so `coef_` applies to the features as given. False trains on X as it comes (the paper's setting).
     random_state : int, RandomState or None, default=None
         Seed of the row order when `shuffle=True`.
     n_jobs : int or None, default=None
@@ -374,18 +415,14 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
     >>> clf.predict(X).tolist()
     [[0, 1], [1, 0], [1, 1], [0, 0]]
     """
-    def __init__(self, *, voting="qweighted2", epochs=2, shuffle=False, random_state=None, n_jobs=None):
-        self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = voting, epochs, shuffle, random_state, n_jobs
+    _parameter_constraints = {"voting": [StrOptions({"qweighted2", "qweighted1", "full"})], **_PERCEPTRON_CONSTRAINTS}
 
-    def _check_params(self):
-        if self.voting not in ("qweighted2", "qweighted1", "full"):
-            raise ValueError(f"voting must be 'qweighted2', 'qweighted1' or 'full', got {self.voting!r}.")
-        _check_epochs(self.epochs)
+    def __init__(self, *, voting="qweighted2", epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
+        self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = voting, epochs, shuffle, random_state, n_jobs
+        self.scale = scale
 
     def _fit(self, X, Y):
-        self._check_params()
-        order = _epoch_order(X.shape[0], int(self.epochs), self.shuffle, self.random_state)
-        self.coef_ = train_pairwise(X, Y, epochs=int(self.epochs), order=order, n_jobs=self.n_jobs)
+        self.coef_ = _train(self, X, Y)
 
     def _predict(self, X):
         if self.voting == "full":
@@ -402,11 +439,13 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
 
     def predict_ranking(self, X):
         "Full max-wins ranking of the n+1 classes per instance: column indices of `Y`, λ0 as -1, best first."
-        return votes_to_ranking(full_votes(self.coef_, self._check_fitted_X(X), n_jobs=self.n_jobs))
+        X = self._check_fitted_X(X)                # before reading coef_: unfitted -> NotFittedError
+        return votes_to_ranking(full_votes(self.coef_, X, n_jobs=self.n_jobs))
 
     def predict_top(self, X):
         "Top label (column index of `Y`) per instance by multiclass QWeighted, λ0 ignored; sets `n_evaluations_`."
-        top, ev = qweighted_votes(self.coef_, self._check_fitted_X(X), mode="qweighted", n_jobs=self.n_jobs)
+        X = self._check_fitted_X(X)
+        top, ev = qweighted_votes(self.coef_, X, mode="qweighted", n_jobs=self.n_jobs)
         self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
         return top
 
@@ -421,23 +460,29 @@ class BinaryRelevancePerceptron(MultiLabelClassifier):
     Parameters
     ----------
     epochs : int, default=2
+        Passes of each perceptron over the training examples.
     shuffle : bool, default=False
+        Visit the training rows in a seeded random order per epoch instead of in order.
+    scale : bool, default=True
+        Standardise the features first, as `CalibratedPairwiseClassifier` does.
     random_state : int, RandomState or None, default=None
+        Seed of the row order when `shuffle=True`.
     n_jobs : int or None, default=None
+        Threads for training (labels are split across threads); the model does not depend on it.
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_labels, n_features + 1)
         Weights (last column: bias); a positive score means relevant.
     """
-    def __init__(self, *, epochs=2, shuffle=False, random_state=None, n_jobs=None):
-        self.epochs, self.shuffle, self.random_state, self.n_jobs = epochs, shuffle, random_state, n_jobs
+    _parameter_constraints = _PERCEPTRON_CONSTRAINTS
+
+    def __init__(self, *, epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
+        self.epochs, self.shuffle, self.random_state, self.n_jobs, self.scale = epochs, shuffle, random_state, n_jobs, scale
 
     def _fit(self, X, Y):
-        _check_epochs(self.epochs)
-        order = _epoch_order(X.shape[0], int(self.epochs), self.shuffle, self.random_state)
         # calibration rows vote for λ0 when positive: flip the sign so that positive means relevant
-        self.coef_ = -train_pairwise(X, Y, epochs=int(self.epochs), order=order, calib_only=True, n_jobs=self.n_jobs)
+        self.coef_ = -_train(self, X, Y, calib_only=True)
 
     def _decision_function(self, X):
         return np.asarray(X @ self.coef_[:, :-1].T) + self.coef_[:, -1]

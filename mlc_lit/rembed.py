@@ -14,9 +14,10 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit
+from sklearn.utils._param_validation import StrOptions
 
-from .core import (MultiLabelClassifier, check_X, check_Y, check_memory, csr_arrays, kernel, numba_threads,
-                          parallel_map, spawn_seeds)
+from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, MultiLabelClassifier, check_X, check_Y, check_memory,
+                          csr_arrays, int_at_least, kernel, numba_threads, parallel_map, spawn_seeds)
 
 # %% auto #0
 __all__ = ['Embedding', 'randomized_embedding', 'f1_inference', 'RandomizedEmbeddingClassifier', 'SmoothLinkClassifier',
@@ -24,8 +25,18 @@ __all__ = ['Embedding', 'randomized_embedding', 'f1_inference', 'RandomizedEmbed
 
 # %% ../nbs/05_rembed.ipynb #71b99fe7
 def _ridge_penalty(X, l2: float) -> float:
-    "The trace-relative ridge penalty λ = `l2` · tr(XᵀX) / d (tr(XᵀX) is the squared Frobenius norm)."
-    sq = float(X.multiply(X).sum()) if sp.issparse(X) else float(np.vdot(X, X))
+    """The trace-relative ridge penalty λ = `l2` · tr(XᵀX) / d (tr(XᵀX) is the squared Frobenius norm).
+
+    X whose squared norm overflows float64 is refused: every product of the embedding would overflow too."""
+    v = X.data if sp.issparse(X) else X
+    with np.errstate(over="ignore"):
+        sq = float(np.vdot(v, v))
+        if not np.isfinite(sq):                # the squares overflow: is the sum itself representable?
+            s = float(np.abs(v).max())
+            sq = s * s * float(np.vdot(v / s, v / s))
+    if not np.isfinite(sq):
+        raise ValueError(f"X is too large for float64: the sum of its squared values overflows (largest |x| = {s:.3g}); "
+                         "rescale the features, e.g. divide each by its largest |value|.")
     return l2 * max(sq, np.finfo(float).tiny) / X.shape[1]
 
 # %% ../nbs/05_rembed.ipynb #11e320eb
@@ -353,6 +364,14 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     >>> clf.predict(X[:2]).shape
     (2, 3)
     """
+    _parameter_constraints = {
+        "rank": [int_at_least(1), StrOptions({"spectral90"})], "oversample": [int_at_least(0)], "n_iter": [int_at_least(0)],
+        "n_random_features": [int_at_least(0)], "kernel": [StrOptions({"gaussian", "cauchy", "student"})],
+        "nu": [POSITIVE], "bandwidth": [POSITIVE], "l2": [POSITIVE], "l2_link": [POSITIVE, None],
+        "loss": [StrOptions({"squared", "logistic"})], "inference": [StrOptions({"example", "class_f1"})],
+        "fit_intercept": ["boolean"], "max_iter": [int_at_least(1)], "tol": [NON_NEGATIVE],
+        "solver": [StrOptions({"auto", "cholesky", "cg"})], "random_state": ["random_state"], "n_jobs": N_JOBS}
+
     def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, n_random_features=1000,
                  kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1, loss="squared",
                  inference="example", fit_intercept=True, max_iter=100, tol=1e-5, solver="auto",
@@ -363,26 +382,14 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         self.solver, self.random_state, self.n_jobs = solver, random_state, n_jobs
 
 # %% ../nbs/05_rembed.ipynb #0ba123c9
-def _check_params(self, n_labels: int) -> int:
-    "Validate the hyper-parameters; return the rank to use."
-    if self.kernel not in ("gaussian", "cauchy", "student"):
-        raise ValueError(f"kernel must be 'gaussian', 'cauchy' or 'student', got {self.kernel!r}.")
-    if self.kernel == "student" and not self.nu > 0: raise ValueError(f"nu must be positive, got {self.nu!r}.")
-    if self.loss not in ("squared", "logistic"): raise ValueError(f"loss must be 'squared' or 'logistic', got {self.loss!r}.")
-    if self.inference not in ("example", "class_f1"):
-        raise ValueError(f"inference must be 'example' or 'class_f1', got {self.inference!r}.")
-    if not (self.bandwidth > 0 and self.l2 > 0 and (self.l2_link is None or self.l2_link > 0)):
-        raise ValueError("bandwidth, l2 and l2_link must be positive.")
-    if int(self.n_random_features) != self.n_random_features or self.n_random_features < 0:
-        raise ValueError(f"n_random_features must be a non-negative integer, got {self.n_random_features!r}.")
-    if isinstance(self.rank, str):
-        if self.rank != "spectral90": raise ValueError(f"rank must be an int or 'spectral90', got {self.rank!r}.")
-        return None
-    if isinstance(self.rank, bool) or not isinstance(self.rank, (int, np.integer)) or not 1 <= self.rank <= n_labels:
+def _rank(self, n_labels: int) -> int | None:
+    "The rank to use (None: 'spectral90'); the parameters' types and ranges are validated by `fit` already."
+    if isinstance(self.rank, str): return None
+    if not self.rank <= n_labels:
         raise ValueError(f"rank must be an integer between 1 and the number of labels ({n_labels}) or 'spectral90', got {self.rank!r}.")
     return int(self.rank)
 
-RandomizedEmbeddingClassifier._check_params = _check_params
+RandomizedEmbeddingClassifier._rank = _rank
 
 # %% ../nbs/05_rembed.ipynb #fe9ce431
 def _with_intercept(X):
@@ -412,7 +419,7 @@ def _fit_link(self, X, Y, seed):
     return self
 
 def _fit(self, X, Y):
-    rank = self._check_params(Y.shape[1])
+    rank = self._rank(Y.shape[1])
     self.rank_ = _spectral_rank(Y) if rank is None else rank
     seeds = spawn_seeds(self.random_state, 2)
     self.embedding_ = randomized_embedding(_with_intercept(X) if self.fit_intercept else X, Y, self.rank_,
@@ -464,7 +471,6 @@ class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
         self.max_iter, self.tol, self.solver, self.random_state, self.n_jobs = max_iter, tol, solver, random_state, n_jobs
 
     def _fit(self, X, Y):
-        self._check_params(Y.shape[1])
         c, seeds = Y.shape[1], spawn_seeds(self.random_state, 2)
         Xa = _with_intercept(X) if self.fit_intercept else X
         ridge = _RidgeSolver(Xa, _ridge_penalty(Xa, self.l2), self.solver, n_jobs=self.n_jobs)

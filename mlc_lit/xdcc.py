@@ -6,14 +6,19 @@
 from __future__ import annotations
 
 import numbers
+import sys
 import time
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from numba import prange
 from sklearn.model_selection import check_cv
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .core import MultiLabelClassifier, csr_arrays, kernel, n_threads, numba_threads, spawn_seeds
+from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
+                          int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
 from .losses import label_wise_logistic
 
 # %% auto #0
@@ -419,20 +424,14 @@ def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
             np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
 
 # %% ../nbs/03_xdcc.ipynb #6b24f8d3
-def _check_params(est):
-    "Validate hyper-parameters with messages that name them."
-    if est.split not in SPLITS: raise ValueError(f"split must be one of {SPLITS}, got {est.split!r}.")
-    if est.tree_method not in ("hist", "exact"): raise ValueError(f"tree_method must be 'hist' or 'exact', got {est.tree_method!r}.")
-    if est.mcw_mode not in ("per_label", "min_label"): raise ValueError(f"mcw_mode must be 'per_label' or 'min_label', got {est.mcw_mode!r}.")
-    for name in ("n_estimators", "max_depth"):
-        v = getattr(est, name)
-        if not isinstance(v, (int, np.integer)) or v < 0: raise ValueError(f"{name} must be an integer >= 0, got {v!r}.")
-    if not (isinstance(est.max_bins, (int, np.integer)) and 2 <= est.max_bins <= 65000):
-        raise ValueError(f"max_bins must be an integer in [2, 65000], got {est.max_bins!r}.")
-    for name in ("subsample", "colsample"):
-        if not 0.0 < getattr(est, name) <= 1.0: raise ValueError(f"{name} must be in (0, 1], got {getattr(est, name)!r}.")
-    for name in ("learning_rate", "reg_lambda", "gamma", "min_child_weight"):
-        if not getattr(est, name) >= 0.0: raise ValueError(f"{name} must be >= 0, got {getattr(est, name)!r}.")
+_TREE_CONSTRAINTS = {
+    "n_estimators": [int_at_least(0)], "max_depth": [int_at_least(0)], "learning_rate": [POSITIVE],
+    "reg_lambda": [NON_NEGATIVE], "gamma": [NON_NEGATIVE], "min_child_weight": [NON_NEGATIVE],
+    "mcw_mode": [StrOptions({"per_label", "min_label"})], "split": [StrOptions(set(SPLITS))],
+    "tree_method": [StrOptions({"hist", "exact"})], "max_bins": [Interval(numbers.Integral, 2, 65000, closed="both")],
+    "subsample": [UNIT_INTERVAL], "colsample": [UNIT_INTERVAL],
+    "base_score": [None, Interval(Real, 0, 1, closed="neither"), "array-like"],   # an array: each entry in (0, 1)
+    "n_jobs": N_JOBS, "random_state": ["random_state"], "verbose": ["verbose"]}
 
 def _check_weights(sample_weight, n, K):
     "Per-(example, label) weights as a C-contiguous (n, K) float64 array (None: all ones)."
@@ -474,8 +473,9 @@ class MLXGBClassifier(MultiLabelClassifier):
         Boosting rounds (one tree each).
     max_depth : int, default=6
         Maximum depth of a tree (0: a single leaf).
-    learning_rate : float, default=0.3
-        Shrinkage applied to every leaf weight.
+    learning_rate : float > 0, default=0.3
+        Shrinkage applied to every leaf weight. 0 is refused, as every step size of every mlc_lit estimator
+        is (the trees' leaves would all be 0 and the model would predict the label frequencies).
     reg_lambda : float, default=1.0
         L2 penalty λ on the leaf weights (the paper's ε).
     gamma : float, default=0.0
@@ -525,6 +525,7 @@ class MLXGBClassifier(MultiLabelClassifier):
     (50, 2)
     """
     _allow_nan = True
+    _parameter_constraints = _TREE_CONSTRAINTS
 
     def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
                  min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
@@ -551,7 +552,6 @@ class MLXGBClassifier(MultiLabelClassifier):
         return (bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest)
 
     def _fit(self, X, Y, sample_weight=None):
-        _check_params(self)
         (n, K), F = Y.shape, X.shape[1]
         W = _check_weights(sample_weight, n, K)
         self.base_margin_ = _base_margin(self.base_score, Y, W)
@@ -661,6 +661,9 @@ class XDCCClassifier(MultiLabelClassifier):
     chain_length : int, None or 'cardinality', default=None
         Number of rounds (None: the number of labels K; 'cardinality': one more than the mean number of
         relevant labels per training example, rounded up, at most K — where §4.2 finds the chain saturating).
+        Each round is a full `MLXGBClassifier` fit (`n_estimators` trees) on F + K features, so the default
+        costs about K such fits: minutes on a data set with a hundred labels or more (bibtex has K = 159).
+        Set `verbose=1` to see each round's time and an estimate of the time left.
     cumulated : bool, default=True
         Use cumulated predictions (eq. 9) instead of the propagated labels alone.
     separate_and_conquer : bool, default=True
@@ -681,7 +684,7 @@ class XDCCClassifier(MultiLabelClassifier):
     random_state : int, RandomState or None, default=None
         Seeds each round's row and column sampling.
     verbose : int, default=0
-        Print one line per round.
+        Print one line per round to stderr: labels propagated so far, CPU seconds so far and an estimate of those left.
 
     Attributes
     ----------
@@ -703,6 +706,10 @@ class XDCCClassifier(MultiLabelClassifier):
     (60, 2)
     """
     _allow_nan = True
+    _parameter_constraints = {**_TREE_CONSTRAINTS, "chain_length": [None, int_at_least(1), StrOptions({"cardinality"})],
+                              "cumulated": ["boolean"], "separate_and_conquer": ["boolean"],
+                              "select": [StrOptions({"unpropagated", "all"})], "cumulate": [StrOptions({"paper", "reference"})],
+                              "cv": ["cv_object"]}
 
     def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
                  min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
@@ -722,12 +729,10 @@ class XDCCClassifier(MultiLabelClassifier):
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
     def _check(self, Y):
+        "The number of rounds (parameters validated by `_parameter_constraints`)."
         K = Y.shape[1]
-        if self.select not in ("unpropagated", "all"): raise ValueError(f"select must be 'unpropagated' or 'all', got {self.select!r}.")
-        if self.cumulate not in ("paper", "reference"): raise ValueError(f"cumulate must be 'paper' or 'reference', got {self.cumulate!r}.")
         R = K if self.chain_length is None else self.chain_length
-        if isinstance(R, str) and R == "cardinality": R = min(K, int(np.ceil(Y.sum(1).mean())) + 1)
-        if not isinstance(R, (int, np.integer)) or R < 1: raise ValueError(f"chain_length must be a positive integer or None, got {R!r}.")
+        if isinstance(R, str): R = min(K, int(np.ceil(Y.sum(1).mean())) + 1)     # 'cardinality'
         return int(R)
 
     def _fit(self, X, Y, sample_weight=None):
@@ -748,7 +753,10 @@ class XDCCClassifier(MultiLabelClassifier):
             last = r == R - 1                      # no later round reads the last round's label-features
             Yhat = m.predict_proba(Xa) if splits is None or last else _out_of_fold(make, Xa, Y, Wr, splits, m)
             _propagate(P, done, Yhat, self.select, r, rounds)
-            if self.verbose: print(f"round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, {times[-1]:.1f} s")
+            if self.verbose:
+                left = times[-1] / (r + 1) * (R - r - 1)
+                print(f"[XDCC] round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, "
+                      f"{times[-1]:.1f} CPU s so far, about {left:.0f} CPU s left", file=sys.stderr, flush=True)
         self.fit_times_, self.train_rounds_ = np.array(times), rounds
         self.train_folds_ = None if splits is None else _fold_of(splits, n)
 
@@ -772,15 +780,19 @@ class XDCCClassifier(MultiLabelClassifier):
 
     def staged_predict_proba(self, X):
         "Probabilities after each round of the chain (a generator; the last equals `predict_proba`)."
+        check_is_fitted(self)                      # here, not in the generator: the error comes at the call
         X = self._validate_X(X)
-        for *_, out in self._stages(X): yield out
+        return (out for *_, out in self._stages(X))
 
     def staged_predict(self, X):
         "0/1 predictions after each round of the chain (a generator; the last equals `predict`)."
-        for out in self.staged_predict_proba(X): yield (out >= 0.5).astype(self._y_dtype if self.target_type_ == "multilabel-indicator" else np.int8)
+        stages = self.staged_predict_proba(X)
+        dtype = self._y_dtype if self.target_type_ == "multilabel-indicator" else np.int8
+        return ((out >= 0.5).astype(dtype) for out in stages)
 
     def propagation_rounds(self, X):
         "Round in which each label of each example of X gets propagated (-1: never), and the propagated values."
+        check_is_fitted(self)
         X = self._validate_X(X)
         for P, done, rounds, _ in self._stages(X): pass
         return rounds.copy(), np.where(done, P, np.nan)

@@ -1,6 +1,7 @@
 """The docs scripts' notebook rewriting (docs/build.py, docs/readme.py), without running Sphinx."""
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,139 @@ def test_docs_run_only_exports_show_doc_and_imports():
                   "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     plans = [build._doc_cell_plan(c) for c in NBProcessor(nb=nb).nb.cells]
     assert plans == [True, "import time", True, True, None, None, None]
+
+
+def _doc_md(name, kind="def", summary="Does it.", url="/blob/main/pkg/mod.py#L7"):
+    return f"[source]({url}){{target=\"_blank\" style=\"float:right\"}}\n\n### {name}\n\n```python\n{kind} {name}(\n    x\n):\n```\n\n*{summary}*"
+
+
+def test_resolve_links_sections_index_and_source(tmp_path):
+    files = {Path("est.ipynb"): {"cells": [_md(_doc_md("Est", "class", "An estimator; see [`helper`](/util.html#helper).")),
+                                           _md("Uses [`helper`](/util.html#helper), [`_hidden`](/util.html#_hidden) and "
+                                               "[the util page](02_util.ipynb#top).")]},
+             Path("guides/use.ipynb"): {"cells": [_md("Fit [`Est`](/est.html#est) or [`Nope`](/est.html#nope).")]},
+             Path("util.ipynb"): {"cells": [_md(_doc_md("helper", url="https://example.org/x/blob/main/pkg/util.py#L3"))]}}
+    html = {"est": "est.html", "guides/use": "guides/use.html", "util": "util.html"}
+    docs = build.resolve(files, html, {"est.html#est": "pkg.mod.Est"}, {"02_util.ipynb": "util", "01_est.ipynb": "est"})
+    assert set(docs) == {"est.html#est", "util.html#helper"} and docs["est.html#est"]["summary"].startswith("An estimator")
+    est = files[Path("est.ipynb")]["cells"]
+    assert est[0]["source"].startswith("```{index} single: Est (pkg.mod)\n```")
+    assert '<a class="reference internal" href="source/pkg/mod.html#L-7"' in est[0]["source"]
+    assert "(api-est-est)=\n### Est" in est[0]["source"]               # the label sits on the heading
+    assert "[`helper`](#api-util-helper)" in est[0]["source"]
+    assert est[1]["source"] == "Uses [`helper`](#api-util-helper), `_hidden` and [the util page](util.ipynb#top)."
+    assert files[Path("guides/use.ipynb")]["cells"][0]["source"] == "Fit [`Est`](#api-est-est) or `Nope`."
+    assert 'href="source/pkg/util.html#L-3"' in files[Path("util.ipynb")]["cells"][0]["source"]
+    ref = build.reference_page(docs, [("est", "Estimators", 1, ""), ("util", "Utilities", 2, "")], {"est.html#est": "pkg.mod.Est"})
+    assert "| [`Est`](#api-est-est) | class | An estimator; see [`helper`](#api-util-helper). |" in ref
+    assert "| [`helper`](#api-util-helper) | function | Does it. |" in ref and "Module `pkg.mod`" in ref
+
+
+def test_toc_puts_guides_between_foundations_and_papers():
+    pages = [("index", "Home", None, ""), ("core", "Core", 0, ""), ("boomer", "BOOMER", 1, ""),
+             ("bench", "Bench", 6, ""), ("guides/data", "Your data in", None, "guides")]
+    toc = build._toc(pages, reference=True)
+    captions = [line.split(": ", 1)[1] for line in toc.splitlines() if line.startswith(":caption:")]
+    assert captions == ["Foundations", "Guides", "Papers", "Benchmarks and tools", "Reference"]
+    assert "guides/data" in toc
+
+
+def test_real_signature_for_placeholder_signatures():
+    from mlc_lit.metrics import BootstrapCI  # noqa: F401  (importable)
+    assert build.real_signature("mlc_lit.metrics.BootstrapCI") == "estimate:float, low:float, high:float"
+    assert build.real_signature("mlc_lit.boomer.Rules") == "iterable=(), /"
+    assert build.real_signature("mlc_lit.core.InsufficientMemoryError") == "*args"
+    assert build.real_signature("mlc_lit.nope.Nothing") is None
+
+
+check_links = _load("check_links")
+
+
+def test_check_links_finds_missing_files_and_anchors(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "index.html").write_text('<a href="sub/p.html#here">ok</a><a href="sub/p.html#gone">bad anchor</a>'
+                                         '<a href="https://example.org/x.html">external</a><img src="_images/no.png">'
+                                         '<a href="#top" id="top">self</a><script src="s.js"></script>')
+    (tmp_path / "sub" / "p.html").write_text('<h1 id="here">Hi</h1><a name="old"></a><a href="../index.html#top">back</a>'
+                                             '<a href="../index.html#old">bad</a><link rel="stylesheet" href="../s.css">')
+    (tmp_path / "s.js").write_text("")
+    checked, broken = check_links.check(tmp_path)
+    assert checked == 8
+    assert sorted(b.split(": ", 1)[1] for b in broken) == [
+        "a ../index.html#old (no anchor #old)", "a sub/p.html#gone (no anchor #gone)",
+        "img _images/no.png (no file _images/no.png)", "link ../s.css (no file s.css)"]
+    assert check_links.main([str(tmp_path)]) == 1 and check_links.main([str(tmp_path / "sub")]) == 1
+
+
+def _described_parameters(doc: str) -> dict:
+    "{name: description} from a numpydoc `Parameters` section (names joined by commas count separately)."
+    m = re.search(r"^\s*Parameters\n\s*-{3,}\n(.*?)(?:\n\s*\n\s*[A-Z][\w ]+\n\s*-{3,}|\Z)", doc, flags=re.S | re.M)
+    out, name = {}, None
+    for line in (m.group(1).splitlines() if m else []):
+        if line.strip() and not line.startswith((" " * 4, "\t")):
+            names = [n.strip() for n in line.split(" : ")[0].split(",")]
+            for n in names: out[n] = ""
+            name = names
+        elif name and line.strip():
+            for n in name: out[n] += line.strip() + " "
+    return out
+
+
+def test_every_public_estimator_parameter_is_described():
+    import importlib, inspect, pkgutil
+    import mlc_lit
+    from sklearn.base import BaseEstimator
+    seen = set()
+    for info in pkgutil.iter_modules(mlc_lit.__path__):
+        if info.name.startswith("_"): continue
+        mod = importlib.import_module(f"mlc_lit.{info.name}")
+        for name, cls in vars(mod).items():
+            if (name.startswith("_") or not inspect.isclass(cls) or not issubclass(cls, BaseEstimator)
+                    or cls.__module__ != mod.__name__ or inspect.isabstract(cls) or "__init__" not in vars(cls)): continue
+            seen.add(name)
+            doc = inspect.getdoc(cls) or ""
+            described = _described_parameters(doc)
+            if (ref := re.search(r"Parameters as in\s+`(\w+)`", doc)):     # documented by reference to another estimator
+                described = {**_described_parameters(inspect.getdoc(getattr(mod, ref.group(1))) or ""), **described}
+            params = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
+            missing = [p for p in params if not described.get(p, "").strip()]
+            assert not missing, f"{mod.__name__}.{name}: parameters without a description: {missing}"
+    assert {"BoomerClassifier", "BinaryRelevancePerceptron", "CalibratedPairwiseClassifier"} <= seen
+
+
+check_browser = _load("check_browser")
+
+
+def test_browser_check_skips_without_chromium_except_in_ci(monkeypatch, capsys):
+    monkeypatch.setattr(check_browser, "find_browser", lambda: None)
+    monkeypatch.delenv("CI", raising=False)
+    assert check_browser.main([]) == 0 and "skipped" in capsys.readouterr().out
+    monkeypatch.setenv("CI", "true")
+    assert check_browser.main([]) == 1 and "required in CI" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(check_browser.find_browser() is None, reason="no Chromium on this machine")
+def test_browser_check_reports_missing_images_and_script_errors(tmp_path):
+    pytest.importorskip("websocket")
+    (tmp_path / "ok.html").write_text("<html><body><p>fine</p></body></html>")
+    (tmp_path / "index.html").write_text('<html><body><img src="nope.png"><script>throw new Error("boom")</script></body></html>')
+    assert check_browser.check_site(tmp_path, check_browser.find_browser(), pages={"index": "ok.html"}) == []
+    problems = check_browser.check_site(tmp_path, check_browser.find_browser(), pages={"index": "index.html", "chapter": "ok.html"})
+    assert any("1 images did not load" in p for p in problems)
+    assert any("boom" in p for p in problems)
+    assert any("MathJax did not load" in p for p in problems)
+
+
+def test_source_pages_anchor_every_line_and_link_a_repository_only_when_configured(tmp_path, monkeypatch):
+    pytest.importorskip("pygments")
+    lib = tmp_path / "pkg"
+    lib.mkdir()
+    (lib / "mod.py").write_text("# AUTOGENERATED! DO NOT EDIT! File to edit: ../nbs/01_mod.ipynb.\n\ndef f(x):\n    return x\n")
+    monkeypatch.setattr(build, "_lib_path", lambda: lib)
+    monkeypatch.setattr(build, "repository_url", lambda: None)
+    pages = build.source_pages({"01_mod.ipynb": "mod"})
+    page = pages[Path("source/pkg/mod.md")]
+    assert all(f'id="L-{n}"' in page for n in range(1, 5)) and 'id="L-5"' not in page
+    assert "orphan: true" in page and "[its page](../../mod.ipynb)" in page and "repository" not in page
+    monkeypatch.setattr(build, "repository_url", lambda: "https://example.org/me/pkg")
+    assert "<https://example.org/me/pkg/blob/main/pkg/mod.py>" in build.source_pages({})[Path("source/pkg/mod.md")]

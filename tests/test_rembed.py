@@ -101,11 +101,11 @@ def test_clear_errors():
     X, Y = _problem()
     with pytest.raises(ValueError, match="between 1 and the number of labels"):
         RandomizedEmbeddingClassifier(rank=13).fit(X, Y)
-    with pytest.raises(ValueError, match="rank must be"):
+    with pytest.raises(ValueError, match="'rank' parameter of RandomizedEmbeddingClassifier"):
         RandomizedEmbeddingClassifier(rank="spectral80").fit(X, Y)
     with pytest.raises(ValueError, match="n_random_features"):
         RandomizedEmbeddingClassifier(n_random_features=-1).fit(X, Y)
-    with pytest.raises(ValueError, match="bandwidth, l2 and l2_link must be positive"):
+    with pytest.raises(ValueError, match="'l2' parameter of RandomizedEmbeddingClassifier must be a float in the range"):
         RandomizedEmbeddingClassifier(l2=0).fit(X, Y)
     with pytest.raises(ValueError, match="0 and 1"):
         randomized_embedding(X, Y * 2, 2)

@@ -171,7 +171,7 @@ def test_weights_and_sampling():
     s1 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, **SMALL).fit(X, Y)
     s2 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, n_jobs=2, **SMALL).fit(X, Y)
     np.testing.assert_array_equal(s1.value_, s2.value_)
-    with pytest.raises(ValueError, match="split must be one of"):
+    with pytest.raises(ValueError, match="'split' parameter of MLXGBClassifier must be a str among"):
         MLXGBClassifier(split="nope").fit(X, Y)
     with pytest.raises(ValueError, match="sample_weight must have shape"):
         MLXGBClassifier().fit(X, Y, sample_weight=np.ones(3))
@@ -247,6 +247,14 @@ def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
 
 
 # ------------------------------------------------------------------ pickle and scikit-learn
+def test_xdcc_verbose_reports_each_round(capsys):
+    "The default chain has K rounds; verbose=1 says where it is and how long the rest will take."
+    X, Y = _toy(n=60, K=3)
+    XDCCClassifier(n_estimators=2, max_depth=2, verbose=1).fit(X, Y)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("[XDCC] round 1/3:") and all("s left" in l for l in lines), lines
+
+
 @pytest.mark.parametrize("Est", [MLXGBClassifier, XDCCClassifier])
 def test_pickle(Est):
     X, Y = _toy(n=60)

@@ -1,0 +1,107 @@
+"""Numba's on-disk cache under the conditions of a real installation: two processes on an empty cache, a
+package folder nobody may write, and a kernel edited in another module than its caller."""
+import os
+import shutil
+import site
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlc_lit
+
+PKG = Path(mlc_lit.__file__).resolve().parent
+
+# Fits the pairwise learner (kernels compiled in about a second) and prints its decision scores.
+PAIRWISE = """
+import numpy as np
+from mlc_lit.data import make_boomer_synthetic
+from mlc_lit.qweighted import CalibratedPairwiseClassifier
+X, Y, _ = make_boomer_synthetic("marginal_dependence", n=200, seed=0)
+print(np.array2string(CalibratedPairwiseClassifier().fit(X, Y).decision_function(X[:5]), precision=12, separator=","))
+"""
+
+# Statistics of one example under the label-wise logistic loss: boomer's `_refresh_stats` calls `losses`' kernel.
+STATS = """
+import numpy as np
+from mlc_lit.boomer import _refresh_stats
+Y, S, stats = np.array([[1, 0]], np.int8), np.zeros((1, 2)), np.zeros((1, 4))
+_refresh_stats(0, Y, S, stats, np.zeros(1, np.int64))
+print(stats[0].tolist())
+"""
+
+
+def _run(code, env, cwd=None, user=None):
+    cmd = [sys.executable, *(["-S"] if "PYTHONPATH" in env else []), "-c", code]
+    if user is not None: cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    out = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.strip(), out.stderr
+
+
+def _env(**kw):
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+    env.update(kw)
+    return env
+
+
+def _package_copy(tmp_path):
+    "A copy of the installed package (without its caches); `_copy_env` imports it instead of the installed one."
+    root = tmp_path / "site"
+    shutil.copytree(PKG, root / "mlc_lit", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    return root
+
+
+def _copy_env(root, **kw):
+    "Python without site hooks (an editable install's finder would win), the copy first, then the dependencies."
+    return _env(PYTHONPATH=os.pathsep.join([str(root), *site.getsitepackages()]), **kw)
+
+
+def test_two_processes_on_an_empty_cache(tmp_path):
+    env = _env(NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    procs = [subprocess.Popen([sys.executable, "-c", PAIRWISE], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outs]
+    outs = [(o.strip(), e) for o, e in outs]
+    assert outs[0][0] == outs[1][0] and outs[0][0]
+    assert _run(PAIRWISE, env)[0] == outs[0][0]          # and a third process, reading what they cached
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None and os.geteuid() == 0, reason="needs setpriv to drop root")
+def test_read_only_package_uses_a_per_user_cache():
+    base = Path(tempfile.mkdtemp(dir="/tmp"))               # (pytest's tmp_path is private to its owner)
+    try:
+        root = _package_copy(base)
+        home = base / "home"; home.mkdir()
+        user = None
+        if os.geteuid() == 0:                              # root writes anywhere: run as nobody instead
+            user = 65534
+            os.chmod(base, 0o755); shutil.chown(home, user, user)
+        for p in [root, *root.rglob("*")]: os.chmod(p, 0o555 if p.is_dir() else 0o444)
+        env = _copy_env(root, HOME=str(home))
+        env.pop("XDG_CACHE_HOME", None)
+        first, _ = _run(PAIRWISE, env, cwd=str(home), user=user)
+        assert not list((root / "mlc_lit").rglob("*.nbi"))    # nothing written into the package
+        assert list(home.rglob("*.nbi"))                       # the kernels went to the user's cache
+        assert _run(PAIRWISE, env, cwd=str(home), user=user)[0] == first
+    finally:
+        for p in [base, *base.rglob("*")]: os.chmod(p, 0o755 if p.is_dir() else 0o644)
+        shutil.rmtree(base)
+
+
+def test_kernel_edited_in_another_module_is_recompiled(tmp_path):
+    root = _package_copy(tmp_path)
+    env = _copy_env(root, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    before = eval(_run(STATS, env, cwd=str(tmp_path))[0])
+    losses = root / "mlc_lit" / "losses.py"
+    text = losses.read_text()
+    assert text.count("def _label_wise_logistic_row(") == 1
+    head, body = text.split("def _label_wise_logistic_row(", 1)
+    sig, rest = body.split("\n", 1)
+    losses.write_text(head + "def _label_wise_logistic_row(" + sig + "\n    g[:] = 7.0; h[:] = 7.0; return\n" + rest)
+    after = eval(_run(STATS, env, cwd=str(tmp_path))[0])
+    assert before != after and after == [7.0] * 4          # the caller in boomer.py did not run its cached callee
