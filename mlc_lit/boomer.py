@@ -840,7 +840,7 @@ def _warn_early_stop(est, r, n_feat):
                   f"found no condition on its {n_feat} sampled feature(s) that improves on an empty body (they are constant "
                   "on its sample, or no split has a negative quality). mlrl-boomer stops in the same case; another "
                   "random_state, feature_sampling=None or instance_sampling=None may get further.", ConvergenceWarning,
-                  stacklevel=6)   # the caller of fit: fit, MultiLabelClassifier.fit, _fit, _fit_rules, here
+                  stacklevel=7)   # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
 
 # %% ../nbs/01a_boomer.ipynb #tphase01
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):
