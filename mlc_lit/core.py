@@ -74,7 +74,7 @@ def by_constant(param: str, impls: dict):
             if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels: return None
             return _forwarder(f, kernels[t.literal_value])
         typer.__signature__ = inspect.signature(f)
-        overload(f, prefer_literal=True)(typer)
+        overload(f, prefer_literal=True, inline="always")(typer)   # the forwarder vanishes into its caller
         return f
     return decorate
 
