@@ -427,7 +427,7 @@ def _top_k_of(S, k: int):
     kth = np.partition(S, K - k, axis=1)[:, K - k:K - k + 1]             # the k-th largest score of each row
     above, tied = S > kth, S == kth
     need = k - above.sum(axis=1, keepdims=True)                           # places left for labels scoring exactly kth
-    chosen = above | (tied & (np.cumsum(tied, axis=1) <= need))
+    chosen = above | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= need))
     idx = np.nonzero(chosen)[1].reshape(-1, k)                            # k per row, in increasing label order
     vals = np.take_along_axis(S, idx, axis=1)
     order = np.argsort(-vals, axis=1, kind="stable")

@@ -99,3 +99,27 @@ def test_one_dimensional_targets_rank_classes(name):
     mb.fit(X, X[:, 0] > 0)
     s = np.column_stack([-mb.decision_function(X), mb.decision_function(X)])
     np.testing.assert_array_equal(mb.predict_top_k(X, 2), np.argsort(-s, axis=1, kind="stable"))
+
+
+class _Linear(core.MultiLabelClassifier):
+    "Scores X @ W for a fixed random W: K labels without any fitting cost."
+    def __init__(self, K=2000): self.K = K
+    def _fit(self, X, Y): self.W_ = np.random.default_rng(0).normal(size=(X.shape[1], self.K))
+    def _decision_function(self, X): return X @ self.W_
+    def _predict(self, X): return (self._decision_function(X) > 0).astype(np.int8)
+
+
+def test_memory_is_one_block_not_n_by_K(monkeypatch):
+    "2,000 rows x 2,000 labels (32 MB of scores) ranked in blocks of 1 MiB: the peak stays a few blocks."
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    Xb = rng.normal(size=(2000, 4))
+    m = _Linear().fit(Xb[:10], np.ones((10, 2000), int))
+    ref = np.argsort(-m.decision_function(Xb[:300]), axis=1, kind="stable")[:, :5]
+    monkeypatch.setattr(core, "_TOP_K_BLOCK_BYTES", 1 << 20)                 # 65 rows of 2,000 scores
+    tracemalloc.start()
+    top = m.predict_top_k(Xb, 5)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    np.testing.assert_array_equal(top[:300], ref)
+    assert peak < 6 * (1 << 20), f"peak {peak / 2**20:.1f} MiB for 1 MiB blocks (the full scores are 30.5 MiB)"
