@@ -419,3 +419,50 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         S = np.asarray(self._decision_function(self._validate_X(X)), dtype=np.float64)
         return S if self.target_type_ == "multilabel-indicator" else _from_labels(self, S)
+
+# %% ../nbs/00_core.ipynb #949512f6
+def _top_k_of(S, k: int):
+    "Column indices of the `k` largest entries of each row of `S`, best first, ties to the lower index; and those entries."
+    K = S.shape[1]
+    kth = np.partition(S, K - k, axis=1)[:, K - k:K - k + 1]             # the k-th largest score of each row
+    above, tied = S > kth, S == kth
+    need = k - above.sum(axis=1, keepdims=True)                           # places left for labels scoring exactly kth
+    chosen = above | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= need))
+    idx = np.nonzero(chosen)[1].reshape(-1, k)                            # k per row, in increasing label order
+    vals = np.take_along_axis(S, idx, axis=1)
+    order = np.argsort(-vals, axis=1, kind="stable")
+    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(vals, order, axis=1)
+
+# %% ../nbs/00_core.ipynb #a995a59f
+_TOP_K_BLOCK_BYTES = 64 << 20        # float64 scores formed at once by predict_top_k
+
+def _ranking_scores(self, X) -> np.ndarray:
+    "(n, K) scores that rank the labels, or the classes of a 1-D target (columns of predict_proba)."
+    decision = callable(getattr(type(self), "_decision_function", None))
+    S = np.asarray(self._decision_function(X) if decision else self._predict_proba(X), dtype=np.float64)
+    if self.target_type_ != "binary": return S
+    if len(self.classes_) == 1: return np.zeros((S.shape[0], 1))
+    return np.column_stack([-S[:, 0], S[:, 0]] if decision else [1 - S[:, 0], S[:, 0]])
+
+def _predict_top_k(self, X, k: int, *, return_scores: bool = False):
+    """(n, k) int64 indices of the `k` highest-scored labels of each row (classes of a 1-D target), best first,
+    ties to the lower index; with `return_scores` also their (n, k) scores. Forms scores for one block of rows at a time."""
+    check_is_fitted(self)
+    multilabel = self.target_type_ == "multilabel-indicator"
+    K = self.n_labels_ if multilabel else len(self.classes_)
+    try: ok = not isinstance(k, (bool, np.bool_)) and int(k) == k and 1 <= k <= K
+    except (TypeError, ValueError): ok = False
+    if not ok: raise ValueError(f"k must be an integer between 1 and the number of {'labels' if multilabel else 'classes'} ({K}), got {k!r}.")
+    X, k = self._validate_X(X), int(k)
+    n, step = X.shape[0], max(1, _TOP_K_BLOCK_BYTES // (8 * K))
+    top, scores = np.empty((n, k), dtype=np.int64), np.empty((n, k))
+    with compile_notice(f"{type(self).__name__}.predict_top_k", _verbosity(self)):
+        for s in range(0, n, step):
+            S = self._ranking_scores(X[s:s + step])
+            if np.isnan(S).any(): raise ValueError(f"{type(self).__name__} gave NaN scores; they cannot be ranked.")
+            top[s:s + step], scores[s:s + step] = _top_k_of(S, k)
+    return (top, scores) if return_scores else top
+
+MultiLabelClassifier._ranking_scores = _ranking_scores
+_predict_top_k.__name__, _predict_top_k.__qualname__ = "predict_top_k", "MultiLabelClassifier.predict_top_k"
+MultiLabelClassifier.predict_top_k = _predict_top_k

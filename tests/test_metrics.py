@@ -1,4 +1,6 @@
 """Property tests for mlc_lit.metrics: dense == sparse, agreement with scikit-learn on arbitrary shapes."""
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -6,8 +8,9 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn import metrics as skm
 
-from mlc_lit.metrics import (bootstrap_ci, example_f1, hamming_loss, macro_f1, micro_f1,
-                             n_labels_without_positives, precision_at_k, subset_zero_one_loss)
+from mlc_lit.metrics import (bootstrap_ci, example_f1, hamming_loss, label_propensities, macro_f1, micro_f1,
+                             n_labels_without_positives, ndcg_at_k, precision_at_k, psndcg_at_k, psp_at_k,
+                             subset_zero_one_loss, topk_scorer)
 
 
 @st.composite
@@ -72,3 +75,63 @@ def test_bad_input_messages():
         micro_f1([0, 1], [0, 1])
     with pytest.raises(TypeError, match="numeric"):
         macro_f1([["a"]], [[1]])
+
+
+def _slow_ranking(Y, S, k, w):
+    "Loops: P@k, nDCG@k, PSP@k and PSnDCG@k (normalised by the totals of the best rankings); w = 1/propensity."
+    n, K = Y.shape
+    p = nd = psp = best_psp = psd = best_psd = 0.0
+    for i in range(n):
+        r = sorted(range(K), key=lambda l: -S[i, l])[:k]
+        tw = sorted((w[l] for l in range(K) if Y[i, l]), reverse=True)[:k]
+        disc = [1 / math.log2(j + 2) for j in range(k)]
+        p += sum(Y[i, l] for l in r) / k
+        ideal = sum(disc[:len(tw)])
+        nd += sum(Y[i, l] * disc[j] for j, l in enumerate(r)) / ideal if ideal else 0.0
+        psp += sum(Y[i, l] * w[l] for l in r) / k; best_psp += sum(tw) / k
+        psd += sum(Y[i, l] * w[l] * disc[j] for j, l in enumerate(r)); best_psd += sum(v * d for v, d in zip(tw, disc))
+    return p / n, nd / n, psp / best_psp if best_psp else 0.0, psd / best_psd if best_psd else 0.0
+
+
+@st.composite
+def ranked(draw):
+    "True labels (some rows and labels empty), tied scores, and a k that may exceed the number of labels."
+    n, K = draw(st.integers(1, 20)), draw(st.integers(1, 9))
+    T = draw(arrays(np.int8, (n, K), elements=st.integers(0, 1)))
+    S = draw(arrays(np.float64, (n, K), elements=st.sampled_from([0.0, 0.25, 0.5, 1.0, -2.0])))
+    return T, S, draw(st.integers(1, K + 2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(ranked())
+def test_ranking_metrics_match_loops(tsk):
+    T, S, k = tsk
+    K = T.shape[1]
+    p = label_propensities(np.vstack([T, np.ones((3, K), np.int8)]))        # >= 3 training rows
+    metrics = (precision_at_k, ndcg_at_k, lambda *a, **kw: psp_at_k(*a, propensities=p, **kw),
+               lambda *a, **kw: psndcg_at_k(*a, propensities=p, **kw))
+    if k > K:                                          # never clipped: the same error for every metric and form
+        for m in metrics:
+            for args, kw in (((T, S, k), {}), ((T,), {"top_k": np.zeros((len(T), K), np.int64) + np.arange(K), "k": k})):
+                with pytest.raises(ValueError, match=f"k must be an integer between 1 and the number of labels \\({K}\\), got {k}"):
+                    m(*args, **kw)
+        return
+    ref = _slow_ranking(T, S, k, 1 / p)
+    top = np.argsort(-S, axis=1, kind="stable")[:, :k]
+    for m, r in zip(metrics, ref):
+        for got in (m(T, S, k), m(sp.csr_matrix(T), sp.csr_matrix(S), k), m(sp.csr_array(T), top_k=top, k=k)):
+            assert got == pytest.approx(r, abs=1e-12)
+
+
+def test_topk_scorer_cross_validate_with_an_mlc_lit_estimator():
+    from sklearn.model_selection import cross_validate
+    from mlc_lit.qweighted import BinaryRelevancePerceptron
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 4)); Y = (X[:, :3] + 0.3 * rng.normal(size=(90, 3)) > 0).astype(int)
+    p = label_propensities(Y)
+    res = cross_validate(BinaryRelevancePerceptron(), X, Y, cv=3, return_estimator=True, return_indices=True,
+                         scoring={"p": topk_scorer(precision_at_k, 2), "psp": topk_scorer(psp_at_k, 2, propensities=p)})
+    for f, (est, te) in enumerate(zip(res["estimator"], res["indices"]["test"])):
+        S = est.decision_function(X[te])
+        assert res["test_p"][f] == pytest.approx(precision_at_k(Y[te], S, 2))
+        assert res["test_psp"][f] == pytest.approx(psp_at_k(Y[te], S, 2, propensities=p))
