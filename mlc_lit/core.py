@@ -50,8 +50,10 @@ def _renamed(f, suffix: str, constants: dict | None = None):
     return g
 
 def specialize(f, **constants):
-    """A copy of `f` that reads `constants` as globals. Numba compiles a global's value into the code and drops the
-    branches it rules out, so a kernel made from the copy compiles only the code of that value (and is cached apart)."""
+    """A copy of `f` that reads `constants` as globals, for a kernel that compiles only the code of those values.
+
+    Numba compiles a global's value into the code and drops the branches it rules out; the copy is named after
+    the constants, so its kernel has its own cache entry."""
     return _renamed(f, "".join(f"_{k}{v}" for k, v in sorted(constants.items())), constants)
 
 def _forwarder(f, callee):
@@ -62,10 +64,12 @@ def _forwarder(f, callee):
     return namespace[f.__name__]
 
 def by_constant(param: str, impls: dict):
-    """Decorator: the function runs `impls[<value of param>]` (all of the same signature). Called from Python it
-    looks the value up at run time; inside a kernel, where `param` is a compile-time constant, only the chosen
-    implementation is compiled (a kernel that passes it on keeps it constant with `kernel(literal=(param,))`).
-    Each implementation is a kernel of its own, compiled once per argument types whatever the other constants."""
+    """Decorator: the function runs `impls[<value of param>]`; in a kernel only that implementation is compiled.
+
+    All implementations share the function's signature. Called from Python, the value is looked up at run time;
+    inside a kernel, where `param` is a compile-time constant, only the chosen implementation is compiled (a
+    kernel that passes it on keeps it constant with `kernel(literal=(param,))`). Each implementation is a
+    kernel of its own, compiled once per argument types whatever the other constants."""
     def decorate(f):
         pos = list(inspect.signature(f).parameters).index(param)
         kernels = {value: kernel()(impl) for value, impl in impls.items()}
@@ -137,9 +141,11 @@ class _Kernel(CPUDispatcher):
 
 def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False,
            literal: tuple = ()):
-    """Decorator for a cached Numba kernel (`parallel=True` for a `prange` variant, `inline=True` for a small
-    per-candidate one, `vectorize=True` for guarded divisions in a loop LLVM should vectorise, `literal`: names of
-    parameters whose constants are compiled in, one specialization per value)."""
+    """Decorator for a cached Numba kernel, compiled lazily through `_Kernel`.
+
+    `parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for
+    guarded divisions in a loop LLVM should vectorise, `literal`: names of parameters whose constants are
+    compiled in, one specialization per value."""
     options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
                    inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
     def compile_lazily(f):
