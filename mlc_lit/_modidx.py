@@ -30,6 +30,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                 'mlc_lit/bench_coldstart.py'),
                                          'mlc_lit.bench_coldstart.cold_fit': ( 'bench_coldstart.html#cold_fit',
                                                                                'mlc_lit/bench_coldstart.py'),
+                                         'mlc_lit.bench_coldstart.compile_profile': ( 'bench_coldstart.html#compile_profile',
+                                                                                      'mlc_lit/bench_coldstart.py'),
                                          'mlc_lit.bench_coldstart.run': ('bench_coldstart.html#run', 'mlc_lit/bench_coldstart.py'),
                                          'mlc_lit.bench_coldstart.summary': ('bench_coldstart.html#summary', 'mlc_lit/bench_coldstart.py')},
             'mlc_lit.bench_gblb': { 'mlc_lit.bench_gblb._fit_peak': ('bench_gblb.html#_fit_peak', 'mlc_lit/bench_gblb.py'),

@@ -15,7 +15,7 @@ import time
 from .bench import verdict
 
 # %% auto #0
-__all__ = ['CONFIGS', 'TARGETS', 'cold_fit', 'cold_demo', 'run', 'summary']
+__all__ = ['CONFIGS', 'TARGETS', 'cold_fit', 'cold_demo', 'compile_profile', 'run', 'summary']
 
 # %% ../nbs/06f_bench_coldstart.ipynb #2da67571
 CONFIGS = {   # name -> (module, class, parameters); fit + predict on emotions
@@ -83,6 +83,34 @@ def cold_demo(n: int = 2000) -> dict:
     if proc.returncode: raise RuntimeError("mlc-lit demo failed")
     return dict(suite="coldstart", dataset="synthetic", config="demo", impl="mlc_lit", threads=1, process_s=wall,
                 longest_silence_s=longest)
+
+# %% ../nbs/06f_bench_coldstart.ipynb #32e2a9d4
+_PROFILE = """
+import collections, json, sys, time
+from numba.core import event
+own, count, stack = collections.defaultdict(float), collections.Counter(), []
+class Listener(event.Listener):
+    def on_start(self, ev): stack.append([time.perf_counter(), 0.0])
+    def on_end(self, ev):
+        t0, inner = stack.pop(); dt = time.perf_counter() - t0
+        name = ev.data["dispatcher"].py_func.__qualname__
+        own[name] += dt - inner; count[name] += 1
+        if stack: stack[-1][1] += dt
+event.register("numba:compile", Listener())
+""" + _CHILD.replace("print(json.dumps(dict(", "print(json.dumps(dict(kernels={k: [own[k], count[k]] for k in own}, ")
+
+def compile_profile(name: str, data_dir: str | None = None, top: int = 8) -> list[dict]:
+    "Per-kernel compile seconds (own time, specializations) of one configuration's first fit, largest first."
+    module, cls, params = CONFIGS[name]
+    with tempfile.TemporaryDirectory() as cache:
+        out = subprocess.run([sys.executable, "-c", _PROFILE, json.dumps([module, cls, params, data_dir])],
+                             env=_fresh_env(cache), capture_output=True, text=True)
+    if out.returncode: raise RuntimeError(f"{name} failed in its process:\n{out.stderr[-2000:]}")
+    kernels = json.loads(out.stdout.strip().splitlines()[-1])["kernels"]
+    rows = sorted(({"config": name, "kernel": k, "own_s": s, "compiled": n} for k, (s, n) in kernels.items()),
+                  key=lambda r: -r["own_s"])
+    return rows[:top] + ([{"config": name, "kernel": f"({len(rows) - top} more)", "own_s": sum(r["own_s"] for r in rows[top:]),
+                           "compiled": sum(r["compiled"] for r in rows[top:])}] if len(rows) > top else [])
 
 # %% ../nbs/06f_bench_coldstart.ipynb #5a1b595a
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
