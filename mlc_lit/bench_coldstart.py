@@ -84,7 +84,7 @@ def cold_demo(n: int = 2000) -> dict:
     return dict(suite="coldstart", dataset="synthetic", config="demo", impl="mlc_lit", threads=1, process_s=wall,
                 longest_silence_s=longest)
 
-# %% ../nbs/06f_bench_coldstart.ipynb #32e2a9d4
+# %% ../nbs/06f_bench_coldstart.ipynb #329541be
 _PROFILE = """
 import collections, json, sys, time
 from numba.core import event
