@@ -605,7 +605,7 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
 # %% ../nbs/05_rembed.ipynb #2b171588
 def _splits(self, X, Y, seed) -> list:
     n = X.shape[0]
-    if n < 2: raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got {n}.")
+    if n < 2: raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got n_samples = {n}.")
     if self.cv is None:
         n_test = min(n - 1, max(1, int(round(self.validation_fraction * n))))
         perm = np.random.default_rng(seed).permutation(n)
@@ -626,6 +626,8 @@ def _candidates(self, n_labels: int, seed) -> list:
         if name not in known or name == "random_state":
             raise ValueError(f"{name!r} is not a searchable parameter of RandomizedEmbeddingClassifier; "
                              f"valid: {sorted(set(known) - {'random_state'})}.")
+    both = sorted(set(space) & set(self.fixed_params or {}))
+    if both: raise ValueError(f"{both} are both searched (param_distributions) and fixed (fixed_params); give each in one place.")
     out = []
     for p in ParameterSampler(space, self.n_iter, random_state=int(seed % 2**32)):
         p = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.items()}
