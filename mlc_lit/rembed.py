@@ -21,7 +21,7 @@ from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, MultiLabelClassifier, check_X
 
 # %% auto #0
 __all__ = ['Embedding', 'randomized_embedding', 'f1_inference', 'RandomizedEmbeddingClassifier', 'SmoothLinkClassifier',
-           'make_sparse_problem']
+           'make_sparse_problem', 'default_search_space', 'RandomizedEmbeddingCV']
 
 # %% ../nbs/05_rembed.ipynb #71b99fe7
 def _ridge_penalty(X, l2: float) -> float:
@@ -492,3 +492,215 @@ def make_sparse_problem(n: int, d: int = 100_000, c: int = 10_000, words: int = 
         M.sum_duplicates(); M.data[:] = 1.0
         return M
     return draw(words, 50, d, 0.7), draw(labels, 5, c, 0.8)
+
+# %% ../nbs/05_rembed.ipynb #5f3b2aca
+from scipy.stats import loguniform
+
+_DEFAULT_SPACE = {"rank": ["spectral90", 4, 8, 16, 32, 64], "n_random_features": [250, 500, 1000, 2000],
+                  "kernel": ["gaussian", "cauchy", "student"], "bandwidth": loguniform(0.25, 8.0),
+                  "l2": loguniform(1e-4, 10.0), "l2_link": loguniform(1e-4, 10.0), "loss": ["squared", "logistic"]}
+
+def default_search_space(scoring="precision@1") -> dict:
+    """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank
+    ('spectral90', 4, …, 64, capped at the number of labels), 250–2,000 random features, the three kernels,
+    bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out losses;
+    for 'macro_f1' also both inference rules."""
+    space = dict(_DEFAULT_SPACE)
+    if scoring == "macro_f1": space["inference"] = ["example", "class_f1"]
+    return space
+
+# %% ../nbs/05_rembed.ipynb #89ded9a2
+from .metrics import (example_f1, hamming_loss, macro_f1, micro_f1, ndcg_at_k, precision_at_k,
+                              subset_zero_one_loss)
+
+def _ranked(metric, k):
+    def score(est, X, Y):
+        kk = min(k, Y.shape[1])
+        return metric(Y, top_k=est.predict_top_k(X, kk), k=kk)
+    return score
+
+def _labelled(metric):
+    return lambda est, X, Y: metric(Y, est.predict(X))
+
+# name: (scorer(estimator, X, Y), greater is better)
+_SCORINGS = {"precision@1": (_ranked(precision_at_k, 1), True), "precision@3": (_ranked(precision_at_k, 3), True),
+             "precision@5": (_ranked(precision_at_k, 5), True), "ndcg@3": (_ranked(ndcg_at_k, 3), True),
+             "hamming": (_labelled(hamming_loss), False), "subset01": (_labelled(subset_zero_one_loss), False),
+             "example_f1": (_labelled(example_f1), True), "macro_f1": (_labelled(macro_f1), True),
+             "micro_f1": (_labelled(micro_f1), True)}
+
+# %% ../nbs/05_rembed.ipynb #27af4f68
+import time as _time
+import warnings as _warnings
+from numbers import Integral, Real
+
+from scipy.stats import rankdata
+from sklearn.model_selection import KFold, ParameterSampler
+from sklearn.utils._param_validation import Interval
+
+from .core import n_threads
+
+class RandomizedEmbeddingCV(MultiLabelClassifier):
+    """`RandomizedEmbeddingClassifier` with its hyper-parameters chosen by random search on a seeded
+    hold-out (or any `cv`), for the metric given as `scoring`, then refitted on all training data.
+
+    Parameters
+    ----------
+    param_distributions : dict or None, default=None
+        {parameter of RandomizedEmbeddingClassifier: list or scipy.stats distribution}; None uses
+        `default_search_space(scoring)`. Integer ranks above the number of labels are capped at it.
+    n_iter : int, default=20
+        Number of candidates drawn.
+    scoring : str or callable, default='precision@1'
+        One of 'precision@1', 'precision@3', 'precision@5', 'ndcg@3', 'example_f1', 'macro_f1', 'micro_f1'
+        (maximised), 'hamming', 'subset01' (losses, minimised); or scorer(estimator, X, Y), maximised.
+    validation_fraction : float in (0, 1), default=0.1
+        Size of the hold-out when `cv` is None.
+    cv : None, int, splitter or iterable of (train, test) index pairs, default=None
+        None: one seeded hold-out; an int k: shuffled k-fold; else the given splits.
+    time_budget : float or None, default=None
+        Seconds after which no new round of candidates starts (the refit is not counted).
+    refit : bool, default=True
+        Refit the best candidate on all training data (needed for predict and the other methods).
+    fixed_params : dict or None, default=None
+        Parameters of RandomizedEmbeddingClassifier held fixed for every candidate (e.g. {'max_iter': 50}).
+    random_state : int, RandomState or None, default=None
+        Seeds the draw of candidates, the split and the candidates' own random_state.
+    n_jobs : int or None, default=None
+        Candidates evaluated in parallel (threads); the result does not depend on it.
+    verbose : int, default=0
+        Print one line per candidate when > 0.
+
+    Attributes
+    ----------
+    best_params_, best_score_, best_index_ : the best candidate's drawn parameters, mean score, index
+    best_estimator_ : RandomizedEmbeddingClassifier refitted on all data (when `refit`)
+    cv_results_ : dict of arrays, as scikit-learn's searches ('params', 'param_<name>', 'split<i>_test_score',
+        'mean_test_score', 'std_test_score', 'rank_test_score', 'mean_fit_time', 'std_fit_time')
+    n_candidates_ : int, candidates evaluated (fewer than n_iter when the time budget ran out)
+    n_splits_ : int, splits each candidate was scored on
+
+    Examples
+    --------
+    >>> from mlc_lit.rembed import RandomizedEmbeddingCV, make_sparse_problem
+    >>> X, Y = make_sparse_problem(300, d=200, c=20, n_topics=10)
+    >>> space = {"n_random_features": [50, 100], "l2": [0.01, 0.1, 1.0]}
+    >>> search = RandomizedEmbeddingCV(space, n_iter=3, random_state=0).fit(X, Y)
+    >>> search.n_candidates_, search.predict(X[:2]).shape
+    (3, (2, 20))
+    """
+    _parameter_constraints = {
+        "param_distributions": [dict, None], "n_iter": [int_at_least(1)],
+        "scoring": [StrOptions(set(_SCORINGS)), callable],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")], "cv": ["cv_object", None],
+        "time_budget": [POSITIVE, None], "refit": ["boolean"], "fixed_params": [dict, None],
+        "random_state": ["random_state"], "n_jobs": N_JOBS, "verbose": ["verbose"]}
+
+    def __init__(self, param_distributions=None, *, n_iter=20, scoring="precision@1", validation_fraction=0.1,
+                 cv=None, time_budget=None, refit=True, fixed_params=None, random_state=None, n_jobs=None, verbose=0):
+        self.param_distributions, self.n_iter, self.scoring = param_distributions, n_iter, scoring
+        self.validation_fraction, self.cv, self.time_budget, self.refit = validation_fraction, cv, time_budget, refit
+        self.fixed_params, self.random_state, self.n_jobs, self.verbose = fixed_params, random_state, n_jobs, verbose
+
+# %% ../nbs/05_rembed.ipynb #2b171588
+def _splits(self, X, Y, seed) -> list:
+    n = X.shape[0]
+    if n < 2: raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got n_samples = {n}.")
+    if self.cv is None:
+        n_test = min(n - 1, max(1, int(round(self.validation_fraction * n))))
+        perm = np.random.default_rng(seed).permutation(n)
+        return [(np.sort(perm[n_test:]), np.sort(perm[:n_test]))]
+    if isinstance(self.cv, Integral):
+        if not 2 <= self.cv <= n: raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {self.cv}.")
+        cv = KFold(int(self.cv), shuffle=True, random_state=int(seed % 2**32))
+    else: cv = self.cv
+    splits = list(cv.split(X, Y)) if hasattr(cv, "split") else list(cv)
+    if not splits: raise ValueError("cv gave no (train, test) splits.")
+    return [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
+
+def _candidates(self, n_labels: int, seed) -> list:
+    "The drawn parameter dicts, validated against RandomizedEmbeddingClassifier; integer ranks capped at n_labels."
+    space = default_search_space(self.scoring) if self.param_distributions is None else self.param_distributions
+    known = RandomizedEmbeddingClassifier().get_params()
+    for name in list(space) + list(self.fixed_params or {}):
+        if name not in known or name == "random_state":
+            raise ValueError(f"{name!r} is not a searchable parameter of RandomizedEmbeddingClassifier; "
+                             f"valid: {sorted(set(known) - {'random_state'})}.")
+    both = sorted(set(space) & set(self.fixed_params or {}))
+    if both: raise ValueError(f"{both} are both searched (param_distributions) and fixed (fixed_params); give each in one place.")
+    out = []
+    for p in ParameterSampler(space, self.n_iter, random_state=int(seed % 2**32)):
+        p = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.items()}
+        if isinstance(p.get("rank"), Integral) and p["rank"] > n_labels: p["rank"] = n_labels
+        out.append(p)
+    return out
+
+RandomizedEmbeddingCV._splits = _splits
+RandomizedEmbeddingCV._candidates = _candidates
+
+# %% ../nbs/05_rembed.ipynb #58202f0e
+def _evaluate(self, params, X, Y, splits, seed, n_jobs_each):
+    "Fit one candidate on every split: its test scores and fit times."
+    scorer = self.scoring if callable(self.scoring) else _SCORINGS[self.scoring][0]
+    scores, times = [], []
+    for tr, te in splits:
+        est = RandomizedEmbeddingClassifier(**{**(self.fixed_params or {}), **params, "random_state": seed, "n_jobs": n_jobs_each})
+        t0 = _time.perf_counter(); est.fit(X[tr], Y[tr]); times.append(_time.perf_counter() - t0)
+        scores.append(float(scorer(est, X[te], Y[te])))
+    return scores, times
+
+def _fit(self, X, Y):
+    seeds = spawn_seeds(self.random_state, 3)
+    splits, cands = self._splits(X, Y, seeds[0]), self._candidates(Y.shape[1], seeds[1])
+    est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
+    workers = 1 if self.n_jobs in (None, 1) else n_threads(self.n_jobs)
+    n_jobs_each = None if workers == 1 else 1
+    step = len(cands) if self.time_budget is None else workers
+    t0, results = _time.perf_counter(), []
+    for s in range(0, len(cands), step):
+        results += parallel_map(lambda p: self._evaluate(p, X, Y, splits, est_seed, n_jobs_each), cands[s:s + step], n_jobs=self.n_jobs)
+        if self.verbose:
+            for i in range(s, len(results)): print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
+        if self.time_budget is not None and _time.perf_counter() - t0 >= self.time_budget and len(results) < len(cands):
+            first = len(results) <= step
+            _warnings.warn(f"time_budget={self.time_budget} s ran out after {len(results)} of {len(cands)} candidates"
+                           + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
+                           UserWarning, stacklevel=3)
+            break
+    self._store_results(cands[:len(results)], results, splits)
+    if self.refit:
+        self.best_estimator_ = RandomizedEmbeddingClassifier(**{**(self.fixed_params or {}), **self.best_params_,
+                                                                "random_state": est_seed, "n_jobs": self.n_jobs}).fit(X, Y)
+    return self
+
+RandomizedEmbeddingCV._evaluate = _evaluate
+RandomizedEmbeddingCV._fit = _fit
+
+# %% ../nbs/05_rembed.ipynb #46a013b1
+def _store_results(self, cands, results, splits):
+    greater = True if callable(self.scoring) else _SCORINGS[self.scoring][1]
+    S = np.array([r[0] for r in results]); T = np.array([r[1] for r in results])
+    mean = S.mean(axis=1)
+    rank = rankdata(-mean if greater else mean, method="min").astype(np.int32)
+    best = int(np.argmin(rank))          # the first candidate of rank 1
+    res = {"params": cands}
+    for name in sorted({k for p in cands for k in p}):
+        col = np.ma.MaskedArray(np.empty(len(cands), dtype=object), mask=[name not in p for p in cands])
+        for i, p in enumerate(cands):
+            if name in p: col[i] = p[name]
+        res[f"param_{name}"] = col
+    for j in range(S.shape[1]): res[f"split{j}_test_score"] = S[:, j]
+    res.update(mean_test_score=mean, std_test_score=S.std(axis=1), rank_test_score=rank,
+               mean_fit_time=T.mean(axis=1), std_fit_time=T.std(axis=1))
+    self.cv_results_, self.best_index_, self.n_candidates_, self.n_splits_ = res, best, len(cands), len(splits)
+    self.best_params_, self.best_score_ = dict(cands[best]), float(mean[best])
+
+def _best(self):
+    if not self.refit: raise AttributeError("RandomizedEmbeddingCV was fitted with refit=False: it has no best_estimator_ to predict with.")
+    return self.best_estimator_
+
+RandomizedEmbeddingCV._store_results = _store_results
+RandomizedEmbeddingCV._best = _best
+RandomizedEmbeddingCV._predict = lambda self, X: self._best()._predict(X)
+RandomizedEmbeddingCV._predict_proba = lambda self, X: self._best()._predict_proba(X)
+RandomizedEmbeddingCV._decision_function = lambda self, X: self._best()._decision_function(X)

@@ -15,7 +15,7 @@ from sklearn.exceptions import NotFittedError
 
 from mlc_lit.boomer import BoomerClassifier
 from mlc_lit.qweighted import BinaryRelevancePerceptron, CalibratedPairwiseClassifier
-from mlc_lit.rembed import RandomizedEmbeddingClassifier, SmoothLinkClassifier
+from mlc_lit.rembed import RandomizedEmbeddingClassifier, RandomizedEmbeddingCV, SmoothLinkClassifier
 from mlc_lit.xdcc import MLXGBClassifier, XDCCClassifier
 
 
@@ -46,6 +46,7 @@ class E:
 BOOMER = dict(max_rules=3, random_state=0)
 XGB = dict(n_estimators=2, max_depth=2)
 EMBED = dict(rank=1, n_random_features=16, random_state=0)
+EMBED_CV = dict(param_distributions={"n_random_features": [8, 16], "l2": [0.1, 1.0]}, n_iter=2, random_state=0)
 _B_NUM, _B_OPT = ("max_rules", "shrinkage", "l2", "bin_ratio", "min_bins", "max_bins"), ("loss", "head", "instance_sampling", "predictor")
 _X_NUM = ("n_estimators", "max_depth", "learning_rate", "reg_lambda", "gamma", "min_child_weight", "max_bins", "subsample", "colsample")
 _X_OPT = ("mcw_mode", "split", "tree_method")
@@ -78,6 +79,9 @@ CONFIGS = {
                            ("max_iter",), {}, (), expect=_TOO_LARGE),   # the L-BFGS read-out (class_f1 inference targets F1, not Hamming loss)
     "smooth_link": Cfg(lambda **p: SmoothLinkClassifier(**{"n_random_features": 16, "random_state": 0, **p}), _R_NUM,
                        ("bandwidth", "l2"), {}, _R_OPT, expect=_TOO_LARGE),
+    "rembed_cv": Cfg(lambda **p: RandomizedEmbeddingCV(**{**EMBED_CV, **p}), ("n_iter", "validation_fraction", "time_budget"),
+                     ("n_iter", "validation_fraction", "time_budget"), {"validation_fraction": 1.5}, ("scoring",),
+                     expect={**_TOO_LARGE, "single_example": E("at least 2 examples")}),   # a hold-out needs 2 rows
 }
 
 
