@@ -33,6 +33,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .metrics import _check_k
+
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
            'compile_seconds', 'compile_notice', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds',
@@ -426,6 +428,16 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         S = np.asarray(self._decision_function(self._validate_X(X)), dtype=np.float64)
         return S if self.target_type_ == "multilabel-indicator" else _from_labels(self, S)
 
+    def predict_top_k(self, X, k: int, *, return_scores: bool = False):
+        """(n, k) int64 indices of the `k` highest-scored labels of each row (classes of a 1-D target), best first,
+        ties to the lower index; with `return_scores` also their (n, k) scores. Forms scores for one block of rows
+        at a time (see *The top k labels*)."""
+        return _predict_top_k(self, X, k, return_scores)
+
+    def _ranking_scores(self, X) -> np.ndarray:
+        "(n, K) scores that rank the labels, or the classes of a 1-D target (columns of predict_proba)."
+        return _ranking_scores(self, X)
+
 # %% ../nbs/00_core.ipynb #949512f6
 def _top_k_of(S, k: int):
     "Column indices of the `k` largest entries of each row of `S`, best first, ties to the lower index; and those entries."
@@ -442,24 +454,21 @@ def _top_k_of(S, k: int):
 # %% ../nbs/00_core.ipynb #a995a59f
 _TOP_K_BLOCK_BYTES = 64 << 20        # float64 scores formed at once by predict_top_k
 
-def _ranking_scores(self, X) -> np.ndarray:
+def _ranking_scores(est, X) -> np.ndarray:
     "(n, K) scores that rank the labels, or the classes of a 1-D target (columns of predict_proba)."
-    decision = callable(getattr(type(self), "_decision_function", None))
-    S = np.asarray(self._decision_function(X) if decision else self._predict_proba(X), dtype=np.float64)
-    if self.target_type_ != "binary": return S
-    if len(self.classes_) == 1: return np.zeros((S.shape[0], 1))
+    decision = callable(getattr(type(est), "_decision_function", None))
+    S = np.asarray(est._decision_function(X) if decision else est._predict_proba(X), dtype=np.float64)
+    if est.target_type_ != "binary": return S
+    if len(est.classes_) == 1: return np.zeros((S.shape[0], 1))
     return np.column_stack([-S[:, 0], S[:, 0]] if decision else [1 - S[:, 0], S[:, 0]])
 
-def _predict_top_k(self, X, k: int, *, return_scores: bool = False):
-    """(n, k) int64 indices of the `k` highest-scored labels of each row (classes of a 1-D target), best first,
-    ties to the lower index; with `return_scores` also their (n, k) scores. Forms scores for one block of rows at a time."""
+def _predict_top_k(self, X, k: int, return_scores: bool):
+    "`MultiLabelClassifier.predict_top_k`: scores one block of rows at a time (`self._ranking_scores`), keeps their top k."
     check_is_fitted(self)
     multilabel = self.target_type_ == "multilabel-indicator"
     K = self.n_labels_ if multilabel else len(self.classes_)
-    try: ok = not isinstance(k, (bool, np.bool_)) and int(k) == k and 1 <= k <= K
-    except (TypeError, ValueError): ok = False
-    if not ok: raise ValueError(f"k must be an integer between 1 and the number of {'labels' if multilabel else 'classes'} ({K}), got {k!r}.")
-    X, k = self._validate_X(X), int(k)
+    k = _check_k(k, K, f"the number of {'labels' if multilabel else 'classes'}")
+    X = self._validate_X(X)
     n, step = X.shape[0], max(1, _TOP_K_BLOCK_BYTES // (8 * K))
     top, scores = np.empty((n, k), dtype=np.int64), np.empty((n, k))
     with compile_notice(f"{type(self).__name__}.predict_top_k", _verbosity(self)):
@@ -468,7 +477,3 @@ def _predict_top_k(self, X, k: int, *, return_scores: bool = False):
             if np.isnan(S).any(): raise ValueError(f"{type(self).__name__} gave NaN scores; they cannot be ranked.")
             top[s:s + step], scores[s:s + step] = _top_k_of(S, k)
     return (top, scores) if return_scores else top
-
-MultiLabelClassifier._ranking_scores = _ranking_scores
-_predict_top_k.__name__, _predict_top_k.__qualname__ = "predict_top_k", "MultiLabelClassifier.predict_top_k"
-MultiLabelClassifier.predict_top_k = _predict_top_k
