@@ -92,36 +92,34 @@ class _RidgeSolver:
         "Z = (XᵀX + λI)⁻¹ XᵀB for a dense B of shape (n, m)."
         R = np.asarray(self.X.T @ B, dtype=np.float64)
         if self.method == "cholesky": return sla.cho_solve(self._factor, R, check_finite=False)
-        return self._cg(R)
+        return _ridge_cg(self, R)
 
 # %% ../nbs/05_rembed.ipynb #3d2269a1
-def _cg(self, R):
+def _ridge_cg(solver: _RidgeSolver, R):
     "Preconditioned conjugate gradients for all columns of R at once (R is overwritten with the residual)."
-    X, lam, tiny = self.X, self.lam, np.finfo(float).tiny
+    X, lam, tiny = solver.X, solver.lam, np.finfo(float).tiny
     dot = lambda A, B: np.einsum("ij,ij->j", A, B)
     Z, S, AP, tmp = np.zeros_like(R), np.empty_like(R), np.empty_like(R), np.empty_like(R)  # reused: no allocation per step
     XP = np.empty((X.shape[0], R.shape[1]))
     norm_b = np.sqrt(dot(R, R)); norm_b[norm_b == 0] = 1.0
-    np.multiply(self._inv_diag[:, None], R, out=S)
+    np.multiply(solver._inv_diag[:, None], R, out=S)
     P, rs = S.copy(), dot(R, S)
-    for it in range(1, self.max_iter + 1):
+    for it in range(1, solver.max_iter + 1):
         if sp.issparse(X):
-            with numba_threads(self.n_jobs):
-                _csr_matmat_par(*self._csr, P, XP); _csr_matmat_par(*self._csr_t, XP, AP)
+            with numba_threads(solver.n_jobs):
+                _csr_matmat_par(*solver._csr, P, XP); _csr_matmat_par(*solver._csr_t, XP, AP)
         else: np.matmul(X, P, out=XP); np.matmul(X.T, XP, out=AP)
         np.multiply(P, lam, out=tmp); AP += tmp
         alpha = rs / np.maximum(dot(P, AP), tiny)
         np.multiply(P, alpha, out=tmp); Z += tmp
         np.multiply(AP, alpha, out=tmp); R -= tmp
-        if (np.sqrt(dot(R, R)) / norm_b).max() <= self.tol: break
-        np.multiply(self._inv_diag[:, None], R, out=S)
+        if (np.sqrt(dot(R, R)) / norm_b).max() <= solver.tol: break
+        np.multiply(solver._inv_diag[:, None], R, out=S)
         rs_new = dot(R, S)
         P *= rs_new / np.maximum(rs, tiny); P += S
         rs = rs_new
-    self.n_iter_ += it
+    solver.n_iter_ += it
     return Z
-
-_RidgeSolver._cg = _cg
 
 # %% ../nbs/05_rembed.ipynb #99b8d2ed
 def _orthonormal(A):
@@ -381,15 +379,18 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         self.loss, self.inference, self.fit_intercept, self.max_iter, self.tol = loss, inference, fit_intercept, max_iter, tol
         self.solver, self.random_state, self.n_jobs = solver, random_state, n_jobs
 
-# %% ../nbs/05_rembed.ipynb #0ba123c9
-def _rank(self, n_labels: int) -> int | None:
-    "The rank to use (None: 'spectral90'); the parameters' types and ranges are validated by `fit` already."
-    if isinstance(self.rank, str): return None
-    if not self.rank <= n_labels:
-        raise ValueError(f"rank must be an integer between 1 and the number of labels ({n_labels}) or 'spectral90', got {self.rank!r}.")
-    return int(self.rank)
+    def _fit(self, X, Y): return _fit_algorithm3(self, X, Y)
+    def _decision_function(self, X): return _link_scores(self, X)
+    def _predict_proba(self, X): return _link_proba(self, X)
+    def _predict(self, X): return _link_labels(self, X)
 
-RandomizedEmbeddingClassifier._rank = _rank
+# %% ../nbs/05_rembed.ipynb #0ba123c9
+def _checked_rank(est: RandomizedEmbeddingClassifier, n_labels: int) -> int | None:
+    "The rank to use (None: 'spectral90'); the parameters' types and ranges are validated by `fit` already."
+    if isinstance(est.rank, str): return None
+    if not est.rank <= n_labels:
+        raise ValueError(f"rank must be an integer between 1 and the number of labels ({n_labels}) or 'spectral90', got {est.rank!r}.")
+    return int(est.rank)
 
 # %% ../nbs/05_rembed.ipynb #fe9ce431
 def _with_intercept(X):
@@ -397,64 +398,60 @@ def _with_intercept(X):
     one = np.ones((X.shape[0], 1))
     return sp.hstack([X, sp.csr_matrix(one)], format="csr") if sp.issparse(X) else np.hstack([X, one])
 
-def _fit_link(self, X, Y, seed):
-    "Lines 12–14 of Algorithm 3 given `self.embedding_` (whose W has the intercept row when `fit_intercept`)."
-    W = self.embedding_.W
-    self._W_x, self._W_0 = (W[:-1], W[-1]) if self.fit_intercept else (W, np.zeros(W.shape[1]))
+def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
+    "Lines 12–14 of Algorithm 3 given `est.embedding_` (whose W has the intercept row when `fit_intercept`)."
+    W = est.embedding_.W
+    est._W_x, est._W_0 = (W[:-1], W[-1]) if est.fit_intercept else (W, np.zeros(W.shape[1]))
     rng = np.random.default_rng(seed)
-    P = np.asarray(X @ self._W_x) + self._W_0
-    self.bandwidth_ = _median_distance(P, rng) * self.bandwidth
-    s = int(self.n_random_features)
-    self.frequencies_, self.phases_ = (None, None) if s == 0 else \
-        _draw_frequencies(P.shape[1], s, self.kernel, self.nu, self.bandwidth_, rng)
-    Phi = P if s == 0 else _random_features(P, self.frequencies_, self.phases_)
+    P = np.asarray(X @ est._W_x) + est._W_0
+    est.bandwidth_ = _median_distance(P, rng) * est.bandwidth
+    s = int(est.n_random_features)
+    est.frequencies_, est.phases_ = (None, None) if s == 0 else \
+        _draw_frequencies(P.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
+    Phi = P if s == 0 else _random_features(P, est.frequencies_, est.phases_)
     del P
-    l2_link = self.l2 if self.l2_link is None else self.l2_link
-    self.label_prior_ = np.asarray(Y.mean(axis=0), dtype=np.float64).ravel()
-    if self.loss == "squared":
-        self.coef_, self.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
-        self.n_iter_ = 1
+    l2_link = est.l2 if est.l2_link is None else est.l2_link
+    est.label_prior_ = np.asarray(Y.mean(axis=0), dtype=np.float64).ravel()
+    if est.loss == "squared":
+        est.coef_, est.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
+        est.n_iter_ = 1
     else:
-        self.coef_, self.intercept_, _, self.n_iter_ = _fit_logistic_link(Phi, Y, l2_link, self.max_iter, self.tol, self.n_jobs)
-    return self
+        est.coef_, est.intercept_, _, est.n_iter_ = _fit_logistic_link(Phi, Y, l2_link, est.max_iter, est.tol, est.n_jobs)
+    return est
 
-def _fit(self, X, Y):
-    rank = self._rank(Y.shape[1])
-    self.rank_ = _spectral_rank(Y) if rank is None else rank
-    seeds = spawn_seeds(self.random_state, 2)
-    self.embedding_ = randomized_embedding(_with_intercept(X) if self.fit_intercept else X, Y, self.rank_,
-                                           oversample=self.oversample, n_iter=self.n_iter, l2=self.l2,
-                                           random_state=np.random.default_rng(seeds[0]), solver=self.solver,
-                                           n_jobs=self.n_jobs)
-    return self._fit_link(X, Y, seeds[1])
+def _fit_algorithm3(est: RandomizedEmbeddingClassifier, X, Y):
+    "Algorithm 3: the rank, the embedding of Algorithm 1 (seeded by the first seed), then the link (the second)."
+    rank = _checked_rank(est, Y.shape[1])
+    est.rank_ = _spectral_rank(Y) if rank is None else rank
+    seeds = spawn_seeds(est.random_state, 2)
+    est.embedding_ = randomized_embedding(_with_intercept(X) if est.fit_intercept else X, Y, est.rank_,
+                                           oversample=est.oversample, n_iter=est.n_iter, l2=est.l2,
+                                           random_state=np.random.default_rng(seeds[0]), solver=est.solver,
+                                           n_jobs=est.n_jobs)
+    return _fit_smooth_link(est, X, Y, seeds[1])
 
-def _features(self, X):
+def _link_features(est: RandomizedEmbeddingClassifier, X):
     "Projected activations XW + w₀ and their random Fourier features."
-    P = np.asarray(X @ self._W_x) + self._W_0
-    return P if self.frequencies_ is None else _random_features(P, self.frequencies_, self.phases_)
-
-RandomizedEmbeddingClassifier._fit_link = _fit_link
-RandomizedEmbeddingClassifier._fit = _fit
-RandomizedEmbeddingClassifier._features = _features
+    P = np.asarray(X @ est._W_x) + est._W_0
+    return P if est.frequencies_ is None else _random_features(P, est.frequencies_, est.phases_)
 
 # %% ../nbs/05_rembed.ipynb #cbc752aa
-def _decision_function(self, X):
-    S = self._features(X) @ self.coef_ + self.intercept_
-    return S if self.loss == "logistic" else S - 0.5
+def _link_scores(est: RandomizedEmbeddingClassifier, X):
+    "Scores ΦV + b, centred on the ½ threshold."
+    S = _link_features(est, X) @ est.coef_ + est.intercept_
+    return S if est.loss == "logistic" else S - 0.5
 
-def _predict_proba(self, X):
-    S = self._decision_function(X)
-    if self.loss == "logistic": return expit(S)
+def _link_proba(est: RandomizedEmbeddingClassifier, X):
+    "Probabilities: the logistic of the scores, or the clipped squared-loss scores."
+    S = _link_scores(est, X)
+    if est.loss == "logistic": return expit(S)
     return (1 - 1e-6) * np.clip(S + 0.5, 0.0, 1.0) + 1e-6 * expit(S)   # strictly increasing, inside (0, 1)
 
-def _predict(self, X):
-    P = self._predict_proba(X)
-    if self.inference == "class_f1": return f1_inference(P, self.label_prior_)
+def _link_labels(est: RandomizedEmbeddingClassifier, X):
+    "0/1 predictions by the estimator's inference rule."
+    P = _link_proba(est, X)
+    if est.inference == "class_f1": return f1_inference(P, est.label_prior_)
     return (P >= 0.5).astype(np.int8)
-
-RandomizedEmbeddingClassifier._decision_function = _decision_function
-RandomizedEmbeddingClassifier._predict_proba = _predict_proba
-RandomizedEmbeddingClassifier._predict = _predict
 
 # %% ../nbs/05_rembed.ipynb #9697af00
 class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
@@ -476,7 +473,7 @@ class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
         ridge = _RidgeSolver(Xa, _ridge_penalty(Xa, self.l2), self.solver, n_jobs=self.n_jobs)
         self.rank_ = c
         self.embedding_ = Embedding(np.eye(c), np.ones(c), ridge.solve(Y.astype(np.float64)), ridge.lam, ridge.n_iter_)
-        return self._fit_link(X, Y, seeds[1])
+        return _fit_smooth_link(self, X, Y, seeds[1])
 
 # %% ../nbs/05_rembed.ipynb #024b965c
 def make_sparse_problem(n: int, d: int = 100_000, c: int = 10_000, words: int = 20, labels: int = 3,
@@ -602,83 +599,85 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
         self.validation_fraction, self.cv, self.time_budget, self.refit = validation_fraction, cv, time_budget, refit
         self.fixed_params, self.random_state, self.n_jobs, self.verbose = fixed_params, random_state, n_jobs, verbose
 
+    def _fit(self, X, Y): return _search_fit(self, X, Y)
+    def _predict(self, X): return _refitted(self)._predict(X)
+    def _predict_proba(self, X): return _refitted(self)._predict_proba(X)
+    def _decision_function(self, X): return _refitted(self)._decision_function(X)
+
 # %% ../nbs/05_rembed.ipynb #2b171588
-def _splits(self, X, Y, seed) -> list:
+def _search_splits(search: RandomizedEmbeddingCV, X, Y, seed) -> list:
+    "The (train, test) index pairs: one seeded hold-out, a shuffled k-fold, or the given `cv`."
     n = X.shape[0]
     if n < 2: raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got n_samples = {n}.")
-    if self.cv is None:
-        n_test = min(n - 1, max(1, int(round(self.validation_fraction * n))))
+    if search.cv is None:
+        n_test = min(n - 1, max(1, int(round(search.validation_fraction * n))))
         perm = np.random.default_rng(seed).permutation(n)
         return [(np.sort(perm[n_test:]), np.sort(perm[:n_test]))]
-    if isinstance(self.cv, Integral):
-        if not 2 <= self.cv <= n: raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {self.cv}.")
-        cv = KFold(int(self.cv), shuffle=True, random_state=int(seed % 2**32))
-    else: cv = self.cv
+    if isinstance(search.cv, Integral):
+        if not 2 <= search.cv <= n: raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {search.cv}.")
+        cv = KFold(int(search.cv), shuffle=True, random_state=int(seed % 2**32))
+    else: cv = search.cv
     splits = list(cv.split(X, Y)) if hasattr(cv, "split") else list(cv)
     if not splits: raise ValueError("cv gave no (train, test) splits.")
     return [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
 
-def _candidates(self, n_labels: int, seed) -> list:
+def _search_candidates(search: RandomizedEmbeddingCV, n_labels: int, seed) -> list:
     "The drawn parameter dicts, validated against RandomizedEmbeddingClassifier; integer ranks capped at n_labels."
-    space = default_search_space(self.scoring) if self.param_distributions is None else self.param_distributions
+    space = default_search_space(search.scoring) if search.param_distributions is None else search.param_distributions
     known = RandomizedEmbeddingClassifier().get_params()
-    for name in list(space) + list(self.fixed_params or {}):
+    for name in list(space) + list(search.fixed_params or {}):
         if name not in known or name == "random_state":
             raise ValueError(f"{name!r} is not a searchable parameter of RandomizedEmbeddingClassifier; "
                              f"valid: {sorted(set(known) - {'random_state'})}.")
-    both = sorted(set(space) & set(self.fixed_params or {}))
+    both = sorted(set(space) & set(search.fixed_params or {}))
     if both: raise ValueError(f"{both} are both searched (param_distributions) and fixed (fixed_params); give each in one place.")
     out = []
-    for p in ParameterSampler(space, self.n_iter, random_state=int(seed % 2**32)):
+    for p in ParameterSampler(space, search.n_iter, random_state=int(seed % 2**32)):
         p = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.items()}
         if isinstance(p.get("rank"), Integral) and p["rank"] > n_labels: p["rank"] = n_labels
         out.append(p)
     return out
 
-RandomizedEmbeddingCV._splits = _splits
-RandomizedEmbeddingCV._candidates = _candidates
-
 # %% ../nbs/05_rembed.ipynb #58202f0e
-def _evaluate(self, params, X, Y, splits, seed, n_jobs_each):
+def _evaluate_candidate(search: RandomizedEmbeddingCV, params, X, Y, splits, seed, n_jobs_each):
     "Fit one candidate on every split: its test scores and fit times."
-    scorer = self.scoring if callable(self.scoring) else _SCORINGS[self.scoring][0]
+    scorer = search.scoring if callable(search.scoring) else _SCORINGS[search.scoring][0]
     scores, times = [], []
     for tr, te in splits:
-        est = RandomizedEmbeddingClassifier(**{**(self.fixed_params or {}), **params, "random_state": seed, "n_jobs": n_jobs_each})
+        est = RandomizedEmbeddingClassifier(**{**(search.fixed_params or {}), **params, "random_state": seed, "n_jobs": n_jobs_each})
         t0 = _time.perf_counter(); est.fit(X[tr], Y[tr]); times.append(_time.perf_counter() - t0)
         scores.append(float(scorer(est, X[te], Y[te])))
     return scores, times
 
-def _fit(self, X, Y):
-    seeds = spawn_seeds(self.random_state, 3)
-    splits, cands = self._splits(X, Y, seeds[0]), self._candidates(Y.shape[1], seeds[1])
+def _search_fit(search: RandomizedEmbeddingCV, X, Y):
+    "Evaluate the candidates in rounds within the time budget, store the results, refit the best."
+    seeds = spawn_seeds(search.random_state, 3)
+    splits, cands = _search_splits(search, X, Y, seeds[0]), _search_candidates(search, Y.shape[1], seeds[1])
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
-    workers = 1 if self.n_jobs in (None, 1) else n_threads(self.n_jobs)
+    workers = 1 if search.n_jobs in (None, 1) else n_threads(search.n_jobs)
     n_jobs_each = None if workers == 1 else 1
-    step = len(cands) if self.time_budget is None else workers
+    step = len(cands) if search.time_budget is None else workers
     t0, results = _time.perf_counter(), []
     for s in range(0, len(cands), step):
-        results += parallel_map(lambda p: self._evaluate(p, X, Y, splits, est_seed, n_jobs_each), cands[s:s + step], n_jobs=self.n_jobs)
-        if self.verbose:
+        results += parallel_map(lambda p: _evaluate_candidate(search, p, X, Y, splits, est_seed, n_jobs_each), cands[s:s + step], n_jobs=search.n_jobs)
+        if search.verbose:
             for i in range(s, len(results)): print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
-        if self.time_budget is not None and _time.perf_counter() - t0 >= self.time_budget and len(results) < len(cands):
+        if search.time_budget is not None and _time.perf_counter() - t0 >= search.time_budget and len(results) < len(cands):
             first = len(results) <= step
-            _warnings.warn(f"time_budget={self.time_budget} s ran out after {len(results)} of {len(cands)} candidates"
+            _warnings.warn(f"time_budget={search.time_budget} s ran out after {len(results)} of {len(cands)} candidates"
                            + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
                            UserWarning, stacklevel=3)
             break
-    self._store_results(cands[:len(results)], results, splits)
-    if self.refit:
-        self.best_estimator_ = RandomizedEmbeddingClassifier(**{**(self.fixed_params or {}), **self.best_params_,
-                                                                "random_state": est_seed, "n_jobs": self.n_jobs}).fit(X, Y)
-    return self
-
-RandomizedEmbeddingCV._evaluate = _evaluate
-RandomizedEmbeddingCV._fit = _fit
+    _store_search_results(search, cands[:len(results)], results, splits)
+    if search.refit:
+        search.best_estimator_ = RandomizedEmbeddingClassifier(**{**(search.fixed_params or {}), **search.best_params_,
+                                                                "random_state": est_seed, "n_jobs": search.n_jobs}).fit(X, Y)
+    return search
 
 # %% ../nbs/05_rembed.ipynb #46a013b1
-def _store_results(self, cands, results, splits):
-    greater = True if callable(self.scoring) else _SCORINGS[self.scoring][1]
+def _store_search_results(search: RandomizedEmbeddingCV, cands, results, splits):
+    "cv_results_ as scikit-learn's searches lay it out, and the best candidate (ties to the earlier one)."
+    greater = True if callable(search.scoring) else _SCORINGS[search.scoring][1]
     S = np.array([r[0] for r in results]); T = np.array([r[1] for r in results])
     mean = S.mean(axis=1)
     rank = rankdata(-mean if greater else mean, method="min").astype(np.int32)
@@ -692,15 +691,10 @@ def _store_results(self, cands, results, splits):
     for j in range(S.shape[1]): res[f"split{j}_test_score"] = S[:, j]
     res.update(mean_test_score=mean, std_test_score=S.std(axis=1), rank_test_score=rank,
                mean_fit_time=T.mean(axis=1), std_fit_time=T.std(axis=1))
-    self.cv_results_, self.best_index_, self.n_candidates_, self.n_splits_ = res, best, len(cands), len(splits)
-    self.best_params_, self.best_score_ = dict(cands[best]), float(mean[best])
+    search.cv_results_, search.best_index_, search.n_candidates_, search.n_splits_ = res, best, len(cands), len(splits)
+    search.best_params_, search.best_score_ = dict(cands[best]), float(mean[best])
 
-def _best(self):
-    if not self.refit: raise AttributeError("RandomizedEmbeddingCV was fitted with refit=False: it has no best_estimator_ to predict with.")
-    return self.best_estimator_
-
-RandomizedEmbeddingCV._store_results = _store_results
-RandomizedEmbeddingCV._best = _best
-RandomizedEmbeddingCV._predict = lambda self, X: self._best()._predict(X)
-RandomizedEmbeddingCV._predict_proba = lambda self, X: self._best()._predict_proba(X)
-RandomizedEmbeddingCV._decision_function = lambda self, X: self._best()._decision_function(X)
+def _refitted(search: RandomizedEmbeddingCV):
+    "The refitted best estimator the search predicts with."
+    if not search.refit: raise AttributeError("RandomizedEmbeddingCV was fitted with refit=False: it has no best_estimator_ to predict with.")
+    return search.best_estimator_
