@@ -14,13 +14,16 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit
-from sklearn.utils._param_validation import StrOptions
+from numbers import Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, MultiLabelClassifier, check_X, check_Y, check_memory,
                           csr_arrays, int_at_least, kernel, numba_threads, parallel_map, spawn_seeds)
 
 # %% auto #0
-__all__ = ['Embedding', 'randomized_embedding', 'f1_inference', 'RandomizedEmbeddingClassifier', 'SmoothLinkClassifier',
+__all__ = ['Embedding', 'randomized_embedding', 'SGDParams', 'SGDState', 'readout_moments', 'sgd_setup', 'sgd_readout_chunk',
+           'f1_inference', 'gaussian_embedding', 'RandomizedEmbeddingClassifier', 'SmoothLinkClassifier',
            'make_sparse_problem', 'default_search_space', 'RandomizedEmbeddingCV']
 
 # %% ../nbs/05_rembed.ipynb #71b99fe7
@@ -270,6 +273,172 @@ def _fit_logistic_link(Phi, Y, l2: float, max_iter: int = 100, tol: float = 1e-5
     V = np.hstack([o[0] for o in out]); b = np.concatenate([o[1] for o in out])
     return V, b - mu @ V, lam, max(o[2] for o in out)
 
+# %% ../nbs/05_rembed.ipynb #90f941a9
+@kernel()
+def _softmax_residual(S, y):
+    "In place: S ← softmax(S) − onehot(y) row by row; returns Σᵢ (log Σⱼ e^{sᵢⱼ} − s_{i,yᵢ}) (the cross-entropy)."
+    loss = 0.0
+    for i in range(S.shape[0]):
+        m = S[i, 0]
+        for j in range(1, S.shape[1]): m = max(m, S[i, j])
+        z = 0.0
+        for j in range(S.shape[1]):
+            S[i, j] = np.exp(S[i, j] - m); z += S[i, j]
+        loss += np.log(z) + m - (np.log(S[i, y[i]]) + m)
+        for j in range(S.shape[1]): S[i, j] /= z
+        S[i, y[i]] -= 1.0
+    return loss
+
+@kernel()
+def _logistic_residual(S, indptr, indices):
+    "In place: S ← σ(S) − Y for the 0/1 rows of a CSR Y = (indptr, indices); returns Σ log(1+e^s) − y·s."
+    loss = 0.0
+    for i in range(S.shape[0]):
+        for p in range(indptr[i], indptr[i + 1]): loss -= S[i, indices[p]]
+        for j in range(S.shape[1]):
+            s = S[i, j]
+            loss += max(s, 0.0) + np.log1p(np.exp(-abs(s)))
+            S[i, j] = 1.0 / (1.0 + np.exp(-s)) if s >= 0 else np.exp(s) / (1.0 + np.exp(s))
+        for p in range(indptr[i], indptr[i + 1]): S[i, indices[p]] -= 1.0
+    return loss
+
+# %% ../nbs/05_rembed.ipynb #5f41eb9e
+class SGDParams(NamedTuple):
+    "What stays fixed while `sgd_readout_chunk` trains: the loss, the step rule and the preconditioner."
+    loss: str                    # 'softmax' (one class per example) or 'logistic' (per class)
+    mu: np.ndarray               # (s,) feature means (centring)
+    Q: np.ndarray                # (s, s) eigenvectors of the centred Gram ΦcᵀΦc (rotation)
+    precond: np.ndarray          # (s, c) inverse curvature n / (wₗ eⱼ + λ) of each rotated coefficient
+    precond_b: np.ndarray        # (c,) inverse curvature 1 / wₗ of each intercept
+    penalty: float               # λ of Σᵢ loss + λ/2 ‖V‖²
+    n_total: int                 # examples in one pass (the penalty is spread over them)
+    learning_rate: float
+    learning_rate_decay: float   # η_t = learning_rate / (1 + decay · passes so far)
+    momentum: float
+    batch_size: int
+    seed: int                    # with the update count, seeds the shuffle of each chunk
+
+class SGDState(NamedTuple):
+    "What changes: rotated coefficients, intercepts, their velocities, and counters (small arrays only)."
+    V: np.ndarray                # (s, c) coefficients in rotated coordinates: V = Q Ṽ
+    b: np.ndarray                # (c,) intercepts of the rotated, centred features
+    vel_V: np.ndarray
+    vel_b: np.ndarray
+    counts: np.ndarray           # int64 [updates, examples seen]
+    loss: np.ndarray             # float64 [Σ loss of the current pass, examples in it]
+
+# %% ../nbs/05_rembed.ipynb #2f2be1cd
+def readout_moments(features, moments=None, shift=None):
+    """Adds one chunk of read-out features (m, s) to the running moments (n, Σ(φ−shift), Σ(φ−shift)(φ−shift)ᵀ),
+    float64; chunks may come in any order. `shift` (s,): any rough mean (e.g. the first chunk's), for precision."""
+    F = np.asarray(features)
+    if F.ndim != 2: raise ValueError(f"features must be a 2-D (m, s) array, got shape {F.shape}.")
+    s = F.shape[1]
+    if moments is None: moments = (0, np.zeros(s), np.zeros((s, s)))
+    n, s1, s2 = moments
+    if s1.shape[0] != s: raise ValueError(f"this chunk has {s} features, the moments so far {s1.shape[0]}.")
+    for i in range(0, F.shape[0], 4096):
+        B = F[i:i + 4096] if shift is None else F[i:i + 4096] - np.asarray(shift, dtype=F.dtype)
+        s1 = s1 + B.sum(axis=0, dtype=np.float64)
+        s2 = s2 + (B.T @ B).astype(np.float64)
+    return n + F.shape[0], s1, s2
+
+# %% ../nbs/05_rembed.ipynb #dd38ba9a
+_SGD_LOSSES = ("softmax", "logistic")
+
+def sgd_setup(moments, label_counts, *, loss: str = "softmax", l2: float = 0.1, shift=None, learning_rate: float = 0.1,
+              learning_rate_decay: float = 1.0, momentum: float = 0.9, batch_size: int = 256, seed: int = 0):
+    """The fixed `SGDParams` and the initial `SGDState` of the read-out from `readout_moments` and the
+    per-label positive counts (c,) of the same rows. λ = `l2`·tr(ΦcᵀΦc)/s, as the closed form's."""
+    if loss not in _SGD_LOSSES: raise ValueError(f"loss must be one of {_SGD_LOSSES}, got {loss!r}.")
+    n, s1, s2 = moments
+    if n < 1: raise ValueError("the moments hold no examples.")
+    m = s1 / n
+    mu = m if shift is None else np.asarray(shift, dtype=np.float64) + m
+    G = s2 - n * np.outer(m, m)
+    s, counts = G.shape[0], np.asarray(label_counts, dtype=np.float64).ravel()
+    c = counts.shape[0]
+    check_memory(8.0 * (s * s + 4 * s * c), f"the SGD read-out's {s}×{s} rotation and four {s}×{c} arrays",
+                 "lower n_random_features (or the number of labels)")
+    lam = l2 * max(np.trace(G), np.finfo(float).tiny) / s
+    e, Q = np.linalg.eigh(G)
+    pi = np.clip(counts / n, 0.5 / n, 1 - 0.5 / n)
+    w = pi * (1 - pi)
+    precond = n / (np.maximum(e, 0.0)[:, None] * w[None, :] + lam)
+    b0 = np.log(pi) if loss == "softmax" else np.log(pi / (1 - pi))
+    params = SGDParams(loss, mu, Q, precond, 1.0 / w, float(lam), int(n), float(learning_rate),
+                       float(learning_rate_decay), float(momentum), int(batch_size), int(seed))
+    state = SGDState(np.zeros((s, c)), b0, np.zeros((s, c)), np.zeros(c), np.zeros(2, dtype=np.int64), np.zeros(2))
+    return params, state
+
+# %% ../nbs/05_rembed.ipynb #53e4d0ff
+def _class_index(Y, m: int) -> np.ndarray:
+    "Class indices (m,) int64 of a 1-D class vector or of a 0/1 matrix with exactly one positive per row."
+    if not sp.issparse(Y) and np.ndim(Y) == 1: return np.asarray(Y, dtype=np.int64)
+    Ys = sp.csr_matrix(Y)
+    per_row = np.diff(Ys.indptr)
+    if (per_row != 1).any():
+        i = int(np.flatnonzero(per_row != 1)[0])
+        raise ValueError(f"loss='softmax' needs exactly one label per example; row {i} has {per_row[i]}.")
+    return Ys.indices.astype(np.int64)
+
+def sgd_readout_chunk(features, Y, params: SGDParams, state: SGDState, *, rotated: bool = False) -> SGDState:
+    """One pass of preconditioned mini-batch SGD with momentum over one chunk: `features` (m, s), labels `Y`
+    ((m,) class indices or an (m, c) 0/1 matrix, dense or CSR). Updates `state` in place and returns it.
+    `rotated`: the features are already (φ − μ)Q (the in-memory fit rotates them once)."""
+    F = np.asarray(features)
+    m, (s, c) = F.shape[0], state.V.shape
+    if F.ndim != 2 or F.shape[1] != s: raise ValueError(f"features must be (m, {s}), got shape {F.shape}.")
+    if params.loss == "softmax":
+        y = _class_index(Y, m)
+        if y.shape[0] != m or (m and (y.min() < 0 or y.max() >= c)): raise ValueError(f"Y must give {m} class indices in [0, {c}).")
+    else:
+        Ys = sp.csr_matrix(Y, dtype=np.float64)
+        if Ys.shape != (m, c): raise ValueError(f"Y must be ({m}, {c}) for the logistic read-out, got {Ys.shape}.")
+    order = np.random.default_rng([params.seed, int(state.counts[0])]).permutation(m)
+    for start in range(0, m, params.batch_size):
+        idx = np.sort(order[start:start + params.batch_size])
+        Z = np.asarray(F[idx], dtype=np.float64)
+        if not rotated: Z = (Z - params.mu) @ params.Q
+        S = Z @ state.V
+        S += state.b
+        if params.loss == "softmax": loss = _softmax_residual(S, y[idx])
+        else:
+            Yb = Ys[idx]
+            loss = _logistic_residual(S, Yb.indptr.astype(np.int64), Yb.indices.astype(np.int64))
+        _sgd_step(Z, S, params, state)
+        state.loss[0] += loss; state.loss[1] += len(idx)
+    return state
+
+def _sgd_step(Z, E, params: SGDParams, state: SGDState):
+    "The momentum step on Ṽ and b from the residuals E (the loss's gradient in the scores) of mini-batch Z."
+    mb = Z.shape[0]
+    eta = params.learning_rate / (1.0 + params.learning_rate_decay * state.counts[1] / params.n_total)
+    g = Z.T @ E
+    g /= mb
+    g += (params.penalty / params.n_total) * state.V
+    g *= params.precond
+    vV, vb, V, b = state.vel_V, state.vel_b, state.V, state.b
+    vV *= params.momentum; g *= eta; vV -= g; V += vV
+    vb *= params.momentum; vb -= eta * params.precond_b * (E.sum(axis=0) / mb); b += vb
+    state.counts[0] += 1; state.counts[1] += mb
+
+# %% ../nbs/05_rembed.ipynb #630b2cfb
+def _fit_sgd_link(Phi, Y, l2: float, loss: str, n_epochs: int, opts: dict, seed: int):
+    """The read-out by preconditioned SGD on in-memory features: moments, setup, one rotation of Φ in place
+    (so the passes do not repeat it), `n_epochs` passes. Returns V (s, c), intercept (c,), λ, the passes."""
+    shift = np.asarray(Phi[:4096].mean(axis=0, dtype=np.float64))
+    moments = readout_moments(Phi, shift=shift)
+    counts = np.bincount(_class_index(Y, Phi.shape[0]), minlength=Y.shape[1]) if loss == "softmax" \
+        else np.asarray(Y.sum(axis=0)).ravel()
+    params, state = sgd_setup(moments, counts, loss=loss, l2=l2, shift=shift, seed=seed, **opts)
+    for i in range(0, Phi.shape[0], 4096):   # Φ ← (Φ − μ)Q, block by block, in Φ's own buffer
+        Phi[i:i + 4096] = (np.asarray(Phi[i:i + 4096], dtype=np.float64) - params.mu) @ params.Q
+    Ys = Y if loss == "softmax" else sp.csr_matrix(Y, dtype=np.float64)
+    for _ in range(n_epochs): sgd_readout_chunk(Phi, Ys, params, state, rotated=True)
+    V = params.Q @ state.V
+    return V, state.b - params.mu @ V, params.penalty, n_epochs
+
 # %% ../nbs/05_rembed.ipynb #619954b3
 def f1_inference(proba, prior):
     """Algorithm 4 (Karampatziakis & Mineiro, 2015): per-class thresholds that maximise a plug-in
@@ -285,6 +454,22 @@ def f1_inference(proba, prior):
     f_hat = 2.0 * np.cumsum(Zs, axis=0) / (prior[None, :] * m + np.arange(1, m + 1)[:, None])
     threshold = Zs[np.argmax(f_hat, axis=0), np.arange(c)]
     return (proba >= threshold[None, :]).astype(np.int8)
+
+# %% ../nbs/05_rembed.ipynb #d81a2b5a
+def gaussian_embedding(X, Y, rank: int, *, l2: float = 1.0, random_state=None, solver: str = "auto", n_jobs=None) -> Embedding:
+    """The compressed-sensing baseline "CS + LR" of §7.3: a Gaussian random U (c, `rank`), scaled by 1/√rank, in
+    place of Algorithm 1's eigenvectors, and W the ridge fit of YU on X (line 11, which both need).
+    `singular_values` are NaN (there is no spectrum); other arguments as `randomized_embedding`."""
+    X = check_X(X)
+    Y = check_Y(Y, X.shape[0], accept_sparse=True)
+    c = Y.shape[1]
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= c:
+        raise ValueError(f"rank must be an integer between 1 and the number of labels ({c}), got {rank!r}.")
+    if not l2 > 0: raise ValueError(f"l2 must be positive, got {l2!r}.")
+    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(spawn_seeds(random_state, 1)[0])
+    U = rng.standard_normal((c, rank)) / np.sqrt(rank)
+    ridge = _RidgeSolver(X, _ridge_penalty(X, l2), solver, n_jobs=n_jobs)
+    return Embedding(U, np.full(rank, np.nan), ridge.solve(np.asarray(_labels_float(Y) @ U)), ridge.lam, ridge.n_iter_)
 
 # %% ../nbs/05_rembed.ipynb #928cd740
 class RandomizedEmbeddingClassifier(MultiLabelClassifier):
@@ -303,11 +488,15 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         Extra random probes ℓ of the range finder.
     n_iter : int, default=1
         Range-finder refinements q.
+    embedding : {'randomized', 'gaussian'}, default='randomized'
+        'randomized': U from Algorithm 1; 'gaussian': a Gaussian random U, the compressed-sensing baseline
+        "CS + LR" of §7.3 (`gaussian_embedding`).
     n_random_features : int, default=1000
         Number s of random Fourier features (held in single precision); 0 uses the embedding XW itself
         (a linear link). The read-out costs O(n·s²).
-    kernel : {'gaussian', 'cauchy', 'student'}, default='gaussian'
-        Spectral density of the random frequencies (Student-ν for 'student').
+    kernel : {'gaussian', 'cauchy', 'student', 'linear'}, default='gaussian'
+        Spectral density of the random frequencies (Student-ν for 'student'); 'linear' feeds the embedding
+        XW straight into the read-out (§7.3; the same as n_random_features=0).
     nu : float, default=3.0
         Degrees of freedom of the Student kernel.
     bandwidth : float, default=2.0
@@ -316,8 +505,9 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         Trace-relative ridge penalty of the embedding and of W (λ = l2·tr(XᵀX)/d).
     l2_link : float or None, default=0.1
         Trace-relative penalty of the read-out V (None: same as `l2`).
-    loss : {'squared', 'logistic'}, default='squared'
-        Read-out loss: ridge in closed form, or per-class logistic (L-BFGS warm-started from ridge).
+    loss : {'squared', 'logistic', 'softmax'}, default='squared'
+        Read-out loss: ridge in closed form, per-class logistic (L-BFGS warm-started from ridge, or SGD),
+        or the multiclass softmax for one label per example (always SGD).
     inference : {'example', 'class_f1'}, default='example'
         'example' thresholds probabilities at 1/2; 'class_f1' applies Algorithm 4 (`f1_inference`)
         to each batch passed to `predict`.
@@ -327,6 +517,19 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         L-BFGS iterations of the logistic read-out.
     tol : float, default=1e-5
         L-BFGS gradient tolerance.
+    optimizer : {'lbfgs', 'sgd'}, default='lbfgs'
+        Optimiser of the logistic read-out; the softmax read-out always uses 'sgd' (preconditioned
+        mini-batch SGD with momentum, `sgd_readout_chunk`).
+    n_epochs : int, default=10
+        SGD passes over the data.
+    batch_size : int, default=256
+        SGD mini-batch size.
+    learning_rate : float, default=0.1
+        SGD step η in units of the preconditioned (Newton-like) step.
+    learning_rate_decay : float, default=1.0
+        η_t = learning_rate / (1 + learning_rate_decay · passes so far).
+    momentum : float in [0, 1), default=0.9
+        SGD momentum.
     solver : {'auto', 'cholesky', 'cg'}, default='auto'
         Ridge solver of the embedding (see `randomized_embedding`).
     random_state : int, RandomState or None, default=None
@@ -350,7 +553,7 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     label_prior_ : ndarray of shape (n_labels,)
         Training frequency of each label (used by 'class_f1' inference).
     n_iter_ : int
-        L-BFGS iterations of the logistic read-out (1 for the closed-form squared loss).
+        L-BFGS iterations of the logistic read-out, SGD passes, or 1 for the closed-form squared loss.
 
     Examples
     --------
@@ -364,20 +567,26 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     """
     _parameter_constraints = {
         "rank": [int_at_least(1), StrOptions({"spectral90"})], "oversample": [int_at_least(0)], "n_iter": [int_at_least(0)],
-        "n_random_features": [int_at_least(0)], "kernel": [StrOptions({"gaussian", "cauchy", "student"})],
+        "n_random_features": [int_at_least(0)], "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})],
+        "embedding": [StrOptions({"randomized", "gaussian"})], "optimizer": [StrOptions({"lbfgs", "sgd"})],
+        "n_epochs": [int_at_least(1)], "batch_size": [int_at_least(1)], "learning_rate": [POSITIVE],
+        "learning_rate_decay": [NON_NEGATIVE], "momentum": [Interval(Real, 0, 1, closed="left")],
         "nu": [POSITIVE], "bandwidth": [POSITIVE], "l2": [POSITIVE], "l2_link": [POSITIVE, None],
-        "loss": [StrOptions({"squared", "logistic"})], "inference": [StrOptions({"example", "class_f1"})],
+        "loss": [StrOptions({"squared", "logistic", "softmax"})], "inference": [StrOptions({"example", "class_f1"})],
         "fit_intercept": ["boolean"], "max_iter": [int_at_least(1)], "tol": [NON_NEGATIVE],
         "solver": [StrOptions({"auto", "cholesky", "cg"})], "random_state": ["random_state"], "n_jobs": N_JOBS}
 
-    def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, n_random_features=1000,
+    def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, embedding="randomized", n_random_features=1000,
                  kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1, loss="squared",
-                 inference="example", fit_intercept=True, max_iter=100, tol=1e-5, solver="auto",
+                 inference="example", fit_intercept=True, max_iter=100, tol=1e-5, optimizer="lbfgs", n_epochs=10,
+                 batch_size=256, learning_rate=0.1, learning_rate_decay=1.0, momentum=0.9, solver="auto",
                  random_state=None, n_jobs=None):
         self.rank, self.oversample, self.n_iter, self.n_random_features = rank, oversample, n_iter, n_random_features
         self.kernel, self.nu, self.bandwidth, self.l2, self.l2_link = kernel, nu, bandwidth, l2, l2_link
         self.loss, self.inference, self.fit_intercept, self.max_iter, self.tol = loss, inference, fit_intercept, max_iter, tol
         self.solver, self.random_state, self.n_jobs = solver, random_state, n_jobs
+        self.embedding, self.optimizer, self.n_epochs, self.batch_size = embedding, optimizer, n_epochs, batch_size
+        self.learning_rate, self.learning_rate_decay, self.momentum = learning_rate, learning_rate_decay, momentum
 
     def _fit(self, X, Y): return _fit_algorithm3(self, X, Y)
     def _decision_function(self, X): return _link_scores(self, X)
@@ -405,7 +614,7 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
     rng = np.random.default_rng(seed)
     P = np.asarray(X @ est._W_x) + est._W_0
     est.bandwidth_ = _median_distance(P, rng) * est.bandwidth
-    s = int(est.n_random_features)
+    s = 0 if est.kernel == "linear" else int(est.n_random_features)
     est.frequencies_, est.phases_ = (None, None) if s == 0 else \
         _draw_frequencies(P.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
     Phi = P if s == 0 else _random_features(P, est.frequencies_, est.phases_)
@@ -415,6 +624,11 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
     if est.loss == "squared":
         est.coef_, est.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
         est.n_iter_ = 1
+    elif est.loss == "softmax" or est.optimizer == "sgd":
+        opts = dict(learning_rate=est.learning_rate, learning_rate_decay=est.learning_rate_decay,
+                    momentum=est.momentum, batch_size=est.batch_size)
+        est.coef_, est.intercept_, _, est.n_iter_ = _fit_sgd_link(Phi, Y, l2_link, est.loss, est.n_epochs, opts,
+                                                                  int(rng.integers(2**63 - 1)))
     else:
         est.coef_, est.intercept_, _, est.n_iter_ = _fit_logistic_link(Phi, Y, l2_link, est.max_iter, est.tol, est.n_jobs)
     return est
@@ -424,10 +638,12 @@ def _fit_algorithm3(est: RandomizedEmbeddingClassifier, X, Y):
     rank = _checked_rank(est, Y.shape[1])
     est.rank_ = _spectral_rank(Y) if rank is None else rank
     seeds = spawn_seeds(est.random_state, 2)
-    est.embedding_ = randomized_embedding(_with_intercept(X) if est.fit_intercept else X, Y, est.rank_,
-                                           oversample=est.oversample, n_iter=est.n_iter, l2=est.l2,
-                                           random_state=np.random.default_rng(seeds[0]), solver=est.solver,
-                                           n_jobs=est.n_jobs)
+    Xa, rng = _with_intercept(X) if est.fit_intercept else X, np.random.default_rng(seeds[0])
+    if est.embedding == "gaussian":
+        est.embedding_ = gaussian_embedding(Xa, Y, est.rank_, l2=est.l2, random_state=rng, solver=est.solver, n_jobs=est.n_jobs)
+    else:
+        est.embedding_ = randomized_embedding(Xa, Y, est.rank_, oversample=est.oversample, n_iter=est.n_iter, l2=est.l2,
+                                              random_state=rng, solver=est.solver, n_jobs=est.n_jobs)
     return _fit_smooth_link(est, X, Y, seeds[1])
 
 def _link_features(est: RandomizedEmbeddingClassifier, X):
@@ -436,21 +652,28 @@ def _link_features(est: RandomizedEmbeddingClassifier, X):
     return P if est.frequencies_ is None else _random_features(P, est.frequencies_, est.phases_)
 
 # %% ../nbs/05_rembed.ipynb #cbc752aa
+def _softmax_rows(S):
+    "Row-wise softmax (each row sums to 1)."
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
 def _link_scores(est: RandomizedEmbeddingClassifier, X):
     "Scores ΦV + b, centred on the ½ threshold."
     S = _link_features(est, X) @ est.coef_ + est.intercept_
-    return S if est.loss == "logistic" else S - 0.5
+    return S if est.loss in ("logistic", "softmax") else S - 0.5
 
 def _link_proba(est: RandomizedEmbeddingClassifier, X):
     "Probabilities: the logistic of the scores, or the clipped squared-loss scores."
     S = _link_scores(est, X)
     if est.loss == "logistic": return expit(S)
+    if est.loss == "softmax": return _softmax_rows(S)
     return (1 - 1e-6) * np.clip(S + 0.5, 0.0, 1.0) + 1e-6 * expit(S)   # strictly increasing, inside (0, 1)
 
 def _link_labels(est: RandomizedEmbeddingClassifier, X):
     "0/1 predictions by the estimator's inference rule."
     P = _link_proba(est, X)
     if est.inference == "class_f1": return f1_inference(P, est.label_prior_)
+    if est.loss == "softmax": return (np.arange(P.shape[1]) == P.argmax(axis=1)[:, None]).astype(np.int8)
     return (P >= 0.5).astype(np.int8)
 
 # %% ../nbs/05_rembed.ipynb #9697af00
@@ -460,12 +683,16 @@ class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
     `RandomizedEmbeddingClassifier`, without the embedding's (rank, oversample, n_iter)."""
     rank, oversample, n_iter = "spectral90", 0, 0    # unused: the embedding is the identity
 
+    embedding = "randomized"                          # unused
     def __init__(self, *, n_random_features=2000, kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1,
-                 loss="squared", inference="example", fit_intercept=True, max_iter=100, tol=1e-5, solver="auto",
+                 loss="squared", inference="example", fit_intercept=True, max_iter=100, tol=1e-5, optimizer="lbfgs",
+                 n_epochs=10, batch_size=256, learning_rate=0.1, learning_rate_decay=1.0, momentum=0.9, solver="auto",
                  random_state=None, n_jobs=None):
         self.n_random_features, self.kernel, self.nu, self.bandwidth = n_random_features, kernel, nu, bandwidth
         self.l2, self.l2_link, self.loss, self.inference, self.fit_intercept = l2, l2_link, loss, inference, fit_intercept
         self.max_iter, self.tol, self.solver, self.random_state, self.n_jobs = max_iter, tol, solver, random_state, n_jobs
+        self.optimizer, self.n_epochs, self.batch_size = optimizer, n_epochs, batch_size
+        self.learning_rate, self.learning_rate_decay, self.momentum = learning_rate, learning_rate_decay, momentum
 
     def _fit(self, X, Y):
         c, seeds = Y.shape[1], spawn_seeds(self.random_state, 2)
