@@ -100,7 +100,8 @@ SUITES = {"boomer": "paper 1: BOOMER vs mlrl-boomer (configurations a, b)",
           "xdcc": "paper 3: ML-XGB / XDCC vs XGBoost and scikit-learn chains",
           "qweighted": "paper 4: QWeighted voting vs full voting, binary relevance and logistic regression",
           "rembed": "paper 5: randomized embedding vs one-vs-rest logistic regression",
-          "coldstart": "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo"}
+          "coldstart": "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo",
+          "xmc": "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)"}
 
 def available_suites() -> dict:
     "The suites whose module is present in this installation."
@@ -110,7 +111,7 @@ def run_suite(suite: str, data_dir: str, **kwargs) -> list[dict]:
     "Run one suite; see `SUITES`."
     if suite not in SUITES: raise ValueError(f"Unknown suite {suite!r}; choose from {sorted(SUITES)}.")
     if suite not in available_suites(): raise ValueError(f"The {suite!r} suite is not part of this version of mlc_lit yet.")
-    if not os.path.isdir(data_dir): raise ValueError(f"Data directory {data_dir!r} does not exist.")
+    if not os.path.isdir(data_dir) and not (suite == "xmc" and os.path.isfile(data_dir)): raise ValueError(f"Data directory {data_dir!r} does not exist.")
     return importlib.import_module(f"mlc_lit.bench_{suite}").run(data_dir, **kwargs)
 
 # %% ../nbs/06_benchmarks.ipynb #992eb6f6
