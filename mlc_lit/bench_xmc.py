@@ -85,9 +85,10 @@ def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir
     import time
     t0 = time.perf_counter()
     if method in ("rembed", "rembed_cv"):
-        from mlc_lit.rembed import RandomizedEmbeddingClassifier, RandomizedEmbeddingCV
+        from mlc_lit.rembed import RandomizedEmbeddingClassifier, RandomizedEmbeddingCV, default_search_space
+        space = {**default_search_space(), "loss": ["squared"]}   # closed-form read-outs: a candidate costs about one default fit
         est = (RandomizedEmbeddingClassifier(random_state=0, n_jobs=1) if method == "rembed" else
-               RandomizedEmbeddingCV(time_budget=cv_budget, random_state=0, n_jobs=1)).fit(X, Y)
+               RandomizedEmbeddingCV(space, time_budget=cv_budget, random_state=0, n_jobs=1)).fit(X, Y)
         t1 = time.perf_counter(); top = est.predict_top_k(Xt, k)
     elif method == "napkinxc_plt":
         from napkinxc.models import PLT
