@@ -100,7 +100,8 @@ SUITES = {"boomer": "paper 1: BOOMER vs mlrl-boomer (configurations a, b)",
           "xdcc": "paper 3: ML-XGB / XDCC vs XGBoost and scikit-learn chains",
           "qweighted": "paper 4: QWeighted voting vs full voting, binary relevance and logistic regression",
           "rembed": "paper 5: randomized embedding vs one-vs-rest logistic regression",
-          "coldstart": "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo"}
+          "coldstart": "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo",
+          "scale": "past one machine: Dask-backed randomized embedding, fit time and peak memory against n (LSHTC shape)"}
 
 def available_suites() -> dict:
     "The suites whose module is present in this installation."
