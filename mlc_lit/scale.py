@@ -197,16 +197,16 @@ def _phi_gram(Xc, Yc, W_x, W_0, R, b, mu):
     Yf = _y_chunk(Yc)
     return Pc.T @ Pc, np.asarray(Yf.T @ Pc).T
 
-# %% ../nbs/08_scale.ipynb #0f797f62
+# %% ../nbs/08_scale.ipynb #615a9827
 def fit_randomized_embedding(est, X, Y):
     """Fit `est` (a `RandomizedEmbeddingClassifier`) on Dask arrays `X` (n, d) and `Y` (n, K) 0/1, chunk by chunk.
     Called by `est.fit` when given Dask input; the model equals the in-memory fit on the same data."""
     if type(est)._fit is not _re.RandomizedEmbeddingClassifier._fit:
         raise TypeError(f"{type(est).__name__} does not take Dask input; RandomizedEmbeddingClassifier does.")
+    est._validate_params()
     if est.loss != "squared":
         raise ValueError("loss='logistic' is not available for Dask input: its L-BFGS read-out needs every row in memory at "
                          "each step. Use loss='squared' (closed form, one pass), or fit in memory.")
-    est._validate_params()
     X, Y = _check_dask_X_Y(*(_as_dask(A, B.chunks[0], n) if not is_dask(A) else A
                              for A, B, n in ((X, Y, "X"), (Y, X, "Y"))))
     n, d, K = X.shape[0], X.shape[1], Y.shape[1]
