@@ -26,7 +26,7 @@ def is_dask(*arrays) -> bool:
     "Whether any argument is a Dask collection (checked without importing Dask)."
     return any(hasattr(a, "__dask_graph__") for a in arrays)
 
-def _as_dask(A, rows, name: str):
+def _as_dask(A, rows):
     "A Dask array of `A` cut into the row chunks `rows` (in-memory input) or `A` itself (Dask input)."
     if is_dask(A): return A
     if sp.issparse(A): return da.from_array(sp.csr_matrix(A), chunks=(rows, A.shape[1]), asarray=False)
@@ -207,8 +207,7 @@ def fit_randomized_embedding(est, X, Y):
     if est.loss != "squared":
         raise ValueError("loss='logistic' is not available for Dask input: its L-BFGS read-out needs every row in memory at "
                          "each step. Use loss='squared' (closed form, one pass), or fit in memory.")
-    X, Y = _check_dask_X_Y(*(_as_dask(A, B.chunks[0], n) if not is_dask(A) else A
-                             for A, B, n in ((X, Y, "X"), (Y, X, "Y"))))
+    X, Y = _check_dask_X_Y(_as_dask(X, Y.chunks[0]) if is_dask(Y) else X, _as_dask(Y, X.chunks[0]) if is_dask(X) else Y)
     n, d, K = X.shape[0], X.shape[1], Y.shape[1]
     intercept = bool(est.fit_intercept)
     d_a = d + intercept
