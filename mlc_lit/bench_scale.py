@@ -72,16 +72,17 @@ def measure_fit(n: int, *, shape: str = "lshtc", scale: float = 0.01, chunk_rows
     if out.returncode: raise RuntimeError(f"the measured fit failed:\n{out.stderr[-2000:]}")
     return dict(shape=shape, scale=scale, chunk_rows=chunk_rows, scheduler=scheduler, **json.loads(out.stdout.strip().splitlines()[-1]))
 
-# %% ../nbs/06g_bench_scale.ipynb #dd3c764c
-def run(data_dir=None, sizes=(6000, 12000, 24000), scale: float = 0.01, quick: bool = False, **kwargs) -> list[dict]:
+# %% ../nbs/06g_bench_scale.ipynb #7fda733b
+def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = False, sizes=(6000, 12000, 24000),
+        scale: float = 0.01) -> list[dict]:
     """Rows for `mlc_lit.bench.report`: `measure_fit` at each n of `sizes` (threads), and the largest again on a
-    LocalCluster of two workers. `data_dir` is unused (the data are generated). `quick`: 2,000 and 4,000 rows of
-    1/500 size."""
+    LocalCluster of two workers. The data are generated, so `data_dir` and `datasets` are unused; each run uses
+    the machine's cores, so `threads` and `repeats` are too. `quick`: 2,000 and 4,000 rows of 1/500 size."""
     if quick: sizes, scale = (2000, 4000), 0.002
     nan, rows = float("nan"), []
     runs = [(n, "threads") for n in sizes] + [(max(sizes), "local_cluster")]
     for n, sched in runs:
-        r = measure_fit(n, scale=scale, chunk_rows=min(sizes) if quick else 3000, scheduler=sched, **kwargs)
+        r = measure_fit(n, scale=scale, chunk_rows=min(sizes) if quick else 3000, scheduler=sched)
         rows.append(dict(suite="scale", dataset=f"lshtc-{scale:g}", config=f"n={n}", impl=f"mlc_lit-dask-{sched}", threads=2,
                          fit_s=r["fit_s"], fit_cpu_s=r["fit_cpu_s"], predict_s=nan, subset01=nan, hamming=nan, example_f1=nan,
                          **{k: r[k] for k in ("peak_MiB", "cg_iter", "p_at_1", "p_at_3", "p_at_5", "p_at_1_popular")}))
