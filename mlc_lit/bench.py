@@ -101,7 +101,8 @@ SUITES = {"boomer": "paper 1: BOOMER vs mlrl-boomer (configurations a, b)",
           "qweighted": "paper 4: QWeighted voting vs full voting, binary relevance and logistic regression",
           "rembed": "paper 5: randomized embedding vs one-vs-rest logistic regression",
           "coldstart": "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo",
-          "xmc": "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)"}
+          "xmc": "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)",
+          "scale": "past one machine: Dask-backed randomized embedding, fit time and peak memory against n (LSHTC shape)"}
 
 def available_suites() -> dict:
     "The suites whose module is present in this installation."

@@ -593,6 +593,24 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     def _predict_proba(self, X): return _link_proba(self, X)
     def _predict(self, X): return _link_labels(self, X)
 
+    # Dask input (`mlc_lit.scale`, which imports Dask; checked by attribute, so NumPy users never import it)
+    def fit(self, X, Y):
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
+            from mlc_lit.scale import fit_randomized_embedding; return fit_randomized_embedding(self, X, Y)
+        return super().fit(X, Y)
+
+    def predict(self, X): return _scale_or(super().predict, "predict", self, X)
+    def predict_proba(self, X): return _scale_or(super().predict_proba, "predict_proba", self, X)
+    def decision_function(self, X): return _scale_or(super().decision_function, "decision_function", self, X)
+    def predict_top_k(self, X, k, *, return_scores=False):
+        return _scale_or(super().predict_top_k, "predict_top_k", self, X, k, return_scores=return_scores)
+
+def _scale_or(method, name, est, X, *args, **kwargs):
+    "`mlc_lit.scale`'s chunk-wise `name` for a Dask `X`, else the in-memory `method`."
+    if not hasattr(X, "__dask_graph__"): return method(X, *args, **kwargs)
+    from mlc_lit import scale
+    return getattr(scale, name)(est, X, *args, **kwargs)
+
 # %% ../nbs/05_rembed.ipynb #0ba123c9
 def _checked_rank(est: RandomizedEmbeddingClassifier, n_labels: int) -> int | None:
     "The rank to use (None: 'spectral90'); the parameters' types and ranges are validated by `fit` already."
