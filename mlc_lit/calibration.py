@@ -207,7 +207,7 @@ def predict(est, S):
     "`predict` from scores `S` for the GFM and the predictors based on (calibrated) probabilities."
     P = calibrated_marginals(est, S)
     if est.predictor_ == "gfm": return gfm_predict(joint_probabilities(est, P), est.label_vectors_)
-    if est.predictor_ == "label_wise": return (P > 0.5).astype(np.int8)
+    if est.predictor_ == "label_wise": return (P >= 0.5).astype(np.int8)      # a tie at ½ is relevant, as in mlrl-boomer
     return est.label_vectors_[np.argmax(joint_probabilities(est, P), axis=1)].astype(np.int8)
 
 def uses_probabilities(est):
