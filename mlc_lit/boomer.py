@@ -666,6 +666,12 @@ class BoomerClassifier(MultiLabelClassifier):
         part of `other_s`), `clock_overhead_s` (the timers' own estimated cost, part of `other_s`) and the counts
         `n_rules`, `n_searches` (refinement steps), `n_candidates`, `n_candidates_inline` (single-label candidates
         evaluated inside the sweep, whose time is in `summation_s`) and `n_candidates_timed`. None otherwise.
+    holdout_size_ : int
+        Examples held out of the rules (0 without `holdout`).
+    holdout_losses_ : ndarray of shape (m, 2) or None
+        With `global_pruning`: the (number of rules, hold-out loss) pairs recorded (`mlc_lit.pruning`).
+    marginal_calibration_, joint_calibration_ : IsotonicMaps or None
+        The fitted calibration maps (`mlc_lit.calibration`), None where not asked for.
 
     Examples
     --------
