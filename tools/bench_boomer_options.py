@@ -61,7 +61,7 @@ def run(impl, name, data_dir, configs, seeds):
         ours, ref = CONFIGS[config]
         clf = make(impl, ours if impl == "ours" else ref, seed)
         t0 = time.perf_counter(); clf.fit(X, Y); fit_s = time.perf_counter() - t0
-        P = np.asarray(clf.predict(Xt).todense() if hasattr(clf.predict(Xt), "todense") else clf.predict(Xt))
+        P = clf.predict(Xt); P = np.asarray(P.todense() if hasattr(P, "todense") else P)
         Pr = clf.predict_proba(Xt); Pr = np.asarray(Pr.todense() if hasattr(Pr, "todense") else Pr)
         n_rules = clf.n_rules_ if impl == "ours" else clf.model_.get_num_used_rules()
         yield dict(dataset=name, config=config, impl=impl, seed=seed, n_rules=n_rules, subset01=f"{subset_zero_one_loss(Yt, P):.4f}",
