@@ -10,7 +10,7 @@ import functools
 import math
 import sys
 import time
-from numbers import Integral
+from numbers import Integral, Real
 
 import numba
 import numpy as np
@@ -20,6 +20,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
+from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, binned_head_row, binning_rows
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
                           check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
@@ -618,6 +619,32 @@ class BoomerClassifier(MultiLabelClassifier):
         With `label_binning`: aggregate gradients and Hessians per bin by the paper's eq. 18 (within-bin cross
         terms of the Hessian dropped, as mlrl-boomer does; False) or exactly (True: the binned objective equals the
         original one restricted to heads that are constant per bin).
+    holdout : {None, 'random', 'stratified_output_wise', 'stratified_example_wise'}, default=None
+        Split a hold-out set off the training data inside `fit` (seeded by `random_state`) for pruning and
+        calibration; the rules are learned on the rest (`mlc_lit.pruning`).
+    holdout_size : float in (0, 1), default=0.33
+        Share of the examples held out.
+    global_pruning : {None, 'pre_pruning', 'post_pruning'}, default=None
+        Early stopping on the hold-out loss, or keeping the best number of rules on it (`mlc_lit.pruning`).
+    pruning_options : dict or None, default=None
+        Options of `global_pruning` over `mlc_lit.pruning.PRUNING_DEFAULTS`: `min_rules`, `interval` (post),
+        `update_interval`, `stop_interval`, `num_past`, `num_recent`, `min_improvement`, `aggregation` (pre),
+        `use_holdout_set`.
+    time_limit : float > 0 or None, default=None
+        Stop adding rules once `fit` has run this many seconds (checked after each rule; compiling counts).
+    default_rule : bool, default=True
+        False: the first rule has a zero head (no default prediction; it still counts in `max_rules`).
+    marginal_calibration, joint_calibration : {None, 'isotonic'}, default=None
+        Isotonic calibration of the marginal probabilities, and of the joint probabilities of the known label
+        vectors (`mlc_lit.calibration`), fit after the rules.
+    calibrate_on_holdout : bool, default=True
+        Fit the calibration on the hold-out set when there is one, else on the training set.
+    probability_predictor : {'auto', 'label_wise', 'marginalized'}, default='auto'
+        `predict_proba`: the (calibrated) marginals ('auto' = 'label_wise'), or their marginalisation over the known
+        label vectors' joint probabilities.
+    based_on_probabilities : bool, default=False
+        `predictor` 'label_wise' / 'example_wise' decides on (calibrated) probabilities instead of scores.
+        `predictor='gfm'` predicts the label vector maximising the expected example-based F1.
 
     Attributes
     ----------
@@ -639,6 +666,12 @@ class BoomerClassifier(MultiLabelClassifier):
         part of `other_s`), `clock_overhead_s` (the timers' own estimated cost, part of `other_s`) and the counts
         `n_rules`, `n_searches` (refinement steps), `n_candidates`, `n_candidates_inline` (single-label candidates
         evaluated inside the sweep, whose time is in `summation_s`) and `n_candidates_timed`. None otherwise.
+    holdout_size_ : int
+        Examples held out of the rules (0 without `holdout`).
+    holdout_losses_ : ndarray of shape (m, 2) or None
+        With `global_pruning`: the (number of rules, hold-out loss) pairs recorded (`mlc_lit.pruning`).
+    marginal_calibration_, joint_calibration_ : IsotonicMaps or None
+        The fitted calibration maps (`mlc_lit.calibration`), None where not asked for.
 
     Examples
     --------
@@ -654,20 +687,35 @@ class BoomerClassifier(MultiLabelClassifier):
         "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample"}), None],
         "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
         "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
-        "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise"})],
+        "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise", "gfm"})],
         "nominal_features": ["array-like", None], "random_state": ["random_state"], "n_jobs": N_JOBS,
         "verbose": ["verbose"], "diagnostics": ["boolean"],
-        "single_label": [StrOptions({"quality", "abs_score"})], "exact_binning": ["boolean"]}
+        "single_label": [StrOptions({"quality", "abs_score"})], "exact_binning": ["boolean"],
+        # hold-out set, pruning, calibration and predictors: mlc_lit.pruning and mlc_lit.calibration
+        "holdout": [StrOptions({"random", "stratified_output_wise", "stratified_example_wise"}), None],
+        "holdout_size": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "global_pruning": [StrOptions({"pre_pruning", "post_pruning"}), None], "pruning_options": [dict, None],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
+        "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
+        "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
+        "based_on_probabilities": ["boolean"]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
                  min_bins=1, max_bins=None, predictor="auto", nominal_features=None,
-                 random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False):
+                 random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False,
+                 holdout=None, holdout_size=0.33, global_pruning=None, pruning_options=None, time_limit=None,
+                 default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
+                 probability_predictor="auto", based_on_probabilities=False):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
         self.nominal_features, self.random_state, self.n_jobs, self.verbose = nominal_features, random_state, n_jobs, verbose
         self.diagnostics, self.single_label, self.exact_binning = diagnostics, single_label, exact_binning
+        self.holdout, self.holdout_size, self.global_pruning, self.pruning_options = holdout, holdout_size, global_pruning, pruning_options
+        self.time_limit, self.default_rule, self.marginal_calibration = time_limit, default_rule, marginal_calibration
+        self.joint_calibration, self.calibrate_on_holdout = joint_calibration, calibrate_on_holdout
+        self.probability_predictor, self.based_on_probabilities = probability_predictor, based_on_probabilities
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -685,7 +733,9 @@ class BoomerClassifier(MultiLabelClassifier):
 
     def _fit(self, X, Y):
         cfg = _kernel_config(self, X.shape[1], Y.shape[1])
-        _fit_rules(self, X, Y, **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2)
+        data, monitor = _pruning.prepare(self, X, Y)      # hold-out split and monitor; (X, Y, None, None), None by default
+        _fit_rules(self, data[0], data[1], **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2, monitor=monitor)
+        _pruning.finish(self, data, monitor)              # pruning cut, calibration
 
     def _decision_function(self, X):
         out = np.zeros((X.shape[0], self.n_labels_))
@@ -702,6 +752,7 @@ class BoomerClassifier(MultiLabelClassifier):
 
     def _predict(self, X):
         S = self._decision_function(X)
+        if _calibration.uses_probabilities(self): return _calibration.predict(self, S)   # GFM, based_on_probabilities
         if self.predictor_ == "label_wise": return (S > 0).astype(np.int8)
         out = np.empty(S.shape, np.int8)
         with numba_threads(self.n_jobs):
@@ -710,8 +761,11 @@ class BoomerClassifier(MultiLabelClassifier):
         return out
 
     def _predict_proba(self, X):
-        "Marginal probabilities: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error."
-        S = self._decision_function(X)
+        "Marginal probabilities (`_marginals`), calibrated or marginalised where asked (`mlc_lit.calibration`)."
+        return _calibration.predict_proba(self, self._decision_function(X))
+
+    def _marginals(self, S):
+        "Marginal probabilities from scores: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error."
         if self.loss == "squared_error_label_wise": return np.clip((S + 1.0) / 2.0, 0.0, 1.0)
         return 1.0 / (1.0 + np.exp(-S))
 
@@ -764,7 +818,7 @@ def _kernel_config(est, F, K):
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
 
 # %% ../nbs/01a_boomer.ipynb #0148b79f
-def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False):
+def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False, monitor=None):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
     W = K + (K * (K + 1) // 2 if mode >= 2 else K)
@@ -780,6 +834,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
     g = stats.sum(axis=0)                               # the default rule: complete head on all examples
     default_head, grow = _grow_rule_kernel(mode, n_threads(est.n_jobs) > 1)
     default_head(g, K, -1, float(est.l2), work[0], head)
+    if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
     bufs = dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
@@ -802,6 +857,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
             labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads.append((labels, head[labels].copy()))
+            if monitor is not None and monitor(conds, heads): break   # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
                 el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
