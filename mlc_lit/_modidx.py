@@ -358,6 +358,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'mlc_lit.qweighted.CalibratedPairwiseClassifier.predict_top': ( 'qweighted.html#calibratedpairwiseclassifier.predict_top',
                                                                                                    'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._apply': ('qweighted.html#_apply', 'mlc_lit/qweighted.py'),
+                                   'mlc_lit.qweighted._auto_slots': ('qweighted.html#_auto_slots', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._bit': ('qweighted.html#_bit', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._class_blocks': ('qweighted.html#_class_blocks', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._epoch_order': ('qweighted.html#_epoch_order', 'mlc_lit/qweighted.py'),

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+import numba
 from llvmlite import ir
 from numba import prange, types
 from numba.core import cgutils
@@ -297,6 +298,9 @@ def _prefetch(typingctx, W, p, f):
         return context.get_dummy_value()
     return types.void(W, p, f), codegen
 
+if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch
+    def _prefetch(W, p, f): pass
+
 @kernel(inline=True)
 def _prefetch_row(W, p):
     "Prefetch row p of W, one cache line (8 float64) at a time."
@@ -346,19 +350,27 @@ _qweighted_parallel = kernel(parallel=True)(_qweighted_impl)
 
 # %% ../nbs/04_qweighted.ipynb #464ab6a6
 _MODES = {"qweighted": 0, "qweighted1": 1, "qweighted2": 2}
+_SLOT_BYTES = 2**20        # bitsets of the games in flight per thread: about one core's L2 cache
 
-def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=8):
+def _auto_slots(n_labels: int) -> int:
+    "Games in flight per thread: at most 8, and only as many as keep their played/bucket bitsets within `_SLOT_BYTES`."
+    m = n_labels + 1; per_slot = (2 * m + 1) * ((m + 63) // 64) * 8
+    return int(max(1, min(8, _SLOT_BYTES // per_slot)))
+
+def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=None):
     """Play QWeighted on every row of `X` with the pairwise weights `W` (pairs × features+1).
 
     `mode` 'qweighted2' / 'qweighted1' (QCMLPP2 / QCMLPP1) returns (labels (n_samples, n) int8, evaluations);
-    'qweighted' (multiclass QWeighted over the labels, λ0 ignored) returns (top label, evaluations)."""
+    'qweighted' (multiclass QWeighted over the labels, λ0 ignored) returns (top label, evaluations). `n_slots`: games in
+    flight per thread (default: `_auto_slots`); results do not depend on it."""
     if mode not in _MODES: raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}.")
     n, N = _n_labels_of(W), X.shape[0]
     labels, top, n_eval = np.zeros((N, n), dtype=np.int8), np.full(N, -1, dtype=np.int64), np.zeros(N, dtype=np.int64)
     Xd, indptr, indices, data, sparse = _x_arrays(X)
     with numba_threads(n_jobs):
         (_qweighted_parallel if n_threads(n_jobs) > 1 else _qweighted_serial)(
-            W, Xd, indptr, indices, data, sparse, _MODES[mode], labels, top, n_eval, chunk, n_slots)
+            W, Xd, indptr, indices, data, sparse, _MODES[mode], labels, top, n_eval, chunk,
+            _auto_slots(n) if n_slots is None else n_slots)
     return (top if mode == "qweighted" else labels), n_eval
 
 # %% ../nbs/04_qweighted.ipynb #ed58d0a0
