@@ -45,7 +45,7 @@ PROC = ROOT / "_proc"
 # Sections of the sidebar, in order: top-level notebooks chosen by their number prefix (00_core -> 0,
 # 01_x -> 1, ...), or a folder of nbs/ (a string). Folders not named here follow as their own sections.
 SECTIONS = [("Foundations", lambda n: n == 0), ("Guides", "guides"), ("Papers", lambda n: 1 <= n <= 5),
-            ("Benchmarks and tools", lambda n: n >= 6)]
+            ("Beyond one machine", lambda n: n == 8), ("Benchmarks and tools", lambda n: n >= 6 and n != 8)]
 SOURCE = "source"        # docs/nbs/source/<module>.md: each exported module's code, highlighted, with line anchors
 REFERENCE = "reference"  # the generated page listing every public name
 CALLOUTS = {"note": "note", "tip": "tip", "warning": "warning", "important": "important", "caution": "caution"}

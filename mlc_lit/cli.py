@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         demo(args.data, n=args.n, seed=args.seed)
     elif args.command == "bench":
-        try: data = data_folder(args.data)
+        try: data = data_folder(args.data, allow_file=SUITES[args.suite].data_may_be_file)
         except ValueError as e: parser.error(str(e))         # a usage error: message and exit status 2, no traceback
         rows = run_suite(args.suite, data, datasets=args.datasets, threads=tuple(args.threads),
                          repeats=args.repeats, quick=args.quick)

@@ -20,7 +20,8 @@ import scipy.sparse as sp
 
 # %% auto #0
 __all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_datasets', 'load_svmlight', 'make_boomer_synthetic',
-           'iterative_stratification', 'iterative_train_test_split', 'IterativeStratifiedKFold']
+           'iterative_stratification', 'iterative_train_test_split', 'IterativeStratifiedKFold', 'read_svmlight_chunks',
+           'write_shards', 'iter_shards', 'read_shards', 'extreme_multilabel_blocks', 'make_extreme_multilabel']
 
 # %% ../nbs/00a_data.ipynb #7dcdb596
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
@@ -756,3 +757,261 @@ class IterativeStratifiedKFold(BaseCrossValidator):
         for j in range(self.n_splits): yield np.flatnonzero(fold != j), np.flatnonzero(fold == j)
 
     def get_n_splits(self, X=None, y=None, groups=None): return self.n_splits
+
+# %% ../nbs/00a_data.ipynb #d66f2fd8
+def _svmlight_block(path, lines: list, first_line: int, n_features, n_labels, zero_based: bool):
+    """Parse example lines (comments and blank lines allowed) that start at line number `first_line`:
+    (X CSR float64, Y CSR int8, the largest feature index + 1, the largest label id + 1) as `load_svmlight` reads them."""
+    labs, lab_counts, toks, counts, nums = [], [], [], [], []
+    for i, line in enumerate(lines):
+        s = line.split("#", 1)[0].strip()
+        if not s: continue
+        head, feats = _split_labels(s)
+        if feats and not _PAIRS.fullmatch(feats): raise _bad_pair(path, first_line + i, s, feats, False)
+        ls = [v for v in head.split(",") if v.strip()]
+        t = feats.replace(":", " ").split()
+        labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(first_line + i)
+    n = len(nums)
+    lrow, frow = np.repeat(np.arange(n), lab_counts), np.repeat(np.arange(n), counts)
+    lab = _ints(labs, lambda e: f"{path}, line {nums[lrow[e]]}", "label id")
+    att = _ints(toks[0::2], lambda e: f"{path}, line {nums[frow[e]]}", "feature index") - (0 if zero_based else 1)
+    val = _floats(toks[1::2], lambda e: f"{path}, line {nums[frow[e]]}")
+    F_seen, K_seen = int(att.max(initial=-1)) + 1, int(lab.max(initial=-1)) + 1
+    F, K = (F_seen if n_features is None else n_features), (K_seen if n_labels is None else n_labels)
+    for arr, rows, lim, what in [(lab, lrow, K, "label id"), (att, frow, F, "feature index")]:
+        bad = np.flatnonzero((arr < 0) | (arr >= lim))
+        if len(bad):
+            shown = arr[bad[0]] + (0 if what == "label id" or zero_based else 1)
+            raise ValueError(f"{path}, line {nums[rows[bad[0]]]}: {what} {shown} outside the {lim} declared"
+                             + ("" if what == "label id" or zero_based else " (features are 1-based)"))
+    X = sp.csr_matrix((val, (frow, att)), shape=(n, F), dtype=np.float64)
+    if X.nnz != len(val):
+        o = np.lexsort((att, frow))
+        dup = o[1:][(frow[o[1:]] == frow[o[:-1]]) & (att[o[1:]] == att[o[:-1]])][0]
+        raise ValueError(f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice")
+    X.eliminate_zeros(); X.sort_indices()
+    Y = sp.csr_matrix((np.ones(len(lab), np.int8), (lrow, lab)), shape=(n, K))
+    Y.sum_duplicates(); Y.data[:] = 1
+    return X, Y, F_seen, K_seen
+
+# %% ../nbs/00a_data.ipynb #cefc2825
+def _chunk_offsets(path, chunk_rows: int, parse=None):
+    """Stream `path` once: (header (line, n, F, K) or None, [(start byte, end byte, first line, rows)], rows in all).
+    `parse(lines, first_line)` is called on each chunk's lines when given and the file has no header (to learn the shapes)."""
+    if os.fspath(path).endswith((".gz", ".bz2")):
+        raise ValueError(f"{path}: a compressed file cannot be read in chunks (it cannot be entered at a byte offset); "
+                         "decompress it, or read it with load_svmlight and write it with write_shards.")
+    header, chunks, rows, start, first, pos, lines = None, [], 0, None, None, 0, []
+    with open(path, "rb") as fh:
+        for no, raw in enumerate(fh, 1):
+            s = raw.decode("utf-8-sig" if no == 1 else "utf-8", errors="replace").split("#", 1)[0].strip()
+            if s and header is None and rows == 0 and start is None and _XC_HEADER.fullmatch(s):
+                header = (no, *map(int, s.split()))
+            elif s:
+                if start is None: start, first, lines = pos, no, []
+                rows += 1
+                if rows % chunk_rows == 0:
+                    if parse and header is None: parse(lines + [raw.decode("utf-8", errors="replace")], first)
+                    chunks.append((start, pos + len(raw), first, chunk_rows)); start = None
+            if parse and start is not None: lines.append(raw.decode("utf-8", errors="replace"))
+            pos += len(raw)
+    if start is not None:
+        if parse and header is None: parse(lines, first)
+        chunks.append((start, pos, first, rows % chunk_rows))
+    return header, chunks, rows
+
+# %% ../nbs/00a_data.ipynb #c7cb0294
+def _read_chunk(path, start: int, end: int, first_line: int, F: int, K: int, zero_based: bool):
+    "The (X, Y) CSR pair of the examples in bytes [start, end) of `path`."
+    with open(path, "rb") as fh:
+        fh.seek(start); text = fh.read(end - start).decode("utf-8-sig", errors="replace")
+    X, Y, _, _ = _svmlight_block(path, text.splitlines(), first_line, F, K, zero_based)
+    return X, Y
+
+def _csr_dask(parts, n_cols: int, dtype, rows: list):
+    "Stack delayed CSR blocks (with known row counts) into one Dask array of CSR chunks."
+    import dask.array as da
+    meta = sp.csr_matrix((0, n_cols), dtype=dtype)
+    blocks = [da.from_delayed(p, shape=(r, n_cols), dtype=dtype, meta=meta) for p, r in zip(parts, rows)]
+    return da.concatenate(blocks, axis=0) if blocks else da.from_array(meta, chunks=(0, n_cols), asarray=False)
+
+# %% ../nbs/00a_data.ipynb #1e0dbef9
+def read_svmlight_chunks(path, chunk_rows: int = 100_000, n_features: int | None = None, n_labels: int | None = None, *,
+                         zero_based: bool | None = None):
+    """`load_svmlight` for files larger than memory: `(X, Y)` as Dask arrays of CSR chunks of `chunk_rows` rows
+    (X float64, Y int8), read lazily. One streaming pass finds the chunks' byte ranges (and, for a file without
+    an Extreme Classification header and without `n_features`/`n_labels`, parses each chunk once to learn the
+    shapes); each chunk is parsed only when a Dask task needs it. Needs `dask`."""
+    import dask
+    path = os.fspath(path)
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}.")
+    seen = [0, 0]
+    def learn(lines, first):
+        _, _, F, K = _svmlight_block(path, lines, first, None, None, bool(zero_based))
+        seen[0], seen[1] = max(seen[0], F), max(seen[1], K)
+    header, chunks, n = _chunk_offsets(path, int(chunk_rows), learn if n_features is None or n_labels is None else None)
+    if header is None and n == 0: raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
+    if zero_based is None: zero_based = header is not None
+    if header is not None:
+        h, n_h, f_h, k_h = header
+        for given, declared, what in ((n_features, f_h, "n_features"), (n_labels, k_h, "n_labels")):
+            if given is not None and given != declared:
+                raise ValueError(f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed")
+        if n != n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
+        n_features, n_labels = f_h, k_h
+    else:
+        n_features = seen[0] if n_features is None else n_features
+        n_labels = seen[1] if n_labels is None else n_labels
+    pairs = [dask.delayed(_read_chunk, nout=2, pure=True)(path, a, b, first, n_features, n_labels, zero_based)
+             for a, b, first, _ in chunks]
+    rows = [r for *_, r in chunks]
+    return _csr_dask([p[0] for p in pairs], n_features, np.float64, rows), _csr_dask([p[1] for p in pairs], n_labels, np.int8, rows)
+
+# %% ../nbs/00a_data.ipynb #d58671c4
+_MANIFEST, _SHARDS_FORMAT = "manifest.json", "mlc_lit.csr_shards/1"
+
+def _as_csr(A, dtype, what: str):
+    "A block as canonical CSR of `dtype`; dense blocks are converted."
+    A = sp.csr_matrix(A, dtype=dtype)
+    if A.ndim != 2: raise ValueError(f"{what} blocks must be 2-D, got shape {A.shape}.")
+    A.sum_duplicates(); A.eliminate_zeros(); A.sort_indices()
+    return A
+
+# %% ../nbs/00a_data.ipynb #8ab204ae
+def write_shards(folder, blocks, n_features: int | None = None, n_labels: int | None = None) -> str:
+    """Write an iterable of `(X_block, Y_block)` pairs (dense or CSR, same rows in each pair) as a folder of CSR
+    shards plus `manifest.json`, one block at a time; returns the folder. Y must be 0/1. The shapes come from the
+    first block unless given; `read_shards` reads the folder back."""
+    import json
+    folder = os.fspath(folder)
+    os.makedirs(folder, exist_ok=True)
+    if os.path.exists(os.path.join(folder, _MANIFEST)):
+        raise FileExistsError(f"{folder} already holds a {_MANIFEST}; write the shards into a new folder.")
+    shards = []
+    for i, (Xb, Yb) in enumerate(blocks):
+        Xb, Yb = _as_csr(Xb, np.float64, "X"), _as_csr(Yb, np.float64, "Y")
+        n_features = Xb.shape[1] if n_features is None else n_features
+        n_labels = Yb.shape[1] if n_labels is None else n_labels
+        if Xb.shape[0] != Yb.shape[0]: raise ValueError(f"block {i}: X has {Xb.shape[0]} rows, Y has {Yb.shape[0]}.")
+        if (Xb.shape[1], Yb.shape[1]) != (n_features, n_labels):
+            raise ValueError(f"block {i}: shapes {Xb.shape}, {Yb.shape} do not have {n_features} features and {n_labels} labels.")
+        if Yb.nnz and not np.all(Yb.data == 1): raise ValueError(f"block {i}: Y must contain only 0 and 1.")
+        name = f"shard-{i:05d}.npz"
+        np.savez(os.path.join(folder, name), X_indptr=Xb.indptr.astype(np.int64), X_indices=Xb.indices.astype(np.int64),
+                 X_data=Xb.data, Y_indptr=Yb.indptr.astype(np.int64), Y_indices=Yb.indices.astype(np.int64))
+        shards.append({"file": name, "n_rows": int(Xb.shape[0]), "nnz_X": int(Xb.nnz), "nnz_Y": int(Yb.nnz)})
+    if not shards: raise ValueError("write_shards got no blocks.")
+    manifest = {"format": _SHARDS_FORMAT, "n_features": int(n_features), "n_labels": int(n_labels),
+                "n_rows": sum(s["n_rows"] for s in shards), "shards": shards}
+    with open(os.path.join(folder, _MANIFEST), "w") as fh: json.dump(manifest, fh, indent=1)
+    return folder
+
+# %% ../nbs/00a_data.ipynb #459abd8f
+def _load_shard(path: str, F: int, K: int):
+    "The (X, Y) CSR pair stored in one shard file."
+    with np.load(path) as z:
+        n = len(z["X_indptr"]) - 1
+        X = sp.csr_matrix((z["X_data"], z["X_indices"], z["X_indptr"]), shape=(n, F))
+        Y = sp.csr_matrix((np.ones(len(z["Y_indices"]), np.int8), z["Y_indices"], z["Y_indptr"]), shape=(n, K))
+    return X, Y
+
+def _manifest(folder) -> dict:
+    import json
+    path = os.path.join(os.fspath(folder), _MANIFEST)
+    if not os.path.exists(path): raise FileNotFoundError(f"{folder}: no {_MANIFEST}; is it a folder written by write_shards?")
+    with open(path) as fh: m = json.load(fh)
+    if m.get("format") != _SHARDS_FORMAT: raise ValueError(f"{path}: format {m.get('format')!r}, expected {_SHARDS_FORMAT!r}.")
+    return m
+
+# %% ../nbs/00a_data.ipynb #1bbb6345
+def iter_shards(folder):
+    "The `(X, Y)` CSR pairs of a shard folder, one shard at a time (no Dask needed)."
+    m = _manifest(folder)
+    for s in m["shards"]: yield _load_shard(os.path.join(os.fspath(folder), s["file"]), m["n_features"], m["n_labels"])
+
+def read_shards(folder):
+    "A shard folder as `(X, Y)` Dask arrays of CSR chunks, one chunk per shard (X float64, Y int8), read lazily."
+    import dask
+    m, folder = _manifest(folder), os.fspath(folder)
+    pairs = [dask.delayed(_load_shard, nout=2, pure=True)(os.path.join(folder, s["file"]), m["n_features"], m["n_labels"])
+             for s in m["shards"]]
+    rows = [s["n_rows"] for s in m["shards"]]
+    return (_csr_dask([p[0] for p in pairs], m["n_features"], np.float64, rows),
+            _csr_dask([p[1] for p in pairs], m["n_labels"], np.int8, rows))
+
+# %% ../nbs/00a_data.ipynb #055ed8d3
+_XMC_SHAPES = {  # name: (examples, features, labels, label cardinality; None = exactly one label per example)
+    "rcv1_industries": (23_000, 47_000, 354, 1.5),
+    "odp": (1_500_000, 500_000, 100_000, None),
+    "lshtc": (2_400_000, 1_600_000, 325_000, 3.2),
+}
+_GEN_BLOCK = 1024   # rows per seed block
+
+_FEATURE_SHIFT = 100  # features: p(r) ∝ (r + 100)^-a, a flattened head (as after removing stop words)
+
+def _zipf_cdf(m: int, exponent: float, shift: float = 1.0) -> np.ndarray:
+    "Cumulative probabilities of ranks 0..m-1 with p(r) ∝ (r + shift)^-exponent."
+    p = (np.arange(m, dtype=np.float64) + shift) ** -exponent
+    c = np.cumsum(p); c /= c[-1]
+    return c
+
+def _xmc_tables(d: int, K: int, profile_size: int, exponent: float, seed: int):
+    "Feature and label CDFs and the (K, profile_size) label profiles, from the seed alone."
+    rng = np.random.default_rng([seed, 0])
+    return _zipf_cdf(d, exponent, _FEATURE_SHIFT), _zipf_cdf(K, exponent), rng.integers(0, d, size=(K, profile_size))
+
+# %% ../nbs/00a_data.ipynb #5dc23154
+def _xmc_block(tables, d: int, K: int, cardinality, nnz: float, signal: float, seed: int, b: int, n_rows: int):
+    "Rows of seed block `b` (`n_rows` ≤ 1024 of them): (X CSR float64, Y CSR int8)."
+    f_cdf, l_cdf, profiles = tables
+    rng = np.random.default_rng([seed, 1, b])
+    m = np.ones(n_rows, np.int64) if cardinality is None else 1 + rng.poisson(cardinality - 1, n_rows)
+    lab = np.minimum(np.searchsorted(l_cdf, rng.random(int(m.sum())), side="right"), K - 1)
+    lrow = np.repeat(np.arange(n_rows), m)
+    Y = sp.csr_matrix((np.ones(len(lab), np.int8), (lrow, lab)), shape=(n_rows, K))
+    Y.sum_duplicates(); Y.data[:] = 1                                  # repeats collapse: a set of labels
+    t = np.maximum(1, rng.poisson(nnz, n_rows)); s = rng.binomial(t, signal)
+    srow = np.repeat(np.arange(n_rows), s)
+    pick = Y.indptr[srow] + (rng.random(len(srow)) * np.diff(Y.indptr)[srow]).astype(np.int64)
+    sig = profiles[Y.indices[pick], rng.integers(0, profiles.shape[1], len(srow))]
+    brow = np.repeat(np.arange(n_rows), t - s)
+    bg = np.minimum(np.searchsorted(f_cdf, rng.random(len(brow)), side="right"), d - 1)
+    X = sp.csr_matrix((np.ones(len(srow) + len(brow)), (np.concatenate([srow, brow]), np.concatenate([sig, bg]))),
+                      shape=(n_rows, d))
+    X.sum_duplicates(); X.data = np.log1p(X.data)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    X = sp.csr_matrix(sp.diags(1.0 / norms) @ X); X.sort_indices()
+    return X, Y
+
+# %% ../nbs/00a_data.ipynb #dbb7736d
+def extreme_multilabel_blocks(shape: str = "lshtc", scale: float = 1.0, *, n: int | None = None, chunk_rows: int = 16384,
+                              nnz: float = 100.0, signal: float = 0.3, profile_size: int = 50, exponent: float = 1.0,
+                              seed: int = 0):
+    """Yield `(X, Y)` CSR row chunks of synthetic data shaped like `shape` ('rcv1_industries', 'odp', 'lshtc')
+    with examples, features and labels multiplied by `scale` (`n` overrides the number of examples). The data do
+    not depend on `chunk_rows`. See *Synthetic data of the papers' shapes* for the model and its signal."""
+    if shape not in _XMC_SHAPES: raise ValueError(f"shape must be one of {sorted(_XMC_SHAPES)}, got {shape!r}.")
+    if not 0 < scale <= 1: raise ValueError(f"scale must be in (0, 1], got {scale!r}.")
+    if not 0 <= signal <= 1: raise ValueError(f"signal must be in [0, 1], got {signal!r}.")
+    if chunk_rows < 1: raise ValueError(f"chunk_rows must be positive, got {chunk_rows!r}.")
+    N, D, L, card = _XMC_SHAPES[shape]
+    n = max(1, round(N * scale)) if n is None else int(n)
+    d, K = max(profile_size, round(D * scale)), max(2, round(L * scale))
+    tables = _xmc_tables(d, K, profile_size, exponent, seed)
+    for a in range(0, n, chunk_rows):
+        z = min(n, a + chunk_rows)
+        parts = [_xmc_block(tables, d, K, card, nnz, signal, seed, b, min(_GEN_BLOCK, n - b * _GEN_BLOCK))
+                 for b in range(a // _GEN_BLOCK, (z - 1) // _GEN_BLOCK + 1)]
+        X, Y = sp.vstack([p[0] for p in parts], format="csr"), sp.vstack([p[1] for p in parts], format="csr")
+        off = a - (a // _GEN_BLOCK) * _GEN_BLOCK
+        yield X[off:off + z - a], Y[off:off + z - a]
+
+def make_extreme_multilabel(shape: str = "lshtc", scale: float = 1.0, *, folder=None, **kwargs):
+    """Synthetic extreme multi-label data (see `extreme_multilabel_blocks` for the parameters). Without `folder`:
+    `(X, Y)` in memory (CSR float64, CSR int8), for small sizes; with `folder`: writes it there chunk by chunk
+    with `write_shards` and returns the folder (read it with `read_shards` or `iter_shards`)."""
+    blocks = extreme_multilabel_blocks(shape, scale, **kwargs)
+    if folder is not None: return write_shards(folder, blocks)
+    parts = list(blocks)
+    return sp.vstack([p[0] for p in parts], format="csr"), sp.vstack([p[1] for p in parts], format="csr")

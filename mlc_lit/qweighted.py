@@ -465,6 +465,18 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
         self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = voting, epochs, shuffle, random_state, n_jobs
         self.scale = scale
 
+    def fit(self, X, Y):
+        "Fit on arrays in memory, or with label blocks as Dask tasks when `X` or `Y` is a Dask array (`mlc_lit.scale`)."
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
+            from mlc_lit.scale import fit_pairwise; return fit_pairwise(self, X, Y)
+        return super().fit(X, Y)
+
+    def predict(self, X):
+        "Label sets; for a Dask `X` a Dask array computed chunk by chunk (`mlc_lit.scale`)."
+        if hasattr(X, "__dask_graph__"):
+            from mlc_lit.scale import predict_pairwise; return predict_pairwise(self, X)
+        return super().predict(X)
+
     def _fit(self, X, Y):
         self.coef_ = _train(self, X, Y)
 

@@ -14,13 +14,16 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit
-from sklearn.utils._param_validation import StrOptions
+from numbers import Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, MultiLabelClassifier, check_X, check_Y, check_memory,
                           csr_arrays, int_at_least, kernel, numba_threads, parallel_map, spawn_seeds)
 
 # %% auto #0
-__all__ = ['Embedding', 'randomized_embedding', 'f1_inference', 'RandomizedEmbeddingClassifier', 'SmoothLinkClassifier',
+__all__ = ['Embedding', 'randomized_embedding', 'SGDParams', 'SGDState', 'readout_moments', 'sgd_setup', 'sgd_readout_chunk',
+           'f1_inference', 'gaussian_embedding', 'RandomizedEmbeddingClassifier', 'SmoothLinkClassifier',
            'make_sparse_problem', 'default_search_space', 'RandomizedEmbeddingCV']
 
 # %% ../nbs/05_rembed.ipynb #71b99fe7
@@ -92,36 +95,34 @@ class _RidgeSolver:
         "Z = (XᵀX + λI)⁻¹ XᵀB for a dense B of shape (n, m)."
         R = np.asarray(self.X.T @ B, dtype=np.float64)
         if self.method == "cholesky": return sla.cho_solve(self._factor, R, check_finite=False)
-        return self._cg(R)
+        return _ridge_cg(self, R)
 
 # %% ../nbs/05_rembed.ipynb #3d2269a1
-def _cg(self, R):
+def _ridge_cg(solver: _RidgeSolver, R):
     "Preconditioned conjugate gradients for all columns of R at once (R is overwritten with the residual)."
-    X, lam, tiny = self.X, self.lam, np.finfo(float).tiny
+    X, lam, tiny = solver.X, solver.lam, np.finfo(float).tiny
     dot = lambda A, B: np.einsum("ij,ij->j", A, B)
     Z, S, AP, tmp = np.zeros_like(R), np.empty_like(R), np.empty_like(R), np.empty_like(R)  # reused: no allocation per step
     XP = np.empty((X.shape[0], R.shape[1]))
     norm_b = np.sqrt(dot(R, R)); norm_b[norm_b == 0] = 1.0
-    np.multiply(self._inv_diag[:, None], R, out=S)
+    np.multiply(solver._inv_diag[:, None], R, out=S)
     P, rs = S.copy(), dot(R, S)
-    for it in range(1, self.max_iter + 1):
+    for it in range(1, solver.max_iter + 1):
         if sp.issparse(X):
-            with numba_threads(self.n_jobs):
-                _csr_matmat_par(*self._csr, P, XP); _csr_matmat_par(*self._csr_t, XP, AP)
+            with numba_threads(solver.n_jobs):
+                _csr_matmat_par(*solver._csr, P, XP); _csr_matmat_par(*solver._csr_t, XP, AP)
         else: np.matmul(X, P, out=XP); np.matmul(X.T, XP, out=AP)
         np.multiply(P, lam, out=tmp); AP += tmp
         alpha = rs / np.maximum(dot(P, AP), tiny)
         np.multiply(P, alpha, out=tmp); Z += tmp
         np.multiply(AP, alpha, out=tmp); R -= tmp
-        if (np.sqrt(dot(R, R)) / norm_b).max() <= self.tol: break
-        np.multiply(self._inv_diag[:, None], R, out=S)
+        if (np.sqrt(dot(R, R)) / norm_b).max() <= solver.tol: break
+        np.multiply(solver._inv_diag[:, None], R, out=S)
         rs_new = dot(R, S)
         P *= rs_new / np.maximum(rs, tiny); P += S
         rs = rs_new
-    self.n_iter_ += it
+    solver.n_iter_ += it
     return Z
-
-_RidgeSolver._cg = _cg
 
 # %% ../nbs/05_rembed.ipynb #99b8d2ed
 def _orthonormal(A):
@@ -272,6 +273,172 @@ def _fit_logistic_link(Phi, Y, l2: float, max_iter: int = 100, tol: float = 1e-5
     V = np.hstack([o[0] for o in out]); b = np.concatenate([o[1] for o in out])
     return V, b - mu @ V, lam, max(o[2] for o in out)
 
+# %% ../nbs/05_rembed.ipynb #90f941a9
+@kernel()
+def _softmax_residual(S, y):
+    "In place: S ← softmax(S) − onehot(y) row by row; returns Σᵢ (log Σⱼ e^{sᵢⱼ} − s_{i,yᵢ}) (the cross-entropy)."
+    loss = 0.0
+    for i in range(S.shape[0]):
+        m = S[i, 0]
+        for j in range(1, S.shape[1]): m = max(m, S[i, j])
+        z = 0.0
+        for j in range(S.shape[1]):
+            S[i, j] = np.exp(S[i, j] - m); z += S[i, j]
+        loss += np.log(z) + m - (np.log(S[i, y[i]]) + m)
+        for j in range(S.shape[1]): S[i, j] /= z
+        S[i, y[i]] -= 1.0
+    return loss
+
+@kernel()
+def _logistic_residual(S, indptr, indices):
+    "In place: S ← σ(S) − Y for the 0/1 rows of a CSR Y = (indptr, indices); returns Σ log(1+e^s) − y·s."
+    loss = 0.0
+    for i in range(S.shape[0]):
+        for p in range(indptr[i], indptr[i + 1]): loss -= S[i, indices[p]]
+        for j in range(S.shape[1]):
+            s = S[i, j]
+            loss += max(s, 0.0) + np.log1p(np.exp(-abs(s)))
+            S[i, j] = 1.0 / (1.0 + np.exp(-s)) if s >= 0 else np.exp(s) / (1.0 + np.exp(s))
+        for p in range(indptr[i], indptr[i + 1]): S[i, indices[p]] -= 1.0
+    return loss
+
+# %% ../nbs/05_rembed.ipynb #5f41eb9e
+class SGDParams(NamedTuple):
+    "What stays fixed while `sgd_readout_chunk` trains: the loss, the step rule and the preconditioner."
+    loss: str                    # 'softmax' (one class per example) or 'logistic' (per class)
+    mu: np.ndarray               # (s,) feature means (centring)
+    Q: np.ndarray                # (s, s) eigenvectors of the centred Gram ΦcᵀΦc (rotation)
+    precond: np.ndarray          # (s, c) inverse curvature n / (wₗ eⱼ + λ) of each rotated coefficient
+    precond_b: np.ndarray        # (c,) inverse curvature 1 / wₗ of each intercept
+    penalty: float               # λ of Σᵢ loss + λ/2 ‖V‖²
+    n_total: int                 # examples in one pass (the penalty is spread over them)
+    learning_rate: float
+    learning_rate_decay: float   # η_t = learning_rate / (1 + decay · passes so far)
+    momentum: float
+    batch_size: int
+    seed: int                    # with the update count, seeds the shuffle of each chunk
+
+class SGDState(NamedTuple):
+    "What changes: rotated coefficients, intercepts, their velocities, and counters (small arrays only)."
+    V: np.ndarray                # (s, c) coefficients in rotated coordinates: V = Q Ṽ
+    b: np.ndarray                # (c,) intercepts of the rotated, centred features
+    vel_V: np.ndarray
+    vel_b: np.ndarray
+    counts: np.ndarray           # int64 [updates, examples seen]
+    loss: np.ndarray             # float64 [Σ loss of the current pass, examples in it]
+
+# %% ../nbs/05_rembed.ipynb #2f2be1cd
+def readout_moments(features, moments=None, shift=None):
+    """Adds one chunk of read-out features (m, s) to the running moments (n, Σ(φ−shift), Σ(φ−shift)(φ−shift)ᵀ),
+    float64; chunks may come in any order. `shift` (s,): any rough mean (e.g. the first chunk's), for precision."""
+    F = np.asarray(features)
+    if F.ndim != 2: raise ValueError(f"features must be a 2-D (m, s) array, got shape {F.shape}.")
+    s = F.shape[1]
+    if moments is None: moments = (0, np.zeros(s), np.zeros((s, s)))
+    n, s1, s2 = moments
+    if s1.shape[0] != s: raise ValueError(f"this chunk has {s} features, the moments so far {s1.shape[0]}.")
+    for i in range(0, F.shape[0], 4096):
+        B = F[i:i + 4096] if shift is None else F[i:i + 4096] - np.asarray(shift, dtype=F.dtype)
+        s1 = s1 + B.sum(axis=0, dtype=np.float64)
+        s2 = s2 + (B.T @ B).astype(np.float64)
+    return n + F.shape[0], s1, s2
+
+# %% ../nbs/05_rembed.ipynb #dd38ba9a
+_SGD_LOSSES = ("softmax", "logistic")
+
+def sgd_setup(moments, label_counts, *, loss: str = "softmax", l2: float = 0.1, shift=None, learning_rate: float = 0.1,
+              learning_rate_decay: float = 1.0, momentum: float = 0.9, batch_size: int = 256, seed: int = 0):
+    """The fixed `SGDParams` and the initial `SGDState` of the read-out from `readout_moments` and the
+    per-label positive counts (c,) of the same rows. λ = `l2`·tr(ΦcᵀΦc)/s, as the closed form's."""
+    if loss not in _SGD_LOSSES: raise ValueError(f"loss must be one of {_SGD_LOSSES}, got {loss!r}.")
+    n, s1, s2 = moments
+    if n < 1: raise ValueError("the moments hold no examples.")
+    m = s1 / n
+    mu = m if shift is None else np.asarray(shift, dtype=np.float64) + m
+    G = s2 - n * np.outer(m, m)
+    s, counts = G.shape[0], np.asarray(label_counts, dtype=np.float64).ravel()
+    c = counts.shape[0]
+    check_memory(8.0 * (s * s + 4 * s * c), f"the SGD read-out's {s}×{s} rotation and four {s}×{c} arrays",
+                 "lower n_random_features (or the number of labels)")
+    lam = l2 * max(np.trace(G), np.finfo(float).tiny) / s
+    e, Q = np.linalg.eigh(G)
+    pi = np.clip(counts / n, 0.5 / n, 1 - 0.5 / n)
+    w = pi * (1 - pi)
+    precond = n / (np.maximum(e, 0.0)[:, None] * w[None, :] + lam)
+    b0 = np.log(pi) if loss == "softmax" else np.log(pi / (1 - pi))
+    params = SGDParams(loss, mu, Q, precond, 1.0 / w, float(lam), int(n), float(learning_rate),
+                       float(learning_rate_decay), float(momentum), int(batch_size), int(seed))
+    state = SGDState(np.zeros((s, c)), b0, np.zeros((s, c)), np.zeros(c), np.zeros(2, dtype=np.int64), np.zeros(2))
+    return params, state
+
+# %% ../nbs/05_rembed.ipynb #53e4d0ff
+def _class_index(Y, m: int) -> np.ndarray:
+    "Class indices (m,) int64 of a 1-D class vector or of a 0/1 matrix with exactly one positive per row."
+    if not sp.issparse(Y) and np.ndim(Y) == 1: return np.asarray(Y, dtype=np.int64)
+    Ys = sp.csr_matrix(Y)
+    per_row = np.diff(Ys.indptr)
+    if (per_row != 1).any():
+        i = int(np.flatnonzero(per_row != 1)[0])
+        raise ValueError(f"loss='softmax' needs exactly one label per example; row {i} has {per_row[i]}.")
+    return Ys.indices.astype(np.int64)
+
+def sgd_readout_chunk(features, Y, params: SGDParams, state: SGDState, *, rotated: bool = False) -> SGDState:
+    """One pass of preconditioned mini-batch SGD with momentum over one chunk: `features` (m, s), labels `Y`
+    ((m,) class indices or an (m, c) 0/1 matrix, dense or CSR). Updates `state` in place and returns it.
+    `rotated`: the features are already (φ − μ)Q (the in-memory fit rotates them once)."""
+    F = np.asarray(features)
+    m, (s, c) = F.shape[0], state.V.shape
+    if F.ndim != 2 or F.shape[1] != s: raise ValueError(f"features must be (m, {s}), got shape {F.shape}.")
+    if params.loss == "softmax":
+        y = _class_index(Y, m)
+        if y.shape[0] != m or (m and (y.min() < 0 or y.max() >= c)): raise ValueError(f"Y must give {m} class indices in [0, {c}).")
+    else:
+        Ys = sp.csr_matrix(Y, dtype=np.float64)
+        if Ys.shape != (m, c): raise ValueError(f"Y must be ({m}, {c}) for the logistic read-out, got {Ys.shape}.")
+    order = np.random.default_rng([params.seed, int(state.counts[0])]).permutation(m)
+    for start in range(0, m, params.batch_size):
+        idx = np.sort(order[start:start + params.batch_size])
+        Z = np.asarray(F[idx], dtype=np.float64)
+        if not rotated: Z = (Z - params.mu) @ params.Q
+        S = Z @ state.V
+        S += state.b
+        if params.loss == "softmax": loss = _softmax_residual(S, y[idx])
+        else:
+            Yb = Ys[idx]
+            loss = _logistic_residual(S, Yb.indptr.astype(np.int64), Yb.indices.astype(np.int64))
+        _sgd_step(Z, S, params, state)
+        state.loss[0] += loss; state.loss[1] += len(idx)
+    return state
+
+def _sgd_step(Z, E, params: SGDParams, state: SGDState):
+    "The momentum step on Ṽ and b from the residuals E (the loss's gradient in the scores) of mini-batch Z."
+    mb = Z.shape[0]
+    eta = params.learning_rate / (1.0 + params.learning_rate_decay * state.counts[1] / params.n_total)
+    g = Z.T @ E
+    g /= mb
+    g += (params.penalty / params.n_total) * state.V
+    g *= params.precond
+    vV, vb, V, b = state.vel_V, state.vel_b, state.V, state.b
+    vV *= params.momentum; g *= eta; vV -= g; V += vV
+    vb *= params.momentum; vb -= eta * params.precond_b * (E.sum(axis=0) / mb); b += vb
+    state.counts[0] += 1; state.counts[1] += mb
+
+# %% ../nbs/05_rembed.ipynb #630b2cfb
+def _fit_sgd_link(Phi, Y, l2: float, loss: str, n_epochs: int, opts: dict, seed: int):
+    """The read-out by preconditioned SGD on in-memory features: moments, setup, one rotation of Φ in place
+    (so the passes do not repeat it), `n_epochs` passes. Returns V (s, c), intercept (c,), λ, the passes."""
+    shift = np.asarray(Phi[:4096].mean(axis=0, dtype=np.float64))
+    moments = readout_moments(Phi, shift=shift)
+    counts = np.bincount(_class_index(Y, Phi.shape[0]), minlength=Y.shape[1]) if loss == "softmax" \
+        else np.asarray(Y.sum(axis=0)).ravel()
+    params, state = sgd_setup(moments, counts, loss=loss, l2=l2, shift=shift, seed=seed, **opts)
+    for i in range(0, Phi.shape[0], 4096):   # Φ ← (Φ − μ)Q, block by block, in Φ's own buffer
+        Phi[i:i + 4096] = (np.asarray(Phi[i:i + 4096], dtype=np.float64) - params.mu) @ params.Q
+    Ys = Y if loss == "softmax" else sp.csr_matrix(Y, dtype=np.float64)
+    for _ in range(n_epochs): sgd_readout_chunk(Phi, Ys, params, state, rotated=True)
+    V = params.Q @ state.V
+    return V, state.b - params.mu @ V, params.penalty, n_epochs
+
 # %% ../nbs/05_rembed.ipynb #619954b3
 def f1_inference(proba, prior):
     """Algorithm 4 (Karampatziakis & Mineiro, 2015): per-class thresholds that maximise a plug-in
@@ -287,6 +454,22 @@ def f1_inference(proba, prior):
     f_hat = 2.0 * np.cumsum(Zs, axis=0) / (prior[None, :] * m + np.arange(1, m + 1)[:, None])
     threshold = Zs[np.argmax(f_hat, axis=0), np.arange(c)]
     return (proba >= threshold[None, :]).astype(np.int8)
+
+# %% ../nbs/05_rembed.ipynb #d81a2b5a
+def gaussian_embedding(X, Y, rank: int, *, l2: float = 1.0, random_state=None, solver: str = "auto", n_jobs=None) -> Embedding:
+    """The compressed-sensing baseline "CS + LR" of §7.3: a Gaussian random U (c, `rank`), scaled by 1/√rank, in
+    place of Algorithm 1's eigenvectors, and W the ridge fit of YU on X (line 11, which both need).
+    `singular_values` are NaN (there is no spectrum); other arguments as `randomized_embedding`."""
+    X = check_X(X)
+    Y = check_Y(Y, X.shape[0], accept_sparse=True)
+    c = Y.shape[1]
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= c:
+        raise ValueError(f"rank must be an integer between 1 and the number of labels ({c}), got {rank!r}.")
+    if not l2 > 0: raise ValueError(f"l2 must be positive, got {l2!r}.")
+    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(spawn_seeds(random_state, 1)[0])
+    U = rng.standard_normal((c, rank)) / np.sqrt(rank)
+    ridge = _RidgeSolver(X, _ridge_penalty(X, l2), solver, n_jobs=n_jobs)
+    return Embedding(U, np.full(rank, np.nan), ridge.solve(np.asarray(_labels_float(Y) @ U)), ridge.lam, ridge.n_iter_)
 
 # %% ../nbs/05_rembed.ipynb #928cd740
 class RandomizedEmbeddingClassifier(MultiLabelClassifier):
@@ -305,11 +488,15 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         Extra random probes ℓ of the range finder.
     n_iter : int, default=1
         Range-finder refinements q.
+    embedding : {'randomized', 'gaussian'}, default='randomized'
+        'randomized': U from Algorithm 1; 'gaussian': a Gaussian random U, the compressed-sensing baseline
+        "CS + LR" of §7.3 (`gaussian_embedding`).
     n_random_features : int, default=1000
         Number s of random Fourier features (held in single precision); 0 uses the embedding XW itself
         (a linear link). The read-out costs O(n·s²).
-    kernel : {'gaussian', 'cauchy', 'student'}, default='gaussian'
-        Spectral density of the random frequencies (Student-ν for 'student').
+    kernel : {'gaussian', 'cauchy', 'student', 'linear'}, default='gaussian'
+        Spectral density of the random frequencies (Student-ν for 'student'); 'linear' feeds the embedding
+        XW straight into the read-out (§7.3; the same as n_random_features=0).
     nu : float, default=3.0
         Degrees of freedom of the Student kernel.
     bandwidth : float, default=2.0
@@ -318,8 +505,9 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         Trace-relative ridge penalty of the embedding and of W (λ = l2·tr(XᵀX)/d).
     l2_link : float or None, default=0.1
         Trace-relative penalty of the read-out V (None: same as `l2`).
-    loss : {'squared', 'logistic'}, default='squared'
-        Read-out loss: ridge in closed form, or per-class logistic (L-BFGS warm-started from ridge).
+    loss : {'squared', 'logistic', 'softmax'}, default='squared'
+        Read-out loss: ridge in closed form, per-class logistic (L-BFGS warm-started from ridge, or SGD),
+        or the multiclass softmax for one label per example (always SGD).
     inference : {'example', 'class_f1'}, default='example'
         'example' thresholds probabilities at 1/2; 'class_f1' applies Algorithm 4 (`f1_inference`)
         to each batch passed to `predict`.
@@ -329,6 +517,19 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
         L-BFGS iterations of the logistic read-out.
     tol : float, default=1e-5
         L-BFGS gradient tolerance.
+    optimizer : {'lbfgs', 'sgd'}, default='lbfgs'
+        Optimiser of the logistic read-out; the softmax read-out always uses 'sgd' (preconditioned
+        mini-batch SGD with momentum, `sgd_readout_chunk`).
+    n_epochs : int, default=10
+        SGD passes over the data.
+    batch_size : int, default=256
+        SGD mini-batch size.
+    learning_rate : float, default=0.1
+        SGD step η in units of the preconditioned (Newton-like) step.
+    learning_rate_decay : float, default=1.0
+        η_t = learning_rate / (1 + learning_rate_decay · passes so far).
+    momentum : float in [0, 1), default=0.9
+        SGD momentum.
     solver : {'auto', 'cholesky', 'cg'}, default='auto'
         Ridge solver of the embedding (see `randomized_embedding`).
     random_state : int, RandomState or None, default=None
@@ -352,7 +553,7 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     label_prior_ : ndarray of shape (n_labels,)
         Training frequency of each label (used by 'class_f1' inference).
     n_iter_ : int
-        L-BFGS iterations of the logistic read-out (1 for the closed-form squared loss).
+        L-BFGS iterations of the logistic read-out, SGD passes, or 1 for the closed-form squared loss.
 
     Examples
     --------
@@ -366,30 +567,57 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     """
     _parameter_constraints = {
         "rank": [int_at_least(1), StrOptions({"spectral90"})], "oversample": [int_at_least(0)], "n_iter": [int_at_least(0)],
-        "n_random_features": [int_at_least(0)], "kernel": [StrOptions({"gaussian", "cauchy", "student"})],
+        "n_random_features": [int_at_least(0)], "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})],
+        "embedding": [StrOptions({"randomized", "gaussian"})], "optimizer": [StrOptions({"lbfgs", "sgd"})],
+        "n_epochs": [int_at_least(1)], "batch_size": [int_at_least(1)], "learning_rate": [POSITIVE],
+        "learning_rate_decay": [NON_NEGATIVE], "momentum": [Interval(Real, 0, 1, closed="left")],
         "nu": [POSITIVE], "bandwidth": [POSITIVE], "l2": [POSITIVE], "l2_link": [POSITIVE, None],
-        "loss": [StrOptions({"squared", "logistic"})], "inference": [StrOptions({"example", "class_f1"})],
+        "loss": [StrOptions({"squared", "logistic", "softmax"})], "inference": [StrOptions({"example", "class_f1"})],
         "fit_intercept": ["boolean"], "max_iter": [int_at_least(1)], "tol": [NON_NEGATIVE],
         "solver": [StrOptions({"auto", "cholesky", "cg"})], "random_state": ["random_state"], "n_jobs": N_JOBS}
 
-    def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, n_random_features=1000,
+    def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, embedding="randomized", n_random_features=1000,
                  kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1, loss="squared",
-                 inference="example", fit_intercept=True, max_iter=100, tol=1e-5, solver="auto",
+                 inference="example", fit_intercept=True, max_iter=100, tol=1e-5, optimizer="lbfgs", n_epochs=10,
+                 batch_size=256, learning_rate=0.1, learning_rate_decay=1.0, momentum=0.9, solver="auto",
                  random_state=None, n_jobs=None):
         self.rank, self.oversample, self.n_iter, self.n_random_features = rank, oversample, n_iter, n_random_features
         self.kernel, self.nu, self.bandwidth, self.l2, self.l2_link = kernel, nu, bandwidth, l2, l2_link
         self.loss, self.inference, self.fit_intercept, self.max_iter, self.tol = loss, inference, fit_intercept, max_iter, tol
         self.solver, self.random_state, self.n_jobs = solver, random_state, n_jobs
+        self.embedding, self.optimizer, self.n_epochs, self.batch_size = embedding, optimizer, n_epochs, batch_size
+        self.learning_rate, self.learning_rate_decay, self.momentum = learning_rate, learning_rate_decay, momentum
+
+    def _fit(self, X, Y): return _fit_algorithm3(self, X, Y)
+    def _decision_function(self, X): return _link_scores(self, X)
+    def _predict_proba(self, X): return _link_proba(self, X)
+    def _predict(self, X): return _link_labels(self, X)
+
+    # Dask input (`mlc_lit.scale`, which imports Dask; checked by attribute, so NumPy users never import it)
+    def fit(self, X, Y):
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
+            from mlc_lit.scale import fit_randomized_embedding; return fit_randomized_embedding(self, X, Y)
+        return super().fit(X, Y)
+
+    def predict(self, X): return _scale_or(super().predict, "predict", self, X)
+    def predict_proba(self, X): return _scale_or(super().predict_proba, "predict_proba", self, X)
+    def decision_function(self, X): return _scale_or(super().decision_function, "decision_function", self, X)
+    def predict_top_k(self, X, k, *, return_scores=False):
+        return _scale_or(super().predict_top_k, "predict_top_k", self, X, k, return_scores=return_scores)
+
+def _scale_or(method, name, est, X, *args, **kwargs):
+    "`mlc_lit.scale`'s chunk-wise `name` for a Dask `X`, else the in-memory `method`."
+    if not hasattr(X, "__dask_graph__"): return method(X, *args, **kwargs)
+    from mlc_lit import scale
+    return getattr(scale, name)(est, X, *args, **kwargs)
 
 # %% ../nbs/05_rembed.ipynb #0ba123c9
-def _rank(self, n_labels: int) -> int | None:
+def _checked_rank(est: RandomizedEmbeddingClassifier, n_labels: int) -> int | None:
     "The rank to use (None: 'spectral90'); the parameters' types and ranges are validated by `fit` already."
-    if isinstance(self.rank, str): return None
-    if not self.rank <= n_labels:
-        raise ValueError(f"rank must be an integer between 1 and the number of labels ({n_labels}) or 'spectral90', got {self.rank!r}.")
-    return int(self.rank)
-
-RandomizedEmbeddingClassifier._rank = _rank
+    if isinstance(est.rank, str): return None
+    if not est.rank <= n_labels:
+        raise ValueError(f"rank must be an integer between 1 and the number of labels ({n_labels}) or 'spectral90', got {est.rank!r}.")
+    return int(est.rank)
 
 # %% ../nbs/05_rembed.ipynb #fe9ce431
 def _with_intercept(X):
@@ -397,64 +625,74 @@ def _with_intercept(X):
     one = np.ones((X.shape[0], 1))
     return sp.hstack([X, sp.csr_matrix(one)], format="csr") if sp.issparse(X) else np.hstack([X, one])
 
-def _fit_link(self, X, Y, seed):
-    "Lines 12–14 of Algorithm 3 given `self.embedding_` (whose W has the intercept row when `fit_intercept`)."
-    W = self.embedding_.W
-    self._W_x, self._W_0 = (W[:-1], W[-1]) if self.fit_intercept else (W, np.zeros(W.shape[1]))
+def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
+    "Lines 12–14 of Algorithm 3 given `est.embedding_` (whose W has the intercept row when `fit_intercept`)."
+    W = est.embedding_.W
+    est._W_x, est._W_0 = (W[:-1], W[-1]) if est.fit_intercept else (W, np.zeros(W.shape[1]))
     rng = np.random.default_rng(seed)
-    P = np.asarray(X @ self._W_x) + self._W_0
-    self.bandwidth_ = _median_distance(P, rng) * self.bandwidth
-    s = int(self.n_random_features)
-    self.frequencies_, self.phases_ = (None, None) if s == 0 else \
-        _draw_frequencies(P.shape[1], s, self.kernel, self.nu, self.bandwidth_, rng)
-    Phi = P if s == 0 else _random_features(P, self.frequencies_, self.phases_)
+    P = np.asarray(X @ est._W_x) + est._W_0
+    est.bandwidth_ = _median_distance(P, rng) * est.bandwidth
+    s = 0 if est.kernel == "linear" else int(est.n_random_features)
+    est.frequencies_, est.phases_ = (None, None) if s == 0 else \
+        _draw_frequencies(P.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
+    Phi = P if s == 0 else _random_features(P, est.frequencies_, est.phases_)
     del P
-    l2_link = self.l2 if self.l2_link is None else self.l2_link
-    self.label_prior_ = np.asarray(Y.mean(axis=0), dtype=np.float64).ravel()
-    if self.loss == "squared":
-        self.coef_, self.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
-        self.n_iter_ = 1
+    l2_link = est.l2 if est.l2_link is None else est.l2_link
+    est.label_prior_ = np.asarray(Y.mean(axis=0), dtype=np.float64).ravel()
+    if est.loss == "squared":
+        est.coef_, est.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
+        est.n_iter_ = 1
+    elif est.loss == "softmax" or est.optimizer == "sgd":
+        opts = dict(learning_rate=est.learning_rate, learning_rate_decay=est.learning_rate_decay,
+                    momentum=est.momentum, batch_size=est.batch_size)
+        est.coef_, est.intercept_, _, est.n_iter_ = _fit_sgd_link(Phi, Y, l2_link, est.loss, est.n_epochs, opts,
+                                                                  int(rng.integers(2**63 - 1)))
     else:
-        self.coef_, self.intercept_, _, self.n_iter_ = _fit_logistic_link(Phi, Y, l2_link, self.max_iter, self.tol, self.n_jobs)
-    return self
+        est.coef_, est.intercept_, _, est.n_iter_ = _fit_logistic_link(Phi, Y, l2_link, est.max_iter, est.tol, est.n_jobs)
+    return est
 
-def _fit(self, X, Y):
-    rank = self._rank(Y.shape[1])
-    self.rank_ = _spectral_rank(Y) if rank is None else rank
-    seeds = spawn_seeds(self.random_state, 2)
-    self.embedding_ = randomized_embedding(_with_intercept(X) if self.fit_intercept else X, Y, self.rank_,
-                                           oversample=self.oversample, n_iter=self.n_iter, l2=self.l2,
-                                           random_state=np.random.default_rng(seeds[0]), solver=self.solver,
-                                           n_jobs=self.n_jobs)
-    return self._fit_link(X, Y, seeds[1])
+def _fit_algorithm3(est: RandomizedEmbeddingClassifier, X, Y):
+    "Algorithm 3: the rank, the embedding of Algorithm 1 (seeded by the first seed), then the link (the second)."
+    rank = _checked_rank(est, Y.shape[1])
+    est.rank_ = _spectral_rank(Y) if rank is None else rank
+    seeds = spawn_seeds(est.random_state, 2)
+    Xa, rng = _with_intercept(X) if est.fit_intercept else X, np.random.default_rng(seeds[0])
+    if est.embedding == "gaussian":
+        est.embedding_ = gaussian_embedding(Xa, Y, est.rank_, l2=est.l2, random_state=rng, solver=est.solver, n_jobs=est.n_jobs)
+    else:
+        est.embedding_ = randomized_embedding(Xa, Y, est.rank_, oversample=est.oversample, n_iter=est.n_iter, l2=est.l2,
+                                              random_state=rng, solver=est.solver, n_jobs=est.n_jobs)
+    return _fit_smooth_link(est, X, Y, seeds[1])
 
-def _features(self, X):
+def _link_features(est: RandomizedEmbeddingClassifier, X):
     "Projected activations XW + w₀ and their random Fourier features."
-    P = np.asarray(X @ self._W_x) + self._W_0
-    return P if self.frequencies_ is None else _random_features(P, self.frequencies_, self.phases_)
-
-RandomizedEmbeddingClassifier._fit_link = _fit_link
-RandomizedEmbeddingClassifier._fit = _fit
-RandomizedEmbeddingClassifier._features = _features
+    P = np.asarray(X @ est._W_x) + est._W_0
+    return P if est.frequencies_ is None else _random_features(P, est.frequencies_, est.phases_)
 
 # %% ../nbs/05_rembed.ipynb #cbc752aa
-def _decision_function(self, X):
-    S = self._features(X) @ self.coef_ + self.intercept_
-    return S if self.loss == "logistic" else S - 0.5
+def _softmax_rows(S):
+    "Row-wise softmax (each row sums to 1)."
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
 
-def _predict_proba(self, X):
-    S = self._decision_function(X)
-    if self.loss == "logistic": return expit(S)
+def _link_scores(est: RandomizedEmbeddingClassifier, X):
+    "Scores ΦV + b, centred on the ½ threshold."
+    S = _link_features(est, X) @ est.coef_ + est.intercept_
+    return S if est.loss in ("logistic", "softmax") else S - 0.5
+
+def _link_proba(est: RandomizedEmbeddingClassifier, X):
+    "Probabilities: the logistic of the scores, or the clipped squared-loss scores."
+    S = _link_scores(est, X)
+    if est.loss == "logistic": return expit(S)
+    if est.loss == "softmax": return _softmax_rows(S)
     return (1 - 1e-6) * np.clip(S + 0.5, 0.0, 1.0) + 1e-6 * expit(S)   # strictly increasing, inside (0, 1)
 
-def _predict(self, X):
-    P = self._predict_proba(X)
-    if self.inference == "class_f1": return f1_inference(P, self.label_prior_)
+def _link_labels(est: RandomizedEmbeddingClassifier, X):
+    "0/1 predictions by the estimator's inference rule."
+    P = _link_proba(est, X)
+    if est.inference == "class_f1": return f1_inference(P, est.label_prior_)
+    if est.loss == "softmax": return (np.arange(P.shape[1]) == P.argmax(axis=1)[:, None]).astype(np.int8)
     return (P >= 0.5).astype(np.int8)
-
-RandomizedEmbeddingClassifier._decision_function = _decision_function
-RandomizedEmbeddingClassifier._predict_proba = _predict_proba
-RandomizedEmbeddingClassifier._predict = _predict
 
 # %% ../nbs/05_rembed.ipynb #9697af00
 class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
@@ -463,12 +701,16 @@ class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
     `RandomizedEmbeddingClassifier`, without the embedding's (rank, oversample, n_iter)."""
     rank, oversample, n_iter = "spectral90", 0, 0    # unused: the embedding is the identity
 
+    embedding = "randomized"                          # unused
     def __init__(self, *, n_random_features=2000, kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1,
-                 loss="squared", inference="example", fit_intercept=True, max_iter=100, tol=1e-5, solver="auto",
+                 loss="squared", inference="example", fit_intercept=True, max_iter=100, tol=1e-5, optimizer="lbfgs",
+                 n_epochs=10, batch_size=256, learning_rate=0.1, learning_rate_decay=1.0, momentum=0.9, solver="auto",
                  random_state=None, n_jobs=None):
         self.n_random_features, self.kernel, self.nu, self.bandwidth = n_random_features, kernel, nu, bandwidth
         self.l2, self.l2_link, self.loss, self.inference, self.fit_intercept = l2, l2_link, loss, inference, fit_intercept
         self.max_iter, self.tol, self.solver, self.random_state, self.n_jobs = max_iter, tol, solver, random_state, n_jobs
+        self.optimizer, self.n_epochs, self.batch_size = optimizer, n_epochs, batch_size
+        self.learning_rate, self.learning_rate_decay, self.momentum = learning_rate, learning_rate_decay, momentum
 
     def _fit(self, X, Y):
         c, seeds = Y.shape[1], spawn_seeds(self.random_state, 2)
@@ -476,7 +718,7 @@ class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
         ridge = _RidgeSolver(Xa, _ridge_penalty(Xa, self.l2), self.solver, n_jobs=self.n_jobs)
         self.rank_ = c
         self.embedding_ = Embedding(np.eye(c), np.ones(c), ridge.solve(Y.astype(np.float64)), ridge.lam, ridge.n_iter_)
-        return self._fit_link(X, Y, seeds[1])
+        return _fit_smooth_link(self, X, Y, seeds[1])
 
 # %% ../nbs/05_rembed.ipynb #024b965c
 def make_sparse_problem(n: int, d: int = 100_000, c: int = 10_000, words: int = 20, labels: int = 3,
@@ -602,83 +844,85 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
         self.validation_fraction, self.cv, self.time_budget, self.refit = validation_fraction, cv, time_budget, refit
         self.fixed_params, self.random_state, self.n_jobs, self.verbose = fixed_params, random_state, n_jobs, verbose
 
+    def _fit(self, X, Y): return _search_fit(self, X, Y)
+    def _predict(self, X): return _refitted(self)._predict(X)
+    def _predict_proba(self, X): return _refitted(self)._predict_proba(X)
+    def _decision_function(self, X): return _refitted(self)._decision_function(X)
+
 # %% ../nbs/05_rembed.ipynb #2b171588
-def _splits(self, X, Y, seed) -> list:
+def _search_splits(search: RandomizedEmbeddingCV, X, Y, seed) -> list:
+    "The (train, test) index pairs: one seeded hold-out, a shuffled k-fold, or the given `cv`."
     n = X.shape[0]
     if n < 2: raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got n_samples = {n}.")
-    if self.cv is None:
-        n_test = min(n - 1, max(1, int(round(self.validation_fraction * n))))
+    if search.cv is None:
+        n_test = min(n - 1, max(1, int(round(search.validation_fraction * n))))
         perm = np.random.default_rng(seed).permutation(n)
         return [(np.sort(perm[n_test:]), np.sort(perm[:n_test]))]
-    if isinstance(self.cv, Integral):
-        if not 2 <= self.cv <= n: raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {self.cv}.")
-        cv = KFold(int(self.cv), shuffle=True, random_state=int(seed % 2**32))
-    else: cv = self.cv
+    if isinstance(search.cv, Integral):
+        if not 2 <= search.cv <= n: raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {search.cv}.")
+        cv = KFold(int(search.cv), shuffle=True, random_state=int(seed % 2**32))
+    else: cv = search.cv
     splits = list(cv.split(X, Y)) if hasattr(cv, "split") else list(cv)
     if not splits: raise ValueError("cv gave no (train, test) splits.")
     return [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
 
-def _candidates(self, n_labels: int, seed) -> list:
+def _search_candidates(search: RandomizedEmbeddingCV, n_labels: int, seed) -> list:
     "The drawn parameter dicts, validated against RandomizedEmbeddingClassifier; integer ranks capped at n_labels."
-    space = default_search_space(self.scoring) if self.param_distributions is None else self.param_distributions
+    space = default_search_space(search.scoring) if search.param_distributions is None else search.param_distributions
     known = RandomizedEmbeddingClassifier().get_params()
-    for name in list(space) + list(self.fixed_params or {}):
+    for name in list(space) + list(search.fixed_params or {}):
         if name not in known or name == "random_state":
             raise ValueError(f"{name!r} is not a searchable parameter of RandomizedEmbeddingClassifier; "
                              f"valid: {sorted(set(known) - {'random_state'})}.")
-    both = sorted(set(space) & set(self.fixed_params or {}))
+    both = sorted(set(space) & set(search.fixed_params or {}))
     if both: raise ValueError(f"{both} are both searched (param_distributions) and fixed (fixed_params); give each in one place.")
     out = []
-    for p in ParameterSampler(space, self.n_iter, random_state=int(seed % 2**32)):
+    for p in ParameterSampler(space, search.n_iter, random_state=int(seed % 2**32)):
         p = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.items()}
         if isinstance(p.get("rank"), Integral) and p["rank"] > n_labels: p["rank"] = n_labels
         out.append(p)
     return out
 
-RandomizedEmbeddingCV._splits = _splits
-RandomizedEmbeddingCV._candidates = _candidates
-
 # %% ../nbs/05_rembed.ipynb #58202f0e
-def _evaluate(self, params, X, Y, splits, seed, n_jobs_each):
+def _evaluate_candidate(search: RandomizedEmbeddingCV, params, X, Y, splits, seed, n_jobs_each):
     "Fit one candidate on every split: its test scores and fit times."
-    scorer = self.scoring if callable(self.scoring) else _SCORINGS[self.scoring][0]
+    scorer = search.scoring if callable(search.scoring) else _SCORINGS[search.scoring][0]
     scores, times = [], []
     for tr, te in splits:
-        est = RandomizedEmbeddingClassifier(**{**(self.fixed_params or {}), **params, "random_state": seed, "n_jobs": n_jobs_each})
+        est = RandomizedEmbeddingClassifier(**{**(search.fixed_params or {}), **params, "random_state": seed, "n_jobs": n_jobs_each})
         t0 = _time.perf_counter(); est.fit(X[tr], Y[tr]); times.append(_time.perf_counter() - t0)
         scores.append(float(scorer(est, X[te], Y[te])))
     return scores, times
 
-def _fit(self, X, Y):
-    seeds = spawn_seeds(self.random_state, 3)
-    splits, cands = self._splits(X, Y, seeds[0]), self._candidates(Y.shape[1], seeds[1])
+def _search_fit(search: RandomizedEmbeddingCV, X, Y):
+    "Evaluate the candidates in rounds within the time budget, store the results, refit the best."
+    seeds = spawn_seeds(search.random_state, 3)
+    splits, cands = _search_splits(search, X, Y, seeds[0]), _search_candidates(search, Y.shape[1], seeds[1])
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
-    workers = 1 if self.n_jobs in (None, 1) else n_threads(self.n_jobs)
+    workers = 1 if search.n_jobs in (None, 1) else n_threads(search.n_jobs)
     n_jobs_each = None if workers == 1 else 1
-    step = len(cands) if self.time_budget is None else workers
+    step = len(cands) if search.time_budget is None else workers
     t0, results = _time.perf_counter(), []
     for s in range(0, len(cands), step):
-        results += parallel_map(lambda p: self._evaluate(p, X, Y, splits, est_seed, n_jobs_each), cands[s:s + step], n_jobs=self.n_jobs)
-        if self.verbose:
+        results += parallel_map(lambda p: _evaluate_candidate(search, p, X, Y, splits, est_seed, n_jobs_each), cands[s:s + step], n_jobs=search.n_jobs)
+        if search.verbose:
             for i in range(s, len(results)): print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
-        if self.time_budget is not None and _time.perf_counter() - t0 >= self.time_budget and len(results) < len(cands):
+        if search.time_budget is not None and _time.perf_counter() - t0 >= search.time_budget and len(results) < len(cands):
             first = len(results) <= step
-            _warnings.warn(f"time_budget={self.time_budget} s ran out after {len(results)} of {len(cands)} candidates"
+            _warnings.warn(f"time_budget={search.time_budget} s ran out after {len(results)} of {len(cands)} candidates"
                            + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
                            UserWarning, stacklevel=3)
             break
-    self._store_results(cands[:len(results)], results, splits)
-    if self.refit:
-        self.best_estimator_ = RandomizedEmbeddingClassifier(**{**(self.fixed_params or {}), **self.best_params_,
-                                                                "random_state": est_seed, "n_jobs": self.n_jobs}).fit(X, Y)
-    return self
-
-RandomizedEmbeddingCV._evaluate = _evaluate
-RandomizedEmbeddingCV._fit = _fit
+    _store_search_results(search, cands[:len(results)], results, splits)
+    if search.refit:
+        search.best_estimator_ = RandomizedEmbeddingClassifier(**{**(search.fixed_params or {}), **search.best_params_,
+                                                                "random_state": est_seed, "n_jobs": search.n_jobs}).fit(X, Y)
+    return search
 
 # %% ../nbs/05_rembed.ipynb #46a013b1
-def _store_results(self, cands, results, splits):
-    greater = True if callable(self.scoring) else _SCORINGS[self.scoring][1]
+def _store_search_results(search: RandomizedEmbeddingCV, cands, results, splits):
+    "cv_results_ as scikit-learn's searches lay it out, and the best candidate (ties to the earlier one)."
+    greater = True if callable(search.scoring) else _SCORINGS[search.scoring][1]
     S = np.array([r[0] for r in results]); T = np.array([r[1] for r in results])
     mean = S.mean(axis=1)
     rank = rankdata(-mean if greater else mean, method="min").astype(np.int32)
@@ -692,15 +936,10 @@ def _store_results(self, cands, results, splits):
     for j in range(S.shape[1]): res[f"split{j}_test_score"] = S[:, j]
     res.update(mean_test_score=mean, std_test_score=S.std(axis=1), rank_test_score=rank,
                mean_fit_time=T.mean(axis=1), std_fit_time=T.std(axis=1))
-    self.cv_results_, self.best_index_, self.n_candidates_, self.n_splits_ = res, best, len(cands), len(splits)
-    self.best_params_, self.best_score_ = dict(cands[best]), float(mean[best])
+    search.cv_results_, search.best_index_, search.n_candidates_, search.n_splits_ = res, best, len(cands), len(splits)
+    search.best_params_, search.best_score_ = dict(cands[best]), float(mean[best])
 
-def _best(self):
-    if not self.refit: raise AttributeError("RandomizedEmbeddingCV was fitted with refit=False: it has no best_estimator_ to predict with.")
-    return self.best_estimator_
-
-RandomizedEmbeddingCV._store_results = _store_results
-RandomizedEmbeddingCV._best = _best
-RandomizedEmbeddingCV._predict = lambda self, X: self._best()._predict(X)
-RandomizedEmbeddingCV._predict_proba = lambda self, X: self._best()._predict_proba(X)
-RandomizedEmbeddingCV._decision_function = lambda self, X: self._best()._decision_function(X)
+def _refitted(search: RandomizedEmbeddingCV):
+    "The refitted best estimator the search predicts with."
+    if not search.refit: raise AttributeError("RandomizedEmbeddingCV was fitted with refit=False: it has no best_estimator_ to predict with.")
+    return search.best_estimator_

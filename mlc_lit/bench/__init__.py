@@ -96,11 +96,12 @@ def load_split(name: str, data_dir, exact_names: bool = False):
 DATA_ENV = "MLC_LIT_DATA"
 DEFAULT_DATA = "../shared/data"
 
-def data_folder(path=None) -> str:
-    "The benchmark data folder: `path`, else `$MLC_LIT_DATA`, else `DEFAULT_DATA`; a ValueError if it does not exist."
+def data_folder(path=None, allow_file: bool = False) -> str:
+    """The benchmark data folder: `path`, else `$MLC_LIT_DATA`, else `DEFAULT_DATA`; a ValueError if it does not exist.
+    `allow_file`: an existing file is accepted too (a suite that reads one data file, such as xmc)."""
     env = os.environ.get(DATA_ENV)
     chosen, source = (path, "--data") if path else (env, f"${DATA_ENV}") if env else (DEFAULT_DATA, "the default")
-    if not os.path.isdir(chosen):
+    if not (os.path.isdir(chosen) or allow_file and os.path.isfile(chosen)):
         raise ValueError(f"Data folder {os.fspath(chosen)!r} (from {source}) does not exist: pass --data DIR or set "
                          f"{DATA_ENV} to a folder of Mulan data sets (one sub-folder per data set).")
     return os.fspath(chosen)

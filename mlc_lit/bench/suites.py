@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from . import QUALITY, data_folder, format_table, ratio_table
-from . import boomer, coldstart, gblb, qweighted, rembed, xdcc
+from . import boomer, coldstart, gblb, qweighted, rembed, scale, xdcc, xmc
 
 # %% auto #0
 __all__ = ['SUITES', 'Suite', 'run_suite', 'report']
@@ -20,6 +20,7 @@ class Suite(NamedTuple):
     "One benchmark suite: its module (which defines `run` and may define `summary`) and what it compares."
     module: ModuleType
     description: str
+    data_may_be_file: bool = False          # `--data` may name one data file instead of a folder
     @property
     def run(self): return self.module.run
     @property
@@ -32,12 +33,15 @@ SUITES = {
     "qweighted": Suite(qweighted, "paper 4: QWeighted voting vs full voting, binary relevance and logistic regression"),
     "rembed": Suite(rembed, "paper 5: randomized embedding vs one-vs-rest logistic regression"),
     "coldstart": Suite(coldstart, "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo"),
+    "xmc": Suite(xmc, "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)",
+                 data_may_be_file=True),
+    "scale": Suite(scale, "past one machine: Dask-backed randomized embedding, fit time and peak memory against n (LSHTC shape)"),
 }
 
 def run_suite(suite: str, data_dir=None, **kwargs) -> list[dict]:
     "Run one suite of `SUITES` on the data folder `data_dir` (default: see `data_folder`)."
     if suite not in SUITES: raise ValueError(f"Unknown suite {suite!r}; choose from {sorted(SUITES)}.")
-    return SUITES[suite].run(data_folder(data_dir), **kwargs)
+    return SUITES[suite].run(data_folder(data_dir, allow_file=SUITES[suite].data_may_be_file), **kwargs)
 
 # %% ../../nbs/06z_bench_suites.ipynb #992eb6f6
 def report(rows: list[dict], out=print, loadavg: bool = True) -> None:
