@@ -13,7 +13,8 @@ import time
 
 import numpy as np
 
-from .bench import SUITES, available_suites, format_table, report, run_suite, write_rows
+from .bench import DATA_ENV, DEFAULT_DATA, data_folder, format_table, write_rows
+from .bench.suites import SUITES, report, run_suite
 from .core import MultiLabelClassifier, compile_seconds
 
 # %% auto #0
@@ -161,8 +162,8 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--n", type=int, default=2000, help="synthetic examples per train and test set (default 2000)")
     d.add_argument("--seed", type=int, default=0)
     b = sub.add_parser("bench", help="side-by-side benchmark against the reference implementations")
-    b.add_argument("--suite", required=True, choices=sorted(SUITES), help="; ".join(f"{k}: {v}" for k, v in SUITES.items()))
-    b.add_argument("--data", default="../shared/data", help="folder of Mulan datasets (default ../shared/data)")
+    b.add_argument("--suite", required=True, choices=sorted(SUITES), help="; ".join(f"{k}: {s.description}" for k, s in SUITES.items()))
+    b.add_argument("--data", help=f"folder of Mulan datasets (default: ${DATA_ENV}, else {DEFAULT_DATA})")
     b.add_argument("--datasets", nargs="+", help="dataset names (default: the suite's own list)")
     b.add_argument("--threads", nargs="+", type=int, default=[1])
     b.add_argument("--repeats", type=int, default=1)
@@ -177,11 +178,14 @@ def _parser() -> argparse.ArgumentParser:
 # %% ../nbs/07_cli.ipynb #5a0dfa3e
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `mlc-lit` command."
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.command == "demo":
         demo(args.data, n=args.n, seed=args.seed)
     elif args.command == "bench":
-        rows = run_suite(args.suite, args.data, datasets=args.datasets, threads=tuple(args.threads),
+        try: data = data_folder(args.data, allow_file=SUITES[args.suite].data_may_be_file)
+        except ValueError as e: parser.error(str(e))         # a usage error: message and exit status 2, no traceback
+        rows = run_suite(args.suite, data, datasets=args.datasets, threads=tuple(args.threads),
                          repeats=args.repeats, quick=args.quick)
         report(rows)
         if args.out: write_rows(rows, args.out)

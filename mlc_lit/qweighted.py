@@ -9,7 +9,11 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from numba import prange
+import numba
+from llvmlite import ir
+from numba import prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -26,7 +30,7 @@ def n_pairs(n_labels: int) -> int:
     "Number of pairwise classifiers of a calibrated problem with `n_labels` labels: n(n+1)/2."
     return n_labels * (n_labels + 1) // 2
 
-@kernel()
+@kernel(inline=True)
 def _pair_index(u, v, n):
     "Row of the pair of classes u != v among n labels (class 0 is the calibration label)."
     if u > v: u, v = v, u
@@ -200,18 +204,18 @@ _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
 _DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
 for _i in range(64): _DEBRUIJN_TABLE[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
 
-@kernel()
+@kernel(inline=True)
 def _lowest_bit(w):
     "Index of the lowest set bit of a non-zero uint64."
     low = w & (~w + np.uint64(1))
     return _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
 
-@kernel()
+@kernel(inline=True)
 def _bit(j):
     return np.uint64(1) << np.uint64(j & 63)
 
 # %% ../nbs/04_qweighted.ipynb #6d1c7db8
-@kernel()
+@kernel(inline=True)
 def _apply(a, b, s, loss, votes, bucket, played, state):
     "Book the game a vs b with score s (>= 0: the lower class wins)."
     u, v = (a, b) if a < b else (b, a)
@@ -224,7 +228,7 @@ def _apply(a, b, s, loss, votes, bucket, played, state):
     played[b, a >> 6] |= _bit(a)
     state[2] = max(state[2], loss[l]); state[3] += 1
 
-@kernel()
+@kernel(inline=True)
 def _first_in_levels(bucket, mask, level, max_level):
     "Lowest (level, index) class in `bucket[level:max_level+1] & mask`, or -1."
     for l in range(level, max_level + 1):
@@ -233,7 +237,16 @@ def _first_in_levels(bucket, mask, level, max_level):
             if x != 0: return w * 64 + _lowest_bit(x), l
     return -1, max_level
 
-@kernel()
+@kernel(inline=True)
+def _first_unplayed(bucket, played_a, level, max_level):
+    "Lowest (level, index) class in `bucket[level:max_level+1]` that `played_a` (a bitset row) does not hold, or -1."
+    for l in range(level, max_level + 1):
+        for w in range(bucket.shape[1]):
+            x = bucket[l, w] & ~played_a[w]
+            if x != 0: return w * 64 + _lowest_bit(x), l
+    return -1, max_level
+
+@kernel(inline=True)
 def _level_empty(bucket, l):
     for w in range(bucket.shape[1]):
         if bucket[l, w] != 0: return False
@@ -241,10 +254,10 @@ def _level_empty(bucket, l):
 
 # %% ../nbs/04_qweighted.ipynb #53119d49
 @kernel()
-def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, played, cand, state):
+def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, played, cand, state, opp):
     "Reset the game of instance i and play the n calibration games (QCMLPP)."
     m = loss.shape[0]
-    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; state[:] = 0
+    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; state[:] = 0; opp[:] = 0
     for j in range(0 if mode > 0 else 1, m):
         bucket[0, j >> 6] |= _bit(j); cand[j >> 6] |= _bit(j); played[j, j >> 6] |= _bit(j)
         if mode == 0: played[j, 0] |= np.uint64(1)
@@ -252,17 +265,17 @@ def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, pl
         for v in range(1, m):
             _apply(0, v, _row_score(W, v - 1, X, indptr, indices, data, i, sparse), loss, votes, bucket, played, state)
 
-@kernel()
-def _next(i, mode, loss, votes, bucket, played, cand, free, state, labels, top):
-    "Advance the game to its next evaluation (a, b) in state[4:6]: True, or finish it: False."
+@kernel(inline=True)
+def _next(i, mode, loss, votes, bucket, played, cand, opp, state, labels, top):
+    """Advance the game to its next evaluation (a, b) in state[4:6]: True, or finish it: False.
+    `opp[a]`: a level below which `a` has no unplayed opponent left (only ever raised)."""
     while True:
         a, state[0] = _first_in_levels(bucket, cand, state[0], state[2])
         if mode > 0 and a == 0: return False
         if mode == 2 and votes[a] > votes[0]:
             labels[i, a - 1] = 1; cand[a >> 6] &= ~_bit(a); continue
-        for w in range(free.shape[0]): free[w] = ~played[a, w]
         while _level_empty(bucket, state[1]): state[1] += 1
-        b, _ = _first_in_levels(bucket, free, state[1], state[2])
+        b, opp[a] = _first_unplayed(bucket, played[a], max(state[1], opp[a]), state[2])
         if b < 0:
             if mode == 0:
                 top[i] = a - 1; return False
@@ -270,6 +283,28 @@ def _next(i, mode, loss, votes, bucket, played, cand, free, state, labels, top):
         state[4] = a; state[5] = b
         return True
 
+
+# %% ../nbs/04_qweighted.ipynb #a73bbad5
+@intrinsic
+def _prefetch(typingctx, W, p, f):
+    "Ask the CPU to fetch the cache line of W[p, f] (a 2-D C-contiguous array) ahead of its use; no effect on results."
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        idx = [context.cast(builder, a, t, types.intp) for a, t in zip(args[1:], sig.args[1:])]
+        ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, idx)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(W, p, f), codegen
+
+if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch
+    def _prefetch(W, p, f): pass
+
+@kernel(inline=True)
+def _prefetch_row(W, p):
+    "Prefetch row p of W, one cache line (8 float64) at a time."
+    for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
 
 # %% ../nbs/04_qweighted.ipynb #3029b5fd
 def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_eval, chunk, n_slots):
@@ -279,7 +314,7 @@ def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_ev
     for c in prange((N + chunk - 1) // chunk):
         loss = np.zeros((n_slots, m), dtype=np.int64); votes = np.zeros((n_slots, m), dtype=np.int64)
         bucket = np.zeros((n_slots, m + 1, nw), dtype=np.uint64); played = np.zeros((n_slots, m, nw), dtype=np.uint64)
-        cand = np.zeros((n_slots, nw), dtype=np.uint64); free = np.zeros(nw, dtype=np.uint64)
+        cand = np.zeros((n_slots, nw), dtype=np.uint64); opp = np.zeros((n_slots, m), dtype=np.int64)
         state = np.zeros((n_slots, 6), dtype=np.int64); inst = np.full(n_slots, -1, dtype=np.int64)
         score = np.zeros(n_slots)
         nxt, end = c * chunk, min(N, (c + 1) * chunk)
@@ -287,8 +322,8 @@ def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_ev
         for s in range(n_slots):  # fill the slots
             while nxt < end:
                 i = nxt; nxt += 1
-                _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s])
-                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], free, state[s], labels, top):
+                _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s], opp[s])
+                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], opp[s], state[s], labels, top):
                     inst[s] = i; n_active += 1; break
                 n_eval[i] = state[s, 3]
         while n_active > 0:
@@ -299,12 +334,13 @@ def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_ev
                 i = inst[s]
                 if i < 0: continue
                 _apply(state[s, 4], state[s, 5], score[s], loss[s], votes[s], bucket[s], played[s], state[s])
-                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], free, state[s], labels, top): continue
+                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], opp[s], state[s], labels, top):
+                    _prefetch_row(W, _pair_index(state[s, 4], state[s, 5], n)); continue
                 n_eval[i] = state[s, 3]; inst[s] = -1; n_active -= 1
                 while nxt < end:  # refill the slot
                     i = nxt; nxt += 1
-                    _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s])
-                    if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], free, state[s], labels, top):
+                    _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s], opp[s])
+                    if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], opp[s], state[s], labels, top):
                         inst[s] = i; n_active += 1; break
                     n_eval[i] = state[s, 3]
 
@@ -314,19 +350,27 @@ _qweighted_parallel = kernel(parallel=True)(_qweighted_impl)
 
 # %% ../nbs/04_qweighted.ipynb #464ab6a6
 _MODES = {"qweighted": 0, "qweighted1": 1, "qweighted2": 2}
+_SLOT_BYTES = 2**20        # bitsets of the games in flight per thread: about one core's L2 cache
 
-def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=8):
+def _auto_slots(n_labels: int) -> int:
+    "Games in flight per thread: at most 8, and only as many as keep their played/bucket bitsets within `_SLOT_BYTES`."
+    m = n_labels + 1; per_slot = (2 * m + 1) * ((m + 63) // 64) * 8
+    return int(max(1, min(8, _SLOT_BYTES // per_slot)))
+
+def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=None):
     """Play QWeighted on every row of `X` with the pairwise weights `W` (pairs × features+1).
 
     `mode` 'qweighted2' / 'qweighted1' (QCMLPP2 / QCMLPP1) returns (labels (n_samples, n) int8, evaluations);
-    'qweighted' (multiclass QWeighted over the labels, λ0 ignored) returns (top label, evaluations)."""
+    'qweighted' (multiclass QWeighted over the labels, λ0 ignored) returns (top label, evaluations). `n_slots`: games in
+    flight per thread (default: `_auto_slots`); results do not depend on it."""
     if mode not in _MODES: raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}.")
     n, N = _n_labels_of(W), X.shape[0]
     labels, top, n_eval = np.zeros((N, n), dtype=np.int8), np.full(N, -1, dtype=np.int64), np.zeros(N, dtype=np.int64)
     Xd, indptr, indices, data, sparse = _x_arrays(X)
     with numba_threads(n_jobs):
         (_qweighted_parallel if n_threads(n_jobs) > 1 else _qweighted_serial)(
-            W, Xd, indptr, indices, data, sparse, _MODES[mode], labels, top, n_eval, chunk, n_slots)
+            W, Xd, indptr, indices, data, sparse, _MODES[mode], labels, top, n_eval, chunk,
+            _auto_slots(n) if n_slots is None else n_slots)
     return (top if mode == "qweighted" else labels), n_eval
 
 # %% ../nbs/04_qweighted.ipynb #ed58d0a0

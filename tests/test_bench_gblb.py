@@ -4,8 +4,9 @@ import os
 import numpy as np
 import pytest
 
-from mlc_lit.bench import load_split, report
-from mlc_lit.bench_gblb import peak_memory, run, speedups, summary
+from mlc_lit.bench import load_split
+from mlc_lit.bench.suites import report
+from mlc_lit.bench.gblb import peak_memory, run, speedups, summary
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 needs_data = pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "emotions")), reason="no ../shared/data")

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mlc_lit.bench import SUITES, available_suites, run_suite
-from mlc_lit.bench_xmc import _ranked, _write_xc, make_clustered_classes, run, xmc_metrics, xmc_split
+from mlc_lit.bench.suites import SUITES, run_suite
+from mlc_lit.bench.xmc import _ranked, _write_xc, make_clustered_classes, run, xmc_metrics, xmc_split
 from mlc_lit.data import load_svmlight
 
 
@@ -35,6 +35,6 @@ def test_ranking_padding_and_metrics():
 
 
 def test_suite_is_registered_and_refuses_threads(tmp_path):
-    assert "xmc" in SUITES and "xmc" in available_suites()
+    assert "xmc" in SUITES and SUITES["xmc"].data_may_be_file
     with pytest.raises(ValueError, match="one thread"): run(str(tmp_path), threads=(2,))
     with pytest.raises(ValueError, match="does not exist"): run_suite("xmc", str(tmp_path / "missing.txt"))

@@ -162,3 +162,36 @@ def test_real_data_same_label_sets_as_full_voting(name):
         assert ev.mean() <= n + d * n * math.log(n), (name, mode, ev.mean())
         if mode == "qweighted2" and name in ("scene", "yeast"):
             assert ev.mean() <= {"scene": 11.6, "yeast": 68}[name], (name, ev.mean())
+
+
+def _win(W, x):
+    "Outcomes win[u, v] of all games on one instance, decided as the kernels decide them (score >= 0: lower class)."
+    from mlc_lit.qweighted import _n_labels_of, _pair_index
+    n = _n_labels_of(W); s = W[:, :-1] @ x + W[:, -1]
+    win = np.zeros((n + 1, n + 1), dtype=bool)
+    for v in range(1, n + 1):
+        for u in range(v): win[u, v] = s[_pair_index(u, v, n)] >= 0; win[v, u] = not win[u, v]
+    return win
+
+
+def test_kernel_plays_the_slow_game_when_many_labels_are_relevant():
+    # the case the per-class opponent levels, inlining and prefetching were made for: 130 labels (three bitset
+    # words), 15 relevant per example; same label sets and evaluation counts as the slow game, in every variant
+    from mlc_lit.qweighted import qweighted_game
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(230, 8)); S = X @ rng.normal(size=(8, 130)) + rng.normal(size=(230, 130))
+    Y = (S >= np.sort(S, axis=1)[:, -15][:, None]).astype(int)
+    W = CalibratedPairwiseClassifier(scale=False).fit(X[:200], Y[:200]).coef_
+    W = np.round(W * 8) / 8                    # dyadic weights: exact sums, so the slow scores equal the kernel's
+    Xt = np.round(X[200:] * 8) / 8
+    for mode, k in (("qweighted1", 1), ("qweighted2", 2)):
+        slow = [qweighted_game(_win(W, x), k) for x in Xt[:4]]
+        got, ev = qweighted_votes(W, Xt[:4], mode=mode)
+        np.testing.assert_array_equal(got, [g for g, _ in slow]); np.testing.assert_array_equal(ev, [e for _, e in slow])
+        assert ev.mean() > 15 * 130                                   # a long game: many labels beat λ0
+        ref = qweighted_votes(W, Xt, mode=mode)
+        for kw in (dict(n_slots=1), dict(n_slots=3, chunk=7), dict(n_jobs=2)):
+            out = qweighted_votes(W, Xt, mode=mode, **kw)
+            np.testing.assert_array_equal(out[0], ref[0]); np.testing.assert_array_equal(out[1], ref[1])
+        np.testing.assert_array_equal(qweighted_votes(W, sp.csr_matrix(Xt), mode=mode)[1], ref[1])
+        np.testing.assert_array_equal(ref[0], votes_to_labels(full_votes(W, Xt)))
