@@ -424,6 +424,17 @@ def _sgd_step(Z, E, params: SGDParams, state: SGDState):
     state.counts[0] += 1; state.counts[1] += mb
 
 # %% ../nbs/05_rembed.ipynb #630b2cfb
+def _rotate_features(Phi, params: SGDParams):
+    "Φ ← (Φ − μ)Q block by block, in Φ's own buffer (and precision): the features the passes train on with `rotated=True`."
+    for i in range(0, Phi.shape[0], 4096):
+        Phi[i:i + 4096] = (np.asarray(Phi[i:i + 4096], dtype=np.float64) - params.mu) @ params.Q
+    return Phi
+
+def _sgd_coef(params: SGDParams, state: SGDState):
+    "The read-out V (s, c) and its intercept (c,) in the coordinates of the unrotated, uncentred features."
+    V = params.Q @ state.V
+    return V, state.b - params.mu @ V
+
 def _fit_sgd_link(Phi, Y, l2: float, loss: str, n_epochs: int, opts: dict, seed: int):
     """The read-out by preconditioned SGD on in-memory features: moments, setup, one rotation of Φ in place
     (so the passes do not repeat it), `n_epochs` passes. Returns V (s, c), intercept (c,), λ, the passes."""
@@ -432,12 +443,10 @@ def _fit_sgd_link(Phi, Y, l2: float, loss: str, n_epochs: int, opts: dict, seed:
     counts = np.bincount(_class_index(Y, Phi.shape[0]), minlength=Y.shape[1]) if loss == "softmax" \
         else np.asarray(Y.sum(axis=0)).ravel()
     params, state = sgd_setup(moments, counts, loss=loss, l2=l2, shift=shift, seed=seed, **opts)
-    for i in range(0, Phi.shape[0], 4096):   # Φ ← (Φ − μ)Q, block by block, in Φ's own buffer
-        Phi[i:i + 4096] = (np.asarray(Phi[i:i + 4096], dtype=np.float64) - params.mu) @ params.Q
+    _rotate_features(Phi, params)
     Ys = Y if loss == "softmax" else sp.csr_matrix(Y, dtype=np.float64)
     for _ in range(n_epochs): sgd_readout_chunk(Phi, Ys, params, state, rotated=True)
-    V = params.Q @ state.V
-    return V, state.b - params.mu @ V, params.penalty, n_epochs
+    return (*_sgd_coef(params, state), params.penalty, n_epochs)
 
 # %% ../nbs/05_rembed.ipynb #619954b3
 def f1_inference(proba, prior):
