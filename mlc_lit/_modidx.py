@@ -496,6 +496,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.rembed._logistic_residual': ('rembed.html#_logistic_residual', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._median_distance': ('rembed.html#_median_distance', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._orthonormal': ('rembed.html#_orthonormal', 'mlc_lit/rembed.py'),
+                                'mlc_lit.rembed._pcg': ('rembed.html#_pcg', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._random_features': ('rembed.html#_random_features', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._ranked': ('rembed.html#_ranked', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._refitted': ('rembed.html#_refitted', 'mlc_lit/rembed.py'),

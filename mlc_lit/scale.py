@@ -127,7 +127,7 @@ def _xt_xp(Xc, Yc, P, intercept: bool):
 
 # %% ../nbs/08_scale.ipynb #3675efa5
 class _DaskRidge:
-    "(XaᵀXa + λI)⁻¹ R for the chunked Xa: Cholesky of the reduced Gram matrix, or CG with one pass per product."
+    "(XaᵀXa + λI)⁻¹ R for the chunked Xa: Cholesky of the reduced Gram matrix, or rembed's CG with one pass per product."
     def __init__(self, X, intercept, lam, G, tol=1e-4, max_iter=1000):
         self.X, self.intercept, self.lam, self.tol, self.max_iter, self.n_iter_ = X, intercept, lam, tol, max_iter, 0
         if G.ndim == 2:
@@ -137,21 +137,8 @@ class _DaskRidge:
 
     def solve(self, R):
         if self._factor is not None: return sla.cho_solve(self._factor, R, check_finite=False)
-        lam, tiny = self.lam, np.finfo(float).tiny
-        dot = lambda A, B: np.einsum("ij,ij->j", A, B)
-        R = R.copy(); Z = np.zeros_like(R)
-        norm_b = np.sqrt(dot(R, R)); norm_b[norm_b == 0] = 1.0
-        S = self._inv_diag[:, None] * R
-        P, rs = S.copy(), dot(R, S)
-        for it in range(1, self.max_iter + 1):
-            AP = _pass(_xt_xp, self.X, None, P, self.intercept) + lam * P
-            alpha = rs / np.maximum(dot(P, AP), tiny)
-            Z += P * alpha; R -= AP * alpha
-            if (np.sqrt(dot(R, R)) / norm_b).max() <= self.tol: break
-            S = self._inv_diag[:, None] * R
-            rs_new = dot(R, S)
-            P *= rs_new / np.maximum(rs, tiny); P += S
-            rs = rs_new
+        def gram_times(P, out): out[:] = _pass(_xt_xp, self.X, None, P, self.intercept)
+        Z, it = _re._pcg(gram_times, R.copy(), self._inv_diag, self.lam, self.tol, self.max_iter)
         self.n_iter_ += it
         return Z
 
