@@ -192,6 +192,7 @@ _SGD = dict(rank=4, n_epochs=3, batch_size=64, random_state=0)
 
 
 @pytest.mark.parametrize("params", [dict(loss="softmax", kernel="linear"), dict(loss="softmax", n_random_features=40),
+                                    dict(loss="softmax", kernel="linear", inference="class_f1"),
                                     dict(loss="logistic", optimizer="sgd", n_random_features=40)])
 def test_rembed_sgd_readout_one_chunk_equals_in_memory(one_class_problem, params):
     X, Y, _ = one_class_problem
