@@ -539,6 +539,41 @@ def _bad_pair(path, line_no: int, s: str, feats: str, first: bool):
             if _XC_HEADER.fullmatch(s) and not first else "")
     return ValueError(f"{path}, line {line_no}: {tok!r} is not a feature 'index:value'{hint}")
 
+def _svmlight_shapes(path, header, n: int, n_features, n_labels, zero_based, extra_line=None):
+    """`(n_features, n_labels, zero_based)` once the examples are counted (`n`): an Extreme Classification `header`
+    (line, n, F, K) fixes the shapes and must agree with `n` and with `n_features`/`n_labels` when passed (else an error
+    naming the line; `extra_line`, when known, is the line of the first example beyond the declared count); without
+    one, the arguments stand. Features are 0-based by default exactly when there is a header; no examples and no header
+    is an error."""
+    if header is None and n == 0: raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
+    if zero_based is None: zero_based = header is not None
+    if header is None: return n_features, n_labels, zero_based
+    h, n_h, f_h, k_h = header
+    for given, declared, what in ((n_features, f_h, "n_features"), (n_labels, k_h, "n_labels")):
+        if given is not None and given != declared:
+            raise ValueError(f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed")
+    if n > n_h and extra_line is not None:
+        raise ValueError(f"{path}, line {extra_line}: example {n_h + 1}, but the header (line {h}) declares {n_h} examples")
+    if n != n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
+    return f_h, k_h, zero_based
+
+def _svmlight_X(path, nums, lab, lrow, K: int, att, frow, val, F: int, zero_based: bool):
+    """X (canonical CSR float64, n = len(nums) rows) from parsed example rows, after checking that every label id is
+    below K, every feature index below F and no feature appears twice in a row; an error names the line (`nums`)."""
+    for arr, rows, lim, what in [(lab, lrow, K, "label id"), (att, frow, F, "feature index")]:
+        bad = np.flatnonzero((arr < 0) | (arr >= lim))
+        if len(bad):
+            shown = arr[bad[0]] + (0 if what == "label id" or zero_based else 1)
+            raise ValueError(f"{path}, line {nums[rows[bad[0]]]}: {what} {shown} outside the {lim} declared"
+                             + ("" if what == "label id" or zero_based else " (features are 1-based)"))
+    X = sp.csr_matrix((val, (frow, att)), shape=(len(nums), F), dtype=np.float64)
+    if X.nnz != len(val):
+        o = np.lexsort((att, frow))
+        dup = o[1:][(frow[o[1:]] == frow[o[:-1]]) & (att[o[1:]] == att[o[:-1]])][0]
+        raise ValueError(f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice")
+    X.eliminate_zeros(); X.sort_indices()
+    return X
+
 def load_svmlight(path, n_features: int | None = None, n_labels: int | None = None, *, zero_based: bool | None = None):
     """Read a multi-label svmlight file: per example `l1,l2,... idx:val idx:val ...`, labels 0-based,
     features 1-based unless `zero_based`. Returns `(X, Y, meta)`: X a CSR float64 matrix, Y an (n, K) int8 0/1 array.
@@ -561,37 +596,17 @@ def load_svmlight(path, n_features: int | None = None, n_labels: int | None = No
         t = feats.replace(":", " ").split()
         labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(i + 1)
     n = len(nums)
-    if header is None and n == 0: raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
-    if zero_based is None: zero_based = header is not None
-    if header is not None:
-        h, n_h, f_h, k_h = header
-        for given, declared, what in ((n_features, f_h, "n_features"), (n_labels, k_h, "n_labels")):
-            if given is not None and given != declared:
-                raise ValueError(f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed")
-        if n > n_h: raise ValueError(f"{path}, line {nums[n_h]}: example {n_h + 1}, but the header (line {h}) declares {n_h} examples")
-        if n < n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
-        n_features, n_labels = f_h, k_h
+    n_features, n_labels, zero_based = _svmlight_shapes(path, header, n, n_features, n_labels, zero_based,
+                                                        nums[header[1]] if header is not None and n > header[1] else None)
     lrow, frow = np.repeat(np.arange(n), lab_counts), np.repeat(np.arange(n), counts)
     lab = _ints(labs, lambda e: f"{path}, line {nums[lrow[e]]}", "label id")
     att = _ints(toks[0::2], lambda e: f"{path}, line {nums[frow[e]]}", "feature index") - (0 if zero_based else 1)
     val = _floats(toks[1::2], lambda e: f"{path}, line {nums[frow[e]]}")
     K = int(lab.max()) + 1 if n_labels is None and len(lab) else (n_labels or 0)
     F = int(att.max()) + 1 if n_features is None and len(att) else (n_features or 0)
-    for arr, rows, lim, what in [(lab, lrow, K, "label id"), (att, frow, F, "feature index")]:
-        bad = np.flatnonzero((arr < 0) | (arr >= lim))
-        if len(bad):
-            shown = arr[bad[0]] + (0 if what == "label id" or zero_based else 1)
-            raise ValueError(f"{path}, line {nums[rows[bad[0]]]}: {what} {shown} outside the {lim} declared"
-                             + ("" if what == "label id" or zero_based else " (features are 1-based)"))
+    X = _svmlight_X(path, nums, lab, lrow, K, att, frow, val, F, zero_based)
     Y = np.zeros((n, K), np.int8)
     Y[lrow, lab] = 1
-    X = sp.csr_matrix((val, (frow, att)), shape=(n, F), dtype=np.float64)
-    if X.nnz != len(val):
-        o = np.lexsort((att, frow))
-        dup = o[1:][(frow[o[1:]] == frow[o[:-1]]) & (att[o[1:]] == att[o[:-1]])][0]
-        raise ValueError(f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice")
-    X.eliminate_zeros()
-    X.sort_indices()
     off = 0 if zero_based else 1
     meta = DatasetMeta(feature_names=[str(j + off) for j in range(F)], label_names=[str(k) for k in range(K)],
                        source=path, label_source="svmlight", sparse=True)
@@ -778,18 +793,7 @@ def _svmlight_block(path, lines: list, first_line: int, n_features, n_labels, ze
     val = _floats(toks[1::2], lambda e: f"{path}, line {nums[frow[e]]}")
     F_seen, K_seen = int(att.max(initial=-1)) + 1, int(lab.max(initial=-1)) + 1
     F, K = (F_seen if n_features is None else n_features), (K_seen if n_labels is None else n_labels)
-    for arr, rows, lim, what in [(lab, lrow, K, "label id"), (att, frow, F, "feature index")]:
-        bad = np.flatnonzero((arr < 0) | (arr >= lim))
-        if len(bad):
-            shown = arr[bad[0]] + (0 if what == "label id" or zero_based else 1)
-            raise ValueError(f"{path}, line {nums[rows[bad[0]]]}: {what} {shown} outside the {lim} declared"
-                             + ("" if what == "label id" or zero_based else " (features are 1-based)"))
-    X = sp.csr_matrix((val, (frow, att)), shape=(n, F), dtype=np.float64)
-    if X.nnz != len(val):
-        o = np.lexsort((att, frow))
-        dup = o[1:][(frow[o[1:]] == frow[o[:-1]]) & (att[o[1:]] == att[o[:-1]])][0]
-        raise ValueError(f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice")
-    X.eliminate_zeros(); X.sort_indices()
+    X = _svmlight_X(path, nums, lab, lrow, K, att, frow, val, F, zero_based)
     Y = sp.csr_matrix((np.ones(len(lab), np.int8), (lrow, lab)), shape=(n, K))
     Y.sum_duplicates(); Y.data[:] = 1
     return X, Y, F_seen, K_seen
@@ -851,16 +855,8 @@ def read_svmlight_chunks(path, chunk_rows: int = 100_000, n_features: int | None
         _, _, F, K = _svmlight_block(path, lines, first, None, None, bool(zero_based))
         seen[0], seen[1] = max(seen[0], F), max(seen[1], K)
     header, chunks, n = _chunk_offsets(path, int(chunk_rows), learn if n_features is None or n_labels is None else None)
-    if header is None and n == 0: raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
-    if zero_based is None: zero_based = header is not None
-    if header is not None:
-        h, n_h, f_h, k_h = header
-        for given, declared, what in ((n_features, f_h, "n_features"), (n_labels, k_h, "n_labels")):
-            if given is not None and given != declared:
-                raise ValueError(f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed")
-        if n != n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
-        n_features, n_labels = f_h, k_h
-    else:
+    n_features, n_labels, zero_based = _svmlight_shapes(path, header, n, n_features, n_labels, zero_based)
+    if header is None:
         n_features = seen[0] if n_features is None else n_features
         n_labels = seen[1] if n_labels is None else n_labels
     pairs = [dask.delayed(_read_chunk, nout=2, pure=True)(path, a, b, first, n_features, n_labels, zero_based)

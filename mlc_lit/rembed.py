@@ -98,29 +98,39 @@ class _RidgeSolver:
         return _ridge_cg(self, R)
 
 # %% ../nbs/05_rembed.ipynb #3d2269a1
-def _ridge_cg(solver: _RidgeSolver, R):
-    "Preconditioned conjugate gradients for all columns of R at once (R is overwritten with the residual)."
-    X, lam, tiny = solver.X, solver.lam, np.finfo(float).tiny
+def _pcg(gram_times, R, inv_diag, lam: float, tol: float, max_iter: int):
+    """Jacobi-preconditioned conjugate gradients for (XᵀX + λI) Z = R, all columns of R at once (R is overwritten
+    with the residual). `gram_times(P, out)` writes XᵀX P into `out`: X may be in memory or anywhere else.
+    Returns Z and the iterations run."""
+    tiny = np.finfo(float).tiny
     dot = lambda A, B: np.einsum("ij,ij->j", A, B)
     Z, S, AP, tmp = np.zeros_like(R), np.empty_like(R), np.empty_like(R), np.empty_like(R)  # reused: no allocation per step
-    XP = np.empty((X.shape[0], R.shape[1]))
     norm_b = np.sqrt(dot(R, R)); norm_b[norm_b == 0] = 1.0
-    np.multiply(solver._inv_diag[:, None], R, out=S)
+    np.multiply(inv_diag[:, None], R, out=S)
     P, rs = S.copy(), dot(R, S)
-    for it in range(1, solver.max_iter + 1):
-        if sp.issparse(X):
-            with numba_threads(solver.n_jobs):
-                _csr_matmat_par(*solver._csr, P, XP); _csr_matmat_par(*solver._csr_t, XP, AP)
-        else: np.matmul(X, P, out=XP); np.matmul(X.T, XP, out=AP)
+    for it in range(1, max_iter + 1):
+        gram_times(P, AP)
         np.multiply(P, lam, out=tmp); AP += tmp
         alpha = rs / np.maximum(dot(P, AP), tiny)
         np.multiply(P, alpha, out=tmp); Z += tmp
         np.multiply(AP, alpha, out=tmp); R -= tmp
-        if (np.sqrt(dot(R, R)) / norm_b).max() <= solver.tol: break
-        np.multiply(solver._inv_diag[:, None], R, out=S)
+        if (np.sqrt(dot(R, R)) / norm_b).max() <= tol: break
+        np.multiply(inv_diag[:, None], R, out=S)
         rs_new = dot(R, S)
         P *= rs_new / np.maximum(rs, tiny); P += S
         rs = rs_new
+    return Z, it
+
+def _ridge_cg(solver: _RidgeSolver, R):
+    "`_pcg` with the products by the in-memory X of `solver` (CSR products threaded by `n_jobs`)."
+    X = solver.X
+    XP = np.empty((X.shape[0], R.shape[1]))
+    def gram_times(P, out):
+        if sp.issparse(X):
+            with numba_threads(solver.n_jobs):
+                _csr_matmat_par(*solver._csr, P, XP); _csr_matmat_par(*solver._csr_t, XP, out)
+        else: np.matmul(X, P, out=XP); np.matmul(X.T, XP, out=out)
+    Z, it = _pcg(gram_times, R, solver._inv_diag, solver.lam, solver.tol, solver.max_iter)
     solver.n_iter_ += it
     return Z
 
@@ -424,6 +434,17 @@ def _sgd_step(Z, E, params: SGDParams, state: SGDState):
     state.counts[0] += 1; state.counts[1] += mb
 
 # %% ../nbs/05_rembed.ipynb #630b2cfb
+def _rotate_features(Phi, params: SGDParams):
+    "Φ ← (Φ − μ)Q block by block, in Φ's own buffer (and precision): the features the passes train on with `rotated=True`."
+    for i in range(0, Phi.shape[0], 4096):
+        Phi[i:i + 4096] = (np.asarray(Phi[i:i + 4096], dtype=np.float64) - params.mu) @ params.Q
+    return Phi
+
+def _sgd_coef(params: SGDParams, state: SGDState):
+    "The read-out V (s, c) and its intercept (c,) in the coordinates of the unrotated, uncentred features."
+    V = params.Q @ state.V
+    return V, state.b - params.mu @ V
+
 def _fit_sgd_link(Phi, Y, l2: float, loss: str, n_epochs: int, opts: dict, seed: int):
     """The read-out by preconditioned SGD on in-memory features: moments, setup, one rotation of Φ in place
     (so the passes do not repeat it), `n_epochs` passes. Returns V (s, c), intercept (c,), λ, the passes."""
@@ -432,12 +453,10 @@ def _fit_sgd_link(Phi, Y, l2: float, loss: str, n_epochs: int, opts: dict, seed:
     counts = np.bincount(_class_index(Y, Phi.shape[0]), minlength=Y.shape[1]) if loss == "softmax" \
         else np.asarray(Y.sum(axis=0)).ravel()
     params, state = sgd_setup(moments, counts, loss=loss, l2=l2, shift=shift, seed=seed, **opts)
-    for i in range(0, Phi.shape[0], 4096):   # Φ ← (Φ − μ)Q, block by block, in Φ's own buffer
-        Phi[i:i + 4096] = (np.asarray(Phi[i:i + 4096], dtype=np.float64) - params.mu) @ params.Q
+    _rotate_features(Phi, params)
     Ys = Y if loss == "softmax" else sp.csr_matrix(Y, dtype=np.float64)
     for _ in range(n_epochs): sgd_readout_chunk(Phi, Ys, params, state, rotated=True)
-    V = params.Q @ state.V
-    return V, state.b - params.mu @ V, params.penalty, n_epochs
+    return (*_sgd_coef(params, state), params.penalty, n_epochs)
 
 # %% ../nbs/05_rembed.ipynb #619954b3
 def f1_inference(proba, prior):

@@ -5,6 +5,8 @@
 # %% ../nbs/08_scale.ipynb #3f5eb656
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import dask
 import dask.array as da
 import numpy as np
@@ -96,7 +98,7 @@ def _pass(func, X, Y, *args):
 
 # %% ../nbs/08_scale.ipynb #732be7fb
 def _stats_chunk(Xc, Yc, intercept: bool, gram: bool, label_gram: bool):
-    "Pass 1 on a chunk: rows, Σx² of [X 1], its Gram (or column Σx²), label counts, YᵀY (or 0)."
+    "Pass 1 on a chunk: rows, Σx² of [X 1], its Gram (or column Σx²), label counts, YᵀY (or 0), rows without exactly one label."
     Xa, Yf = _x_chunk(Xc, intercept), _y_chunk(Yc)
     v = Xa.data if sp.issparse(Xa) else Xa
     sq = float(np.vdot(v, v))
@@ -105,7 +107,8 @@ def _stats_chunk(Xc, Yc, intercept: bool, gram: bool, label_gram: bool):
     else: G = np.asarray(Xa.multiply(Xa).sum(axis=0)).ravel() if sp.issparse(Xa) else np.einsum("ij,ij->j", Xa, Xa)
     counts = np.asarray(Yf.sum(axis=0), dtype=np.float64).ravel()
     C = (Yf.T @ Yf) if label_gram else 0.0
-    return Xa.shape[0], sq, G, counts, (C.toarray() if sp.issparse(C) else C)
+    not_one = int(np.count_nonzero(np.asarray(Yf.sum(axis=1)).ravel() != 1))
+    return Xa.shape[0], sq, G, counts, (C.toarray() if sp.issparse(C) else C), not_one
 
 def _xt_yq(Xc, Yc, Q, intercept: bool):
     "Xaᵀ (Y Q) on a chunk: the right-hand side of the ridge solve."
@@ -124,7 +127,7 @@ def _xt_xp(Xc, Yc, P, intercept: bool):
 
 # %% ../nbs/08_scale.ipynb #3675efa5
 class _DaskRidge:
-    "(XaᵀXa + λI)⁻¹ R for the chunked Xa: Cholesky of the reduced Gram matrix, or CG with one pass per product."
+    "(XaᵀXa + λI)⁻¹ R for the chunked Xa: Cholesky of the reduced Gram matrix, or rembed's CG with one pass per product."
     def __init__(self, X, intercept, lam, G, tol=1e-4, max_iter=1000):
         self.X, self.intercept, self.lam, self.tol, self.max_iter, self.n_iter_ = X, intercept, lam, tol, max_iter, 0
         if G.ndim == 2:
@@ -134,21 +137,8 @@ class _DaskRidge:
 
     def solve(self, R):
         if self._factor is not None: return sla.cho_solve(self._factor, R, check_finite=False)
-        lam, tiny = self.lam, np.finfo(float).tiny
-        dot = lambda A, B: np.einsum("ij,ij->j", A, B)
-        R = R.copy(); Z = np.zeros_like(R)
-        norm_b = np.sqrt(dot(R, R)); norm_b[norm_b == 0] = 1.0
-        S = self._inv_diag[:, None] * R
-        P, rs = S.copy(), dot(R, S)
-        for it in range(1, self.max_iter + 1):
-            AP = _pass(_xt_xp, self.X, None, P, self.intercept) + lam * P
-            alpha = rs / np.maximum(dot(P, AP), tiny)
-            Z += P * alpha; R -= AP * alpha
-            if (np.sqrt(dot(R, R)) / norm_b).max() <= self.tol: break
-            S = self._inv_diag[:, None] * R
-            rs_new = dot(R, S)
-            P *= rs_new / np.maximum(rs, tiny); P += S
-            rs = rs_new
+        def gram_times(P, out): out[:] = _pass(_xt_xp, self.X, None, P, self.intercept)
+        Z, it = _re._pcg(gram_times, R.copy(), self._inv_diag, self.lam, self.tol, self.max_iter)
         self.n_iter_ += it
         return Z
 
@@ -172,27 +162,37 @@ def _dask_embedding(X, Y, rank, oversample, n_iter, ridge, rng, intercept):
     U_tilde = Vt[:rank].T
     return _re.Embedding(Q @ U_tilde, sigma[:rank], Z @ U_tilde, ridge.lam, ridge.n_iter_)
 
+def _dask_gaussian_embedding(X, Y, rank, ridge, rng, intercept):
+    "`gaussian_embedding` (CS + LR) with one pass for Xᵀ(YU): the same Gaussian U from the same generator, W its ridge fit."
+    U = rng.standard_normal((Y.shape[1], rank)) / np.sqrt(rank)
+    W = ridge.solve(_pass(_xt_yq, X, Y, U, intercept))
+    return _re.Embedding(U, np.full(rank, np.nan), W, ridge.lam, ridge.n_iter_)
+
 # %% ../nbs/08_scale.ipynb #1b474ddd
-def _features_of(Xc, W_x, W_0, R, b):
-    "Projected activations XW + w₀ and their random Fourier features: `RandomizedEmbeddingClassifier._features`'s maths."
-    P = np.asarray(Xc @ W_x) + W_0
-    return P if R is None else _re._random_features(P, R, b)
+def _link_model(W_x, W_0, R, b, coef=None, intercept=None, loss: str = "squared"):
+    "The fitted arrays as the record `rembed._link_features` / `_link_scores` / `_link_proba` read (built inside a task)."
+    return SimpleNamespace(_W_x=W_x, _W_0=W_0, frequencies_=R, phases_=b, coef_=coef, intercept_=intercept,
+                           loss=loss, inference="example")
 
 def _model_of(est) -> tuple:
-    "The arrays `_features_of` needs, taken from a fitted (or being fitted) estimator."
+    "The arrays the features need (W without and with the intercept row, frequencies, phases), from a fitted (or being fitted) estimator."
     return est._W_x, est._W_0, est.frequencies_, est.phases_
+
+def _features_chunk(Xc, *model):
+    "Φ of a chunk: `rembed._link_features` on the chunk as `check_X` would convert it."
+    return _re._link_features(_link_model(*model), _x_chunk(Xc, False))
 
 def _projection_rows(Xc, Yc, W_x, W_0, rows):
     "Rows `rows` (local indices) of the chunk's projected activations."
     return np.asarray(_x_chunk(Xc, False)[rows] @ W_x) + W_0
 
-def _phi_sum(Xc, Yc, W_x, W_0, R, b):
+def _phi_sum(Xc, Yc, *model):
     "Σ of Φ's rows of a chunk, in float64."
-    return _features_of(_x_chunk(Xc, False), W_x, W_0, R, b).sum(axis=0, dtype=np.float64)
+    return _features_chunk(Xc, *model).sum(axis=0, dtype=np.float64)
 
 def _phi_gram(Xc, Yc, W_x, W_0, R, b, mu):
     "ΦcᵀΦc and ΦcᵀY of a chunk, centred as `_centred_gram` centres (in Φ's precision), accumulated in float64."
-    Phi = _features_of(_x_chunk(Xc, False), W_x, W_0, R, b)
+    Phi = _features_chunk(Xc, W_x, W_0, R, b)
     Pc = (Phi - mu.astype(Phi.dtype)).astype(np.float64)
     Yf = _y_chunk(Yc)
     return Pc.T @ Pc, np.asarray(Yf.T @ Pc).T
@@ -200,13 +200,15 @@ def _phi_gram(Xc, Yc, W_x, W_0, R, b, mu):
 # %% ../nbs/08_scale.ipynb #615a9827
 def fit_randomized_embedding(est, X, Y):
     """Fit `est` (a `RandomizedEmbeddingClassifier`) on Dask arrays `X` (n, d) and `Y` (n, K) 0/1, chunk by chunk.
-    Called by `est.fit` when given Dask input; the model equals the in-memory fit on the same data."""
+    Called by `est.fit` when given Dask input; the model equals the in-memory fit on the same data (for the SGD
+    read-outs, when X is one chunk: with several, each chunk's rows are shuffled within the chunk)."""
     if type(est)._fit is not _re.RandomizedEmbeddingClassifier._fit:
         raise TypeError(f"{type(est).__name__} does not take Dask input; RandomizedEmbeddingClassifier does.")
     est._validate_params()
-    if est.loss != "squared":
-        raise ValueError("loss='logistic' is not available for Dask input: its L-BFGS read-out needs every row in memory at "
-                         "each step. Use loss='squared' (closed form, one pass), or fit in memory.")
+    if est.loss == "logistic" and est.optimizer == "lbfgs":
+        raise ValueError("loss='logistic' is not available for Dask input with optimizer='lbfgs': L-BFGS needs every row "
+                         "in memory at each step. Use optimizer='sgd' (chunk-wise mini-batch SGD), loss='squared' "
+                         "(closed form, one pass), or fit in memory.")
     X, Y = _check_dask_X_Y(_as_dask(X, Y.chunks[0]) if is_dask(Y) else X, _as_dask(Y, X.chunks[0]) if is_dask(X) else Y)
     n, d, K = X.shape[0], X.shape[1], Y.shape[1]
     intercept = bool(est.fit_intercept)
@@ -219,13 +221,16 @@ def fit_randomized_embedding(est, X, Y):
     if spectral and K > 4096: raise ValueError(f"rank='spectral90' forms the {K}×{K} matrix YᵀY; with more than 4096 labels pass an integer rank.")
     if not spectral and not est.rank <= K:
         raise ValueError(f"rank must be an integer between 1 and the number of labels ({K}) or 'spectral90', got {est.rank!r}.")
-    rows, sq, G, counts, C = _pass(_stats_chunk, X, Y, intercept, gram, spectral)
+    rows, sq, G, counts, C, not_one = _pass(_stats_chunk, X, Y, intercept, gram, spectral)
     if not np.isfinite(sq): raise ValueError("X is too large for float64: the sum of its squared values overflows; rescale the features.")
+    if est.loss == "softmax" and not_one:
+        raise ValueError(f"loss='softmax' needs exactly one label per example; {not_one} rows of Y have none or several.")
     lam = est.l2 * max(sq, np.finfo(float).tiny) / d_a
     est.rank_ = _spectral_rank_of(C) if spectral else int(est.rank)
     seeds = spawn_seeds(est.random_state, 2)
-    ridge = _DaskRidge(X, intercept, lam, G)
-    est.embedding_ = _dask_embedding(X, Y, est.rank_, est.oversample, est.n_iter, ridge, np.random.default_rng(seeds[0]), intercept)
+    ridge, rng = _DaskRidge(X, intercept, lam, G), np.random.default_rng(seeds[0])
+    if est.embedding == "gaussian": est.embedding_ = _dask_gaussian_embedding(X, Y, est.rank_, ridge, rng, intercept)
+    else: est.embedding_ = _dask_embedding(X, Y, est.rank_, est.oversample, est.n_iter, ridge, rng, intercept)
     _fit_link_dask(est, X, Y, counts, seeds[1])
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype = np.arange(K), K, "multilabel-indicator", Y.dtype
     est.n_features_in_ = d
@@ -233,7 +238,7 @@ def fit_randomized_embedding(est, X, Y):
 
 # %% ../nbs/08_scale.ipynb #667a0641
 def _fit_link_dask(est, X, Y, counts, seed):
-    "Lines 12–14 of Algorithm 3 as `RandomizedEmbeddingClassifier._fit_link` computes them, with passes for Φ's sums."
+    "Lines 12–14 of Algorithm 3 as `rembed._fit_smooth_link` computes them, with passes for Φ's sums (or SGD's passes)."
     W, n = est.embedding_.W, X.shape[0]
     est._W_x, est._W_0 = (W[:-1], W[-1]) if est.fit_intercept else (W, np.zeros(W.shape[1]))
     rng = np.random.default_rng(seed)
@@ -243,33 +248,68 @@ def _fit_link_dask(est, X, Y, counts, seed):
              for x, a, b in zip(X.to_delayed().ravel(), bounds[:-1], bounds[1:])]
     P_sub = np.vstack(dask.compute(*parts))
     est.bandwidth_ = _re._median_distance(P_sub, rng) * est.bandwidth
-    s = int(est.n_random_features)
+    s = 0 if est.kernel == "linear" else int(est.n_random_features)
     est.frequencies_, est.phases_ = (None, None) if s == 0 else \
         _re._draw_frequencies(P_sub.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
     est.label_prior_ = counts / n
+    l2_link = est.l2 if est.l2_link is None else est.l2_link
+    if est.loss != "squared":                       # softmax, or logistic with optimizer='sgd'
+        est.coef_, est.intercept_ = _fit_sgd_link_dask(est, X, Y, counts, l2_link, int(rng.integers(2**63 - 1)))
+        est.n_iter_ = int(est.n_epochs)
+        return
     mu = _pass(_phi_sum, X, None, *_model_of(est)) / n
     G, PtY = _pass(_phi_gram, X, Y, *_model_of(est), mu)
-    l2_link = est.l2 if est.l2_link is None else est.l2_link
     lam = l2_link * max(np.trace(G), np.finfo(float).tiny) / G.shape[0]
     G[np.diag_indices(G.shape[0])] += lam
     est.coef_ = sla.cho_solve(sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False)
     est.intercept_ = est.label_prior_ - mu @ est.coef_
     est.n_iter_ = 1
 
-# %% ../nbs/08_scale.ipynb #6d7181f6
-def _decision_of(Xc, W_x, W_0, R, b, coef, intercept):
-    "Scores of a chunk: `RandomizedEmbeddingClassifier._decision_function`'s maths for the squared read-out."
-    return _features_of(_x_chunk(Xc, False), W_x, W_0, R, b) @ coef + intercept - 0.5
+# %% ../nbs/08_scale.ipynb #c3e1a4b5
+def _head_features(Xc, rows: int, *model):
+    "The first `rows` rows of a chunk's features."
+    return _features_chunk(Xc[:rows], *model)
 
-def _proba_of(Xc, *model):
-    "Probabilities of a chunk: `RandomizedEmbeddingClassifier._predict_proba`'s maths for the squared read-out."
-    S = _decision_of(Xc, *model)
-    return (1 - 1e-6) * np.clip(S + 0.5, 0.0, 1.0) + 1e-6 * expit(S)
+def _moments_chunk(Xc, Yc, *model_and_shift):
+    "`readout_moments` of a chunk's features about the shift."
+    *model, shift = model_and_shift
+    return _re.readout_moments(_features_chunk(Xc, *model), shift=shift)
+
+def _sgd_chunk(Xc, Yc, params, state, *model):
+    "One chunk of one SGD pass: its features, rotated in place as in memory, then `sgd_readout_chunk` on a copy of the state."
+    F = _re._rotate_features(_features_chunk(Xc, *model), params)
+    Yf = _y_chunk(Yc)
+    return _re.sgd_readout_chunk(F, Yf, params, _re.SGDState(*(a.copy() for a in state)), rotated=True)
+
+def _fit_sgd_link_dask(est, X, Y, counts, l2: float, seed: int):
+    "The SGD read-out over the chunks: moments (a pass), setup, then `n_epochs` chained passes. Returns V and its intercept."
+    model, xs, ys = _model_of(est), X.to_delayed().ravel(), Y.to_delayed().ravel()
+    bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
+    heads = [dask.delayed(_head_features)(x, int(min(b, 4096) - a), *model) for x, a, b in zip(xs, bounds[:-1], bounds[1:]) if a < 4096]
+    shift = np.vstack(dask.compute(*heads)).mean(axis=0, dtype=np.float64)
+    moments = _pass(_moments_chunk, X, None, *model, shift)
+    params, state = _re.sgd_setup(moments, counts, loss=est.loss, l2=l2, shift=shift, seed=seed,
+                                  learning_rate=est.learning_rate, learning_rate_decay=est.learning_rate_decay,
+                                  momentum=est.momentum, batch_size=est.batch_size)
+    big = [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in model]
+    p = dask.delayed(params, pure=True)
+    for _ in range(int(est.n_epochs)):
+        for x, y in zip(xs, ys): state = dask.delayed(_sgd_chunk, pure=True)(x, y, p, state, *big)
+    return _re._sgd_coef(params, dask.compute(state)[0])
+
+# %% ../nbs/08_scale.ipynb #6d7181f6
+def _scores_chunk(Xc, *model):
+    "Scores of a chunk: `rembed._link_scores` (centred on ½ for the squared read-out)."
+    return _re._link_scores(_link_model(*model), _x_chunk(Xc, False))
+
+def _proba_chunk(Xc, *model):
+    "Probabilities of a chunk: `rembed._link_proba` (clipped scores, logistic, or softmax by row)."
+    return _re._link_proba(_link_model(*model), _x_chunk(Xc, False))
 
 def _dask_model(est) -> list:
-    "The fitted arrays the prediction tasks need, each large one as one Dask key (sent to a worker once)."
+    "The fitted arrays the prediction tasks need (and the loss), each large one as one Dask key (sent to a worker once)."
     parts = (*_model_of(est), est.coef_, est.intercept_)
-    return [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in parts]
+    return [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in parts] + [est.loss]
 
 def _check_predict_X(est, X):
     "A fitted estimator and a Dask X with its number of features, as one column chunk."
@@ -289,20 +329,20 @@ def _map_rows(func, X, width: int, dtype, *args):
 # %% ../nbs/08_scale.ipynb #8f8272df
 def decision_function(est, X):
     "(n, K) scores of a fitted `RandomizedEmbeddingClassifier` for Dask `X`, as a Dask array computed chunk by chunk."
-    return _map_rows(_decision_of, _check_predict_X(est, X), est.n_labels_, np.float64, *_dask_model(est))
+    return _map_rows(_scores_chunk, _check_predict_X(est, X), est.n_labels_, np.float64, *_dask_model(est))
 
 def predict_proba(est, X):
     "(n, K) marginal probabilities for Dask `X`, as a Dask array computed chunk by chunk."
-    return _map_rows(_proba_of, _check_predict_X(est, X), est.n_labels_, np.float64, *_dask_model(est))
+    return _map_rows(_proba_chunk, _check_predict_X(est, X), est.n_labels_, np.float64, *_dask_model(est))
 
 # %% ../nbs/08_scale.ipynb #ae8ecfa1
 def _col_max(Xc, Yc, *model):
-    P = _proba_of(Xc, *model)
+    P = _proba_chunk(Xc, *model)
     return P.max(axis=0) if len(P) else np.full(P.shape[1], -np.inf)
 
 def _above(Xc, bound, *model):
     "(class, value) of the chunk's probabilities at or above each class's `bound`."
-    P = _proba_of(Xc, *model)
+    P = _proba_chunk(Xc, *model)
     r, c = np.nonzero(P >= bound)
     return c, P[r, c]
 
@@ -323,20 +363,22 @@ def _f1_thresholds(est, X):
         thr[j] = z[np.argmax(f)]
     return thr
 
-def _threshold(Xc, thr, *model):
-    return (_proba_of(Xc, *model) >= thr).astype(np.int8)
+def _labels_chunk(Xc, thr, *model):
+    "0/1 labels of a chunk: `rembed._link_labels`'s per-example rule (thr None), or the probabilities at Algorithm 4's thresholds."
+    if thr is None: return _re._link_labels(_link_model(*model), _x_chunk(Xc, False))
+    return (_proba_chunk(Xc, *model) >= thr).astype(np.int8)
 
 # %% ../nbs/08_scale.ipynb #adaac2b7
 def predict(est, X):
     """(n, K) 0/1 predictions for Dask `X` as a Dask array (dtype of the training Y). With inference='class_f1'
     the per-class thresholds of Algorithm 4 are computed first (two passes over X), then applied chunk by chunk."""
     X = _check_predict_X(est, X)
-    thr = _f1_thresholds(est, X) if est.inference == "class_f1" else np.full(est.n_labels_, 0.5)
-    return _map_rows(_threshold, X, est.n_labels_, np.int8, thr, *_dask_model(est)).astype(est._y_dtype)
+    thr = _f1_thresholds(est, X) if est.inference == "class_f1" else None
+    return _map_rows(_labels_chunk, X, est.n_labels_, np.int8, thr, *_dask_model(est)).astype(est._y_dtype)
 
 # %% ../nbs/08_scale.ipynb #9668b122
 def _top_k_block(Xc, k, *model):
-    S = _decision_of(Xc, *model)
+    S = _scores_chunk(Xc, *model)
     if np.isnan(S).any(): raise ValueError("RandomizedEmbeddingClassifier gave NaN scores; they cannot be ranked.")
     if len(S) == 0: return np.zeros((0, 2 * k))
     idx, vals = _top_k_of(S, k)

@@ -177,3 +177,80 @@ def test_local_cluster_worker_killed_mid_fit_gives_the_same_model(client, monkey
                                                   da.from_array(Y, chunks=(100, 20), asarray=False))
     assert len(calls) > 3 and pid not in client.run(os.getpid).values()     # the worker did die mid-fit
     _assert_same_model(est, RandomizedEmbeddingClassifier(**kw).fit(X, Y), eps=1e-8)
+
+
+@pytest.fixture(scope="module")
+def one_class_problem():
+    "900 rows, 6 features, 5 classes (exactly one per row), cut by a noisy linear map."
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((900, 6))
+    cls = np.argmax(X[:, :5] @ rng.standard_normal((5, 5)) + 0.3 * rng.standard_normal((900, 5)), axis=1)
+    return X, np.eye(5, dtype=np.int8)[cls], cls
+
+
+_SGD = dict(rank=4, n_epochs=3, batch_size=64, random_state=0)
+
+
+@pytest.mark.parametrize("params", [dict(loss="softmax", kernel="linear"), dict(loss="softmax", n_random_features=40),
+                                    dict(loss="softmax", kernel="linear", inference="class_f1"),
+                                    dict(loss="logistic", optimizer="sgd", n_random_features=40)])
+def test_rembed_sgd_readout_one_chunk_equals_in_memory(one_class_problem, params):
+    X, Y, _ = one_class_problem
+    with dask.config.set(scheduler="threads"):
+        a = RandomizedEmbeddingClassifier(**_SGD, **params).fit(da.from_array(X, chunks=(900, 6)), da.from_array(Y, chunks=(900, 5)))
+        b = RandomizedEmbeddingClassifier(**_SGD, **params).fit(X, Y)
+        assert _rel(a.coef_, b.coef_) < 1e-8 and _rel(a.intercept_, b.intercept_) < 1e-8 and a.n_iter_ == b.n_iter_ == 3
+        Xd = da.from_array(X, chunks=(250, 6))
+        np.testing.assert_array_equal(a.predict(Xd).compute(), b.predict(X))
+        np.testing.assert_allclose(a.predict_proba(Xd).compute(), b.predict_proba(X), rtol=1e-8, atol=1e-12)
+        np.testing.assert_array_equal(a.predict_top_k(Xd, 2).compute(), b.predict_top_k(X, 2))
+
+
+def test_rembed_softmax_chunks_equal_the_chunkwise_api_by_hand(one_class_problem):
+    from mlc_lit import rembed
+    from mlc_lit.core import spawn_seeds
+    X, Y, cls = one_class_problem
+    rows = (300, 250, 350)
+    with dask.config.set(scheduler="threads"):
+        a = RandomizedEmbeddingClassifier(**_SGD, loss="softmax", kernel="linear").fit(
+            da.from_array(X, chunks=(rows, 6)), da.from_array(Y, chunks=(rows, 5)))
+    cuts = np.cumsum([0, *rows])
+    feats = lambda A: rembed._link_features(a, A)
+    shift, moments = feats(X[:4096]).mean(axis=0), None
+    for lo, hi in zip(cuts[:-1], cuts[1:]): moments = rembed.readout_moments(feats(X[lo:hi]), moments, shift=shift)
+    seed = int(np.random.default_rng(spawn_seeds(0, 2)[1]).integers(2**63 - 1))  # ≤ 1000 rows, linear kernel: drawn first
+    params, state = rembed.sgd_setup(moments, Y.sum(axis=0), loss="softmax", l2=0.1, shift=shift, seed=seed, batch_size=64)
+    for _ in range(3):
+        for lo, hi in zip(cuts[:-1], cuts[1:]): rembed.sgd_readout_chunk(feats(X[lo:hi]), cls[lo:hi], params, state)
+    V = params.Q @ state.V
+    assert _rel(a.coef_, V) < 1e-8 and _rel(a.intercept_, state.b - params.mu @ V) < 1e-8
+    b = RandomizedEmbeddingClassifier(**_SGD, loss="softmax", kernel="linear").fit(X, Y)
+    assert _rel(a.coef_, b.coef_) > 1e-6                # several chunks: another shuffle, another SGD run ...
+    acc = [np.mean(e.predict(X).argmax(axis=1) == cls) for e in (a, b)]
+    assert acc[1] > 0.7 > 2 * np.bincount(cls).max() / len(cls) and abs(acc[0] - acc[1]) < 0.03   # ... as good a one
+
+
+@pytest.mark.parametrize("params", [dict(kernel="linear"), dict(embedding="gaussian", n_random_features=0),
+                                    dict(embedding="gaussian", kernel="linear", rank="spectral90", inference="class_f1")])
+def test_rembed_linear_kernel_and_gaussian_embedding_equal_in_memory(sparse_problem, params):
+    X, Y = sparse_problem
+    kw = {"rank": 6, "random_state": 0, **params}
+    with dask.config.set(scheduler="threads"):
+        Xd = da.from_array(X, chunks=(250, 250), asarray=False)
+        a = RandomizedEmbeddingClassifier(**kw).fit(Xd, da.from_array(Y, chunks=(250, 30), asarray=False))
+        b = RandomizedEmbeddingClassifier(**kw).fit(X, Y)
+        assert a.frequencies_ is None and b.frequencies_ is None and a.rank_ == b.rank_
+        for k in ("U", "W"): assert _rel(getattr(a.embedding_, k), getattr(b.embedding_, k)) < 1e-8, k
+        if params.get("embedding") == "gaussian": assert np.isnan(a.embedding_.singular_values).all()
+        assert _rel(a.coef_, b.coef_) < 1e-8 and _rel(a.intercept_, b.intercept_) < 1e-8
+        np.testing.assert_array_equal(a.predict(Xd).compute(), b.predict(X))
+
+
+def test_rembed_sgd_bad_dask_input(one_class_problem):
+    X, Y, _ = one_class_problem
+    Xd, Y2 = da.from_array(X, chunks=(300, 6)), Y.copy()
+    Y2[:4, 0] = 1 - Y2[:4, 0]                             # rows with two labels or none
+    with pytest.raises(ValueError, match="loss='softmax' needs exactly one label per example; 4 rows"):
+        RandomizedEmbeddingClassifier(loss="softmax", rank=2).fit(Xd, da.from_array(Y2, chunks=(300, 5)))
+    with pytest.raises(ValueError, match="optimizer='lbfgs'.*optimizer='sgd'"):
+        RandomizedEmbeddingClassifier(loss="logistic", rank=2).fit(Xd, Y)
