@@ -115,6 +115,8 @@ def _clock_cost(reps):
     return acc / reps
 
 # %% ../nbs/01a_boomer.ipynb #24185933
+OP_LE, OP_GT, OP_EQ, OP_NE = 0, 1, 2, 3     # a condition's operator: <=, >, = and != (text in `_OPS`)
+
 @kernel()
 def _accumulate(acc, stats, i, wi, cols, all_cols):
     "acc += wi * stats[i] (all columns, or only the columns in `cols`)."
@@ -312,8 +314,6 @@ def _sample_instances(state, mode, sample_size, w, perm):
         w[perm[j]] = 1
 
 # %% ../nbs/01a_boomer.ipynb #7e12738c
-OP_LE, OP_GT, OP_EQ, OP_NE = 0, 1, 2, 3     # a condition's operator: <=, >, = and != (text in `_OPS`)
-
 @kernel()
 def _cond_holds(v, thr, op):
     if op == OP_LE: return v <= thr
