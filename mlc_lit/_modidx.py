@@ -144,7 +144,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._search_slot': ('boomer.html#_search_slot', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._start_rule': ('boomer.html#_start_rule', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._store_model': ('boomer.html#_store_model', 'mlc_lit/boomer.py'),
-                                'mlc_lit.boomer._sweep_nominal': ('boomer.html#_sweep_nominal', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._warn_early_stop': ('boomer.html#_warn_early_stop', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._workspace': ('boomer.html#_workspace', 'mlc_lit/boomer.py')},
             'mlc_lit.cli': { 'mlc_lit.cli.MajorityBaseline': ('cli.html#majoritybaseline', 'mlc_lit/cli.py'),

@@ -107,7 +107,7 @@ def _offer(v, cnt, thr, op, mode, head, out, tim):
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
-    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernels`)
+    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     if cnt <= 0: return
     K, label, l2 = head
     best, best_v, scores, work = out
@@ -127,33 +127,6 @@ def _offer(v, cnt, thr, op, mode, head, out, tim):
 def _diff(out, a, b):
     for c in range(out.shape[0]): out[c] = a[c] - b[c]
 
-# %% ../nbs/01a_boomer.ipynb #nominal
-@kernel(inline=True)
-def _sweep_nominal(f, data, stats, cols, all_cols, sel, total, mode, head, bufs, out, tim):
-    """The nominal part of `_search_feature` (inlined there): offer `= v` and `!= v` for every value v of feature `f`;
-    `total` = (sums, weight) of the covered examples with a value, `bufs` = (pre, suf, tmp) work vectors."""
-    ptr, val, row = data.ptr, data.val, data.row
-    w, covered, level = sel
-    tot, cnt_f = total
-    pre, suf, tmp = bufs
-    cnt_all, cnt_g, last = 0, 0, 0.0
-    for k in range(ptr[f], ptr[f + 1]):
-        i = row[k]
-        if covered[i] != level or w[i] == 0: continue
-        v = val[k]
-        if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
-            _offer(suf, cnt_g, last, OP_EQ, mode, head, out, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, head, out, tim)
-            suf[:] = 0.0; cnt_g = 0
-        _accumulate(suf, stats, i, float(w[i]), cols, all_cols); _accumulate(pre, stats, i, float(w[i]), cols, all_cols)
-        cnt_g += w[i]; cnt_all += w[i]; last = v
-    if cnt_g > 0:
-        _offer(suf, cnt_g, last, OP_EQ, mode, head, out, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, head, out, tim)
-    if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, OP_EQ, mode, head, out, tim)
-        _offer(pre, cnt_all, 0.0, OP_NE, mode, head, out, tim)
-
 # %% ../nbs/01a_boomer.ipynb #e32732e2
 @kernel(literal=("mode",))
 def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode, head, slot, tim):
@@ -161,7 +134,7 @@ def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode,
     `covered == level`, summing the columns `cols` of `stats` (or all of them); the head is `head` = (K, label, l2);
     `slot` = (tot, pre, suf, tmp, best, best_v, scores, work): four work vectors, then the result `best` =
     (q, thr, op, label, count) with its sums `best_v`, and the head's work arrays; `tim` as in `_offer`."""
-    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernels`)
+    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     ptr, val, row, pos_start, nan_ptr, nan_row, nominal = data
     w, covered, level = sel
     tot, pre, suf, tmp, best, best_v, scores, work = slot
@@ -174,7 +147,23 @@ def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode,
             _accumulate(tot, stats, i, -float(w[i]), cols, all_cols); cnt_f -= w[i]
     pre[:] = 0.0; suf[:] = 0.0
     if nominal[f]:
-        _sweep_nominal(f, data, stats, cols, all_cols, sel, (tot, cnt_f), mode, head, (pre, suf, tmp), out, tim)
+        cnt_all, cnt_g, last = 0, 0, 0.0
+        for k in range(ptr[f], ptr[f + 1]):
+            i = row[k]
+            if covered[i] != level or w[i] == 0: continue
+            v = val[k]
+            if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
+                _offer(suf, cnt_g, last, OP_EQ, mode, head, out, tim)
+                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, head, out, tim)
+                suf[:] = 0.0; cnt_g = 0
+            _accumulate(suf, stats, i, float(w[i]), cols, all_cols); _accumulate(pre, stats, i, float(w[i]), cols, all_cols)
+            cnt_g += w[i]; cnt_all += w[i]; last = v
+        if cnt_g > 0:
+            _offer(suf, cnt_g, last, OP_EQ, mode, head, out, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, head, out, tim)
+        if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, OP_EQ, mode, head, out, tim)
+            _offer(pre, cnt_all, 0.0, OP_NE, mode, head, out, tim)
         return
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative values
     for k in range(ptr[f], pos_start[f]):
@@ -206,7 +195,7 @@ def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode,
         _offer(suf, cnt_pos, thr, OP_GT, mode, head, out, tim)
         _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, OP_LE, mode, head, out, tim)
 
-# %% ../nbs/01a_boomer.ipynb #offerpair
+# %% ../nbs/01a_boomer.ipynb #0264d99d
 @kernel(inline=True)
 def _better(b, g, h, cnt, thr, op, l2):
     "The better of the best split so far, `b` = (quality, thr, op, g, h, count), and the candidate (g, h) on `cnt` examples."
@@ -220,8 +209,6 @@ def _offer_pair(b, g, h, cnt, tot_g, tot_h, cnt_f, thr, op, l2):
     b = _better(b, g, h, cnt, thr, op, l2)
     return _better(b, tot_g - g, tot_h - h, cnt_f - cnt, thr, 1 - op, l2)
 
-
-# %% ../nbs/01a_boomer.ipynb #0264d99d
 @kernel()
 def _search_numeric_frozen(f, data, stats, cg, ch, sel, tot_g, tot_h, cnt_total, head, out, tim):
     """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of
@@ -801,7 +788,7 @@ def _check_params(est, F, K) -> _FitConfig:
                       est.single_label == "abs_score", (est.bin_ratio, est.min_bins, est.max_bins, est.exact_binning),
                       est.random_state, est.n_jobs, int(est.verbose), bool(est.diagnostics) or est.verbose >= 2)
 
-# %% ../nbs/01a_boomer.ipynb #workspace
+# %% ../nbs/01a_boomer.ipynb #0148b79f
 def _workspace(n, F, K, W, cfg):
     "The buffers of a fit (`_Workspace`); the heads' work rows are label binning's for `HEAD_BINNED`."
     P = K * (K + 1) // 2
@@ -815,8 +802,6 @@ def _workspace(n, F, K, W, cfg):
                       np.empty((cfg.n_feat, K)), work, np.zeros(K), np.empty(n + 1, np.int32), np.empty(n + 1),
                       np.empty(n + 1, np.int8))
 
-
-# %% ../nbs/01a_boomer.ipynb #0148b79f
 def _fit_rules(est, X, Y, cfg):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if diagnostics)."
     n, F = X.shape; K = Y.shape[1]
@@ -853,8 +838,6 @@ def _fit_rules(est, X, Y, cfg):
     _store_model(est, conds, heads, Y)
     est.fit_diagnostics_ = dict(slot_t=timers.slot_t, tim=timers.tim, clock_cost=c0) if cfg.diagnostics else None
 
-
-# %% ../nbs/01a_boomer.ipynb #store
 def _report(cfg, r, el, ex, timers, c0):
     "One progress line on stderr after rule `r + 1`, `el` seconds of learning into the fit."
     shares = ""
