@@ -5,22 +5,25 @@
 # %% ../nbs/01a_boomer.ipynb #02934e1a
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 import sys
 import time
 from numbers import Integral
-from typing import NamedTuple
 
 import numba
 import numpy as np
 import scipy.sparse as sp
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .binning import _check_binning, binned_head_row, binning_rows
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
-                          check_memory, clock, clock_cost, compile_seconds, data_args, int_at_least, kernel,
-                          kernel_pair, load_row, numba_threads, randbelow, spawn_seeds, specialize, unload_row)
+                          check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
+                          specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSSES, _complete_head, _decomposable_head, _loss_row,
                             _loss_value_row, decomposable_quality, mean_loss, newton_quality, newton_step, packed_index,
@@ -56,18 +59,8 @@ def _quality(v, mode, K, label, l2, scores, work):
         v, mode, K, label, l2, scores, work)
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
-class _Presorted(NamedTuple):
-    "The features sorted once per fit (see `_presort`), and which of them are nominal."
-    ptr: np.ndarray          # feature f's non-zero values sit at ptr[f]:ptr[f + 1] of `val` and `row`
-    val: np.ndarray
-    row: np.ndarray
-    pos_start: np.ndarray    # where feature f's positive values start
-    nan_ptr: np.ndarray      # feature f's missing rows sit at nan_ptr[f]:nan_ptr[f + 1] of `nan_row`
-    nan_row: np.ndarray
-    nominal: np.ndarray      # uint8 (F,): 1 for a nominal feature
-
-def _presort(X, nominal=None):
-    "Per-feature sorted non-zero values and missing rows, as a `_Presorted` (`nominal`: its mask, default none)."
+def _presort(X):
+    "Per-feature sorted non-zero values: (ptr, value, row, pos_start, nan_ptr, nan_row)."
     n, F = X.shape
     if sp.issparse(X):
         C = X.tocoo(); keep = C.data != 0
@@ -83,9 +76,43 @@ def _presort(X, nominal=None):
     rows, cols, vals = rows[order], cols[order], vals[order]
     ptr = np.searchsorted(cols, np.arange(F + 1))
     pos_start = np.array([ptr[f] + np.searchsorted(vals[ptr[f]:ptr[f + 1]], 0.0, side="right") for f in range(F)], np.int64)
-    return _Presorted(ptr.astype(np.int64), np.ascontiguousarray(vals, np.float64), rows.astype(np.int64), pos_start,
-                      nan_ptr.astype(np.int64), nan_row.astype(np.int64),
-                      np.zeros(F, np.uint8) if nominal is None else nominal)
+    return (ptr.astype(np.int64), np.ascontiguousarray(vals, np.float64), rows.astype(np.int64), pos_start,
+            nan_ptr.astype(np.int64), nan_row.astype(np.int64))
+
+# %% ../nbs/01a_boomer.ipynb #tclock01
+_CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)     # the clock of time.perf_counter on Linux; None on Windows
+
+@intrinsic
+def _monotonic(typingctx):
+    "Seconds of the monotonic clock, from inside a kernel (`clock_gettime`; NaN where the platform has none)."
+    def codegen(context, builder, signature, args):
+        f64 = ir.DoubleType()
+        if _CLOCK_ID is None: return ir.Constant(f64, float("nan"))
+        c_long = ir.IntType(8 * ctypes.sizeof(ctypes.c_long))
+        timespec = ir.LiteralStructType([c_long, c_long])
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]),
+                                            "clock_gettime")
+        ts = cgutils.alloca_once(builder, timespec)
+        builder.call(fn, [ir.Constant(ir.IntType(32), _CLOCK_ID), ts])
+        sec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 0)), f64)
+        nsec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 1)), f64)
+        return builder.fadd(sec, builder.fmul(nsec, ir.Constant(f64, 1e-9)))
+    return types.float64(), codegen
+
+@kernel()
+def _clock():
+    return _monotonic()
+
+if numba.config.DISABLE_JIT:                     # plain Python has the clock at hand
+    def _clock(): return time.monotonic() if _CLOCK_ID is not None else math.nan
+
+@kernel()
+def _clock_cost(reps):
+    "Mean seconds between two back-to-back clock reads: what one timed interval adds to what it measures."
+    acc = 0.0
+    for r in range(reps):
+        t0 = _clock(); acc += _clock() - t0
+    return acc / reps
 
 # %% ../nbs/01a_boomer.ipynb #24185933
 OP_LE, OP_GT, OP_EQ, OP_NE = 0, 1, 2, 3     # a condition's operator: <=, >, = and != (text in `_OPS`)
@@ -101,24 +128,21 @@ def _accumulate(acc, stats, i, wi, cols, all_cols):
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
-def _offer(v, cnt, thr, op, mode, head, out, tim):
-    """Evaluate candidate statistics `v` (covering `cnt` weighted examples) for the head `head` = (K, label, l2);
-    keep it in `out` = (best, best_v, scores, work) if strictly better.
+def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim):
+    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `best`/`best_v` if strictly better.
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     if cnt <= 0: return
-    K, label, l2 = head
-    best, best_v, scores, work = out
     sample = False
     if tim is not None:
         tim[2] += 1.0
         sample = int(tim[2]) % _EVAL_SAMPLE == 1
-    t0 = clock() if sample else 0.0
+    t0 = _clock() if sample else 0.0
     q, lab = _quality(v, mode, K, label, l2, scores, work)
     if tim is not None:
-        if sample: tim[0] += clock() - t0; tim[1] += 1.0
+        if sample: tim[0] += _clock() - t0; tim[1] += 1.0
     if q < best[0]:
         best[0], best[1], best[2], best[3], best[4] = q, thr, op, lab, cnt
         best_v[:] = v
@@ -129,16 +153,10 @@ def _diff(out, a, b):
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
 @kernel(literal=("mode",))
-def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode, head, slot, tim):
-    """Best condition on feature `f` of the presorted `data` for the examples `sel` = (w, covered, level) with
-    `covered == level`, summing the columns `cols` of `stats` (or all of them); the head is `head` = (K, label, l2);
-    `slot` = (tot, pre, suf, tmp, best, best_v, scores, work): four work vectors, then the result `best` =
-    (q, thr, op, label, count) with its sums `best_v`, and the head's work arrays; `tim` as in `_offer`."""
+def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
+                    total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim):
+    "Best condition on feature `f` for the examples with `covered == level`; result in `best` = (q, thr, op, label, count); `tim` as in `_offer`."
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = data
-    w, covered, level = sel
-    tot, pre, suf, tmp, best, best_v, scores, work = slot
-    out = (best, best_v, scores, work)
     tot[:] = total                                          # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
@@ -146,24 +164,24 @@ def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode,
         if covered[i] == level and w[i] > 0:
             _accumulate(tot, stats, i, -float(w[i]), cols, all_cols); cnt_f -= w[i]
     pre[:] = 0.0; suf[:] = 0.0
-    if nominal[f]:
+    if nominal:
         cnt_all, cnt_g, last = 0, 0, 0.0
         for k in range(ptr[f], ptr[f + 1]):
             i = row[k]
             if covered[i] != level or w[i] == 0: continue
             v = val[k]
             if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
-                _offer(suf, cnt_g, last, OP_EQ, mode, head, out, tim)
-                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, head, out, tim)
+                _offer(suf, cnt_g, last, OP_EQ, mode, K, label, l2, scores, work, best, best_v, tim)
+                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, K, label, l2, scores, work, best, best_v, tim)
                 suf[:] = 0.0; cnt_g = 0
             _accumulate(suf, stats, i, float(w[i]), cols, all_cols); _accumulate(pre, stats, i, float(w[i]), cols, all_cols)
             cnt_g += w[i]; cnt_all += w[i]; last = v
         if cnt_g > 0:
-            _offer(suf, cnt_g, last, OP_EQ, mode, head, out, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, head, out, tim)
+            _offer(suf, cnt_g, last, OP_EQ, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, K, label, l2, scores, work, best, best_v, tim)
         if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, OP_EQ, mode, head, out, tim)
-            _offer(pre, cnt_all, 0.0, OP_NE, mode, head, out, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, OP_EQ, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(pre, cnt_all, 0.0, OP_NE, mode, K, label, l2, scores, work, best, best_v, tim)
         return
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative values
     for k in range(ptr[f], pos_start[f]):
@@ -172,8 +190,8 @@ def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode,
         v = val[k]
         if cnt_neg > 0 and v > last_neg:
             thr = 0.5 * (last_neg + v)
-            _offer(pre, cnt_neg, thr, OP_LE, mode, head, out, tim)
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, OP_GT, mode, head, out, tim)
+            _offer(pre, cnt_neg, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
         _accumulate(pre, stats, i, float(w[i]), cols, all_cols); cnt_neg += w[i]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
@@ -182,18 +200,18 @@ def _search_feature(f, data, stats, cols, all_cols, sel, total, cnt_total, mode,
         v = val[k]
         if cnt_pos > 0 and v < first_pos:
             thr = 0.5 * (v + first_pos)
-            _offer(suf, cnt_pos, thr, OP_GT, mode, head, out, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, OP_LE, mode, head, out, tim)
+            _offer(suf, cnt_pos, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
         _accumulate(suf, stats, i, float(w[i]), cols, all_cols); cnt_pos += w[i]; first_pos = v
     cnt_zero = cnt_f - cnt_neg - cnt_pos
     if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
         thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, OP_LE, mode, head, out, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, OP_GT, mode, head, out, tim)
+        _offer(pre, cnt_neg, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
     if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
         thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, OP_GT, mode, head, out, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, OP_LE, mode, head, out, tim)
+        _offer(suf, cnt_pos, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #0264d99d
 @kernel(inline=True)
@@ -210,16 +228,12 @@ def _offer_pair(b, g, h, cnt, tot_g, tot_h, cnt_f, thr, op, l2):
     return _better(b, tot_g - g, tot_h - h, cnt_f - cnt, thr, 1 - op, l2)
 
 @kernel()
-def _search_numeric_frozen(f, data, stats, cg, ch, sel, tot_g, tot_h, cnt_total, head, out, tim):
-    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of
-    the columns `cg` (gradient) and `ch` (Hessian); `head` = (K, label, l2), `out` = (best, best_v).
+def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
+                           tot_g, tot_h, cnt_total, label, l2, best, best_v, tim):
+    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums.
 
     Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
     counted, into tim[4]; their time is part of the sweep's."""
-    ptr, val, row, pos_start, nan_ptr, nan_row, _ = data
-    w, covered, level = sel
-    _, label, l2 = head
-    best, best_v = out
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
@@ -260,20 +274,42 @@ def _search_numeric_frozen(f, data, stats, cg, ch, sel, tot_g, tot_h, cnt_total,
         best_v[0], best_v[1] = b[3], b[4]
 
 # %% ../nbs/01a_boomer.ipynb #e1242c75
-SAMPLE_ALL, SAMPLE_BOOTSTRAP, SAMPLE_SUBSAMPLE = 0, 1, 2     # instance_sampling: None, 'bootstrap', 'subsample'
+@kernel()
+def _next_u64(state):
+    "SplitMix64: advance `state` (uint64[1]) and return 64 random bits."
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+if numba.config.DISABLE_JIT:                     # plain Python: the same numbers, without NumPy's overflow warnings
+    def _next_u64(state):
+        "SplitMix64 on Python integers (used when NUMBA_DISABLE_JIT=1)."
+        M = 0xFFFFFFFFFFFFFFFF
+        z = (int(state[0]) + 0x9E3779B97F4A7C15) & M
+        state[0] = z
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+        return np.uint64(z ^ (z >> 31))
+
+@kernel()
+def _randbelow(state, n):
+    "A uniform integer in [0, n)."
+    return min(int((_next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * n), n - 1)
 
 @kernel()
 def _sample_instances(state, mode, sample_size, w, perm):
-    "Example weights: all 1, a bootstrap (n draws with replacement) or `sample_size` drawn without replacement."
+    "Example weights: 0 none (all 1), 1 bootstrap (n draws with replacement), 2 `sample_size` without replacement."
     n = w.shape[0]
-    if mode == SAMPLE_ALL:
+    if mode == 0:
         w[:] = 1; return
     w[:] = 0
-    if mode == SAMPLE_BOOTSTRAP:
-        for _ in range(n): w[randbelow(state, n)] += 1
+    if mode == 1:
+        for _ in range(n): w[_randbelow(state, n)] += 1
         return
     for j in range(sample_size):                     # partial Fisher-Yates
-        r = j + randbelow(state, n - j)
+        r = j + _randbelow(state, n - j)
         perm[j], perm[r] = perm[r], perm[j]
         w[perm[j]] = 1
 
@@ -286,9 +322,8 @@ def _cond_holds(v, thr, op):
     return v != thr
 
 @kernel()
-def _apply_condition(data, f, thr, op, covered, level):
-    "Move the examples with `covered == level` that satisfy the condition on feature `f` of `data` to `level + 1`."
-    ptr, val, row, _, nan_ptr, nan_row, _ = data
+def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level):
+    "Move the examples with `covered == level` that satisfy the condition to `level + 1`."
     if _cond_holds(0.0, thr, op):                   # implicit zeros pass: start from all, remove failures
         for i in range(covered.shape[0]):
             if covered[i] == level: covered[i] = level + 1
@@ -300,135 +335,106 @@ def _apply_condition(data, f, thr, op, covered, level):
         for k in range(ptr[f], ptr[f + 1]):
             if covered[row[k]] == level and _cond_holds(val[k], thr, op): covered[row[k]] = level + 1
 
-# %% ../nbs/01a_boomer.ipynb #growtypes
-class _Settings(NamedTuple):
-    "The scalars every rule of a fit needs (made from the fit's `_FitConfig`)."
-    loss: int
-    K: int
-    l2: float
-    shrinkage: float
-    sampling: int
-    sample_size: int
-    n_feat: int
-    max_conditions: int
-    abs_score: bool
+# %% ../nbs/01a_boomer.ipynb #916c0ba1
+def _default_head_impl(g, K, label, l2, work, head):
+    "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
+    if HEAD_MODE == HEAD_DECOMPOSABLE: _decomposable_head(g[:K], g[K:], l2, head)
+    else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
-class _Examples(NamedTuple):
-    "The training examples: labels `Y` (n, K), current scores `S` (n, K), statistics rows `stats` (n, W)."
-    Y: np.ndarray
-    S: np.ndarray
-    stats: np.ndarray
+def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
+                    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
+                    w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
+                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False):
+    """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
 
-class _Workspace(NamedTuple):
-    "The buffers of a fit, allocated once by `_workspace`; `slot_*`, `scores` and `work` have a row per sampled feature."
-    w: np.ndarray            # instance weights of the current rule's sample
-    perm_n: np.ndarray       # permutations drawn for instance and feature sampling
-    perm_f: np.ndarray
-    covered: np.ndarray      # covered == d: the example satisfies the rule's first d conditions
-    rows_buf: np.ndarray     # the covered examples of the finished rule
-    cols: np.ndarray         # the statistics columns the search sums (all, or a frozen label's two)
-    total: np.ndarray        # their sums over the covered sample
-    tmp_full: np.ndarray     # sums over all covered examples, for the head
-    slot_best: np.ndarray    # per slot: (quality, threshold, operator, label, covered weight)
-    slot_v: np.ndarray       # per slot: the sums of its best condition
-    slot_buf: np.ndarray     # per slot: four work vectors of the sweep
-    scores: np.ndarray       # per slot: a candidate head
-    work: np.ndarray         # per slot: the head solver's work row
-    head: np.ndarray         # the finished rule's head
-    cond_f: np.ndarray       # the finished rule's conditions
-    cond_thr: np.ndarray
-    cond_op: np.ndarray
-
-class _Timers(NamedTuple):
-    "Diagnostics: per-slot timers `slot_t` (n_feat, 5) and the search's `tim` (4,); see `_phase_seconds`."
-    slot_t: np.ndarray
-    tim: np.ndarray
-
-# %% ../nbs/01a_boomer.ipynb #growstart
-@kernel()
-def _start_rule(state, cfg, ex, ws, timers):
-    "Draw the rule's instance sample, uncover every example and sum the sample's statistics into `ws.total`; returns its weight."
-    _sample_instances(state, cfg.sampling, cfg.sample_size, ws.w, ws.perm_n)
-    ws.covered[:] = 0
-    t = clock() if timers is not None else 0.0
-    ws.total[:] = 0.0; cnt = 0
-    for i in range(ex.stats.shape[0]):
-        if ws.w[i] > 0:
-            _accumulate(ws.total, ex.stats, i, float(ws.w[i]), ws.cols, True); cnt += ws.w[i]
-    if timers is not None: timers.tim[2] += clock() - t
-    return cnt
-
-@kernel()
-def _best_slot(slot_best, n_feat, rule_q):
-    "The first slot, in sampling order, whose condition beats quality `rule_q`: (slot, its quality), or (-1, rule_q)."
-    best_s, best_q = -1, rule_q
-    for s in range(n_feat):
-        if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
-    return best_s, best_q
-
-# %% ../nbs/01a_boomer.ipynb #growslot
-@kernel(literal=("mode",))
-def _search_slot(s, mode, rule, cfg, data, stats, ws, timers):
-    """Search the `s`-th sampled feature into slot `s`, for the rule so far `rule` = (label, nc, depth, cnt, quality):
-    the scalar sweep once a label is frozen (or, per label, before a single label is chosen), else the general one."""
-    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernels`)
-    label, nc, depth, cnt, rule_q = rule
-    K, l2, f = cfg.K, cfg.l2, ws.perm_f[s]
-    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
-    ts = clock() if timers is not None else 0.0
-    row_t = timers.slot_t[s] if timers is not None else None
-    ws.slot_best[s, 0] = rule_q; ws.slot_best[s, 4] = 0.0
-    sel = (ws.w, ws.covered, depth)
-    if nc == 2 and (label >= 0 or not single) and not data.nominal[f]:   # two statistics: scalar sweep
-        _search_numeric_frozen(f, data, stats, ws.cols[0], ws.cols[1], sel, ws.total[0], ws.total[1], cnt,
-                               (K, label, l2), (ws.slot_best[s], ws.slot_v[s, :2]), row_t)
-    elif single and label == -1 and not data.nominal[f]:  # label not chosen yet: one scalar sweep per label
-        ws.slot_best[s, 3] = -1.0
-        for k in range(K):
-            ch = K + (k if mode == HEAD_SINGLE else packed_index(k, k))
-            _search_numeric_frozen(f, data, stats, k, ch, sel, ws.total[k], ws.total[ch], cnt, (K, k, l2),
-                                   (ws.slot_best[s], ws.slot_buf[s, 0, :2]), row_t)
-            if ws.slot_best[s, 3] == k:           # this label improved: keep its sums where the full layout has them
-                ws.slot_v[s, k], ws.slot_v[s, ch] = ws.slot_buf[s, 0, 0], ws.slot_buf[s, 0, 1]
-    else:
-        b = ws.slot_buf[s]
-        slot = (b[0, :nc], b[1, :nc], b[2, :nc], b[3, :nc], ws.slot_best[s], ws.slot_v[s, :nc], ws.scores[s], ws.work[s])
-        if label < 0:                             # the rule's own head mode, on all W statistics
-            _search_feature(f, data, stats, ws.cols[:nc], True, sel, ws.total[:nc], cnt, mode, (K, label, l2), slot, row_t)
-        else:                                     # a frozen single label (nominal feature): its two columns
-            _search_feature(f, data, stats, ws.cols[:nc], False, sel, ws.total[:nc], cnt, 0, (1, label, l2), slot, row_t)
-    if timers is not None: timers.slot_t[s, 3] += clock() - ts
-
-# %% ../nbs/01a_boomer.ipynb #growfinish
-@kernel(literal=("mode",))
-def _finish_rule(mode, label, depth, cfg, ex, ws, timers):
-    """The head of the grown rule on all covered training examples, times the shrinkage, into `ws.head`; then the
-    scores and statistics of those examples. Returns how many there are."""
-    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernels`)
-    K, l2, loss = cfg.K, cfg.l2, cfg.loss
-    Y, S, stats = ex
-    cols, tmp_full, head = ws.cols, ws.tmp_full, ws.head
+    Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
+    `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
+    [search wall seconds, searches, summation seconds outside the search, update seconds].
+    `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
+    label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
+    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`)."""
+    mode = HEAD_MODE
     n, W = stats.shape
     single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
-    t = clock() if timers is not None else 0.0
-    m = 0
+    _sample_instances(state, sampling, sample_size, w, perm_n)
+    covered[:] = 0
+    t = _clock() if tim is not None else 0.0
+    total[:] = 0.0; cnt = 0
+    for i in range(n):
+        if w[i] > 0:
+            _accumulate(total, stats, i, float(w[i]), cols, True); cnt += w[i]
+    if tim is not None: tim[2] += _clock() - t
+    nc, label, depth, rule_q = W, -2 if abs_score and single else -1, 0, 0.0
+    F = perm_f.shape[0]
+    while depth < max_conditions:
+        for j in range(n_feat):                      # sample features without replacement
+            r = j + _randbelow(state, F - j)
+            perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
+        t = _clock() if tim is not None else 0.0
+        for s in numba.prange(n_feat):
+            ts = _clock() if slot_t is not None else 0.0
+            row_t = slot_t[s] if slot_t is not None else None
+            slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
+            if nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
+                _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
+                                       w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
+                                       row_t)
+            elif single and label == -1 and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
+                slot_best[s, 3] = -1.0
+                for k in range(K):
+                    ch = K + (k if mode == HEAD_SINGLE else packed_index(k, k))
+                    _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, k, ch, w,
+                                           covered, depth, total[k], total[ch], cnt, k, l2, slot_best[s], slot_buf[s, 0, :2],
+                                           row_t)
+                    if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
+                        slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
+            elif label < 0:                          # the rule's own head mode, on all W statistics
+                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
+                                cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
+                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
+                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+            else:                                    # a frozen single label (nominal feature): its two columns
+                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
+                                cols[:nc], False, w, covered, depth, total[:nc], cnt, 0, 1, label, l2,
+                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
+                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+            if slot_t is not None: slot_t[s, 3] += _clock() - ts
+        if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
+        best_s, best_q = -1, rule_q
+        for s in range(n_feat):                      # merge in sampling order: first of equals wins
+            if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
+        if best_s < 0: break
+        f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
+        _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
+        cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
+        depth += 1; rule_q = best_q; cnt = int(slot_best[best_s, 4])
+        if single and label < 0:                     # freeze the label: keep only its two columns
+            label = int(slot_best[best_s, 3])
+            cols[0] = label; cols[1] = K + (label if mode == HEAD_SINGLE else packed_index(label, label))
+            total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
+            nc = 2
+        else:
+            total[:nc] = slot_v[best_s, :nc]
+    if depth == 0: return 0, -1, 0
+    t = _clock() if tim is not None else 0.0
+    m = 0                                            # the head, on all covered training examples
     tmp_full[:] = 0.0
     n_sum = 2 if single else W                       # a single head needs only its label's two columns
     for i in range(n):
-        if ws.covered[i] == depth:
-            ws.rows_buf[m] = i; m += 1
+        if covered[i] == depth:
+            rows_buf[m] = i; m += 1
             for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
-    if timers is not None: t1 = clock(); timers.tim[2] += t1 - t; t = t1
+    if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
     if mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:   # (not `single`: Numba prunes a branch on `mode` itself)
         head[:] = 0.0
-        head[label] = newton_step(tmp_full[label], tmp_full[cols[1]], l2, cfg.shrinkage)
+        head[label] = newton_step(tmp_full[label], tmp_full[cols[1]], l2, shrinkage)
     else:
         if mode == HEAD_DECOMPOSABLE: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
-        else: _quality(tmp_full, mode, K, label, l2, head, ws.work[0])   # the same compiled code as the search's
-        for k in range(K): head[k] *= cfg.shrinkage
+        else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
+        for k in range(K): head[k] *= shrinkage
     one_label = single and mode == HEAD_SINGLE and loss != LOSS_LOGISTIC_EXAMPLE_WISE   # only `label` changes
     for r in range(m):                               # update scores and statistics of the covered examples
-        i = ws.rows_buf[r]
+        i = rows_buf[r]
         if one_label:
             S[i, label] += head[label]
             _loss_row(loss, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
@@ -439,97 +445,47 @@ def _finish_rule(mode, label, depth, cfg, ex, ws, timers):
             for k in range(K): S[i, k] += head[k]
         _loss_row(loss, Y[i], S[i], stats[i, :K], stats[i, K:])
     for c in range(W): cols[c] = c                   # reset for the next rule
-    if timers is not None: timers.tim[3] += clock() - t
-    return m
-
-# %% ../nbs/01a_boomer.ipynb #916c0ba1
-def _default_head_impl(g, K, label, l2, work, head):
-    "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernels`)."
-    if HEAD_MODE == HEAD_DECOMPOSABLE: _decomposable_head(g[:K], g[K:], l2, head)
-    else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
-
-def _grow_rule_impl(state, cfg, data, ex, ws, timers):
-    """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
-
-    `state`: the rule's seed; `cfg`: `_Settings`; `data`: `_Presorted`; `ex`: `_Examples`; `ws`: `_Workspace`;
-    `timers`: None (diagnostics compiled out) or `_Timers` — per-slot rows as in `_offer` and
-    `_search_numeric_frozen`, each sweep's seconds in slot_t[s, 3], and in `tim` [search wall seconds,
-    searches, summation seconds outside the search, update seconds].
-    `cfg.abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's
-    rule; label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
-    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernels`)."""
-    mode = HEAD_MODE
-    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
-    cnt = _start_rule(state, cfg, ex, ws, timers)
-    nc, label, depth, rule_q = ex.stats.shape[1], -2 if cfg.abs_score and single else -1, 0, 0.0
-    F = ws.perm_f.shape[0]
-    while depth < cfg.max_conditions:
-        for j in range(cfg.n_feat):                  # sample features without replacement
-            r = j + randbelow(state, F - j)
-            ws.perm_f[j], ws.perm_f[r] = ws.perm_f[r], ws.perm_f[j]
-        t = clock() if timers is not None else 0.0
-        rule = (label, nc, depth, cnt, rule_q)
-        for s in numba.prange(cfg.n_feat):
-            _search_slot(s, HEAD_MODE, rule, cfg, data, ex.stats, ws, timers)
-        if timers is not None: timers.tim[0] += clock() - t; timers.tim[1] += 1.0
-        best_s, best_q = _best_slot(ws.slot_best, cfg.n_feat, rule_q)
-        if best_s < 0: break
-        f, thr, op = ws.perm_f[best_s], ws.slot_best[best_s, 1], int(ws.slot_best[best_s, 2])
-        _apply_condition(data, f, thr, op, ws.covered, depth)
-        ws.cond_f[depth], ws.cond_thr[depth], ws.cond_op[depth] = f, thr, op
-        depth += 1; rule_q = best_q; cnt = int(ws.slot_best[best_s, 4])
-        if single and label < 0:                     # freeze the label: keep only its two columns
-            label = int(ws.slot_best[best_s, 3])
-            ws.cols[0] = label; ws.cols[1] = cfg.K + (label if mode == HEAD_SINGLE else packed_index(label, label))
-            ws.total[0] = ws.slot_v[best_s, ws.cols[0]]; ws.total[1] = ws.slot_v[best_s, ws.cols[1]]
-            nc = 2
-        else:
-            ws.total[:nc] = ws.slot_v[best_s, :nc]
-    if depth == 0: return 0, -1, 0
-    return depth, label, _finish_rule(HEAD_MODE, label, depth, cfg, ex, ws, timers)
+    if tim is not None: tim[3] += _clock() - t
+    return depth, label, m
 
 @functools.cache
-def _grow_rule_kernels(mode: int):
-    """`(default_head, grow_rule)`: the default rule's head kernel and the `KernelPair` growing a rule, with head
-    mode `mode` compiled in: Numba drops the code of the other modes (label binning, the Cholesky solve) before
-    compiling, so a fit compiles only what it runs."""
+def _grow_rule_kernel(mode: int, parallel: bool):
+    """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
+    modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs."""
     complete = {HEAD_SINGLE: HEAD_DECOMPOSABLE, HEAD_SINGLE_PACKED: HEAD_COMPLETE}.get(mode, mode)   # of all labels
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=complete))
-    return head, kernel_pair(specialize(_grow_rule_impl, HEAD_MODE=mode))
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode))
 
 # %% ../nbs/01a_boomer.ipynb #6c8ed8b7
-class _Model(NamedTuple):
-    "A fitted rule model as a structure of arrays (the estimator's `cond_*_` and `head_*_` attributes)."
-    cond_ptr: np.ndarray
-    cond_feature: np.ndarray
-    cond_threshold: np.ndarray
-    cond_op: np.ndarray
-    head_ptr: np.ndarray
-    head_label: np.ndarray
-    head_score: np.ndarray
-
-@kernel()
-def _covers(x, r, model):
-    "Does rule `r` of `model` cover the dense row `x`? (NaN satisfies no condition.)"
-    for c in range(model.cond_ptr[r], model.cond_ptr[r + 1]):
-        v = x[model.cond_feature[c]]
-        if v != v or not _cond_holds(v, model.cond_threshold[c], model.cond_op[c]): return False
+def _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
+    "Does rule `r` cover the dense row `x`? (NaN satisfies no condition.)"
+    for c in range(cond_ptr[r], cond_ptr[r + 1]):
+        v = x[cond_feature[c]]
+        if v != v or not _cond_holds(v, cond_threshold[c], cond_op[c]): return False
     return True
 
-def _scores_impl(data, model, out):
-    "Add to `out` (n, K) the heads of the rules that cover each row of `data` (`core.Data`), in up to 256 chunks of rows."
-    n = out.shape[0]
+def _scores_dense_impl(X, cond_ptr, cond_feature, cond_threshold, cond_op, head_ptr, head_label, head_score, out):
+    for i in numba.prange(X.shape[0]):
+        for r in range(cond_ptr.shape[0] - 1):
+            if _covers(X[i], r, cond_ptr, cond_feature, cond_threshold, cond_op):
+                for h in range(head_ptr[r], head_ptr[r + 1]): out[i, head_label[h]] += head_score[h]
+
+def _scores_csr_impl(indptr, indices, data, n_features, cond_ptr, cond_feature, cond_threshold, cond_op,
+                     head_ptr, head_label, head_score, out):
+    n = indptr.shape[0] - 1
     n_chunks = min(n, 256)
     for ch in numba.prange(n_chunks):
-        buf = np.zeros(data.n_features if data.sparse else 0)
+        x = np.zeros(n_features)
         for i in range(ch * n // n_chunks, (ch + 1) * n // n_chunks):
-            x = load_row(data, i, buf)
-            for r in range(model.cond_ptr.shape[0] - 1):
-                if _covers(x, r, model):
-                    for h in range(model.head_ptr[r], model.head_ptr[r + 1]): out[i, model.head_label[h]] += model.head_score[h]
-            unload_row(data, i, buf)
+            for p in range(indptr[i], indptr[i + 1]): x[indices[p]] = data[p]
+            for r in range(cond_ptr.shape[0] - 1):
+                if _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
+                    for h in range(head_ptr[r], head_ptr[r + 1]): out[i, head_label[h]] += head_score[h]
+            for p in range(indptr[i], indptr[i + 1]): x[indices[p]] = 0.0
 
-_scores = kernel_pair(_scores_impl)
+_covers = kernel()(_covers)
+_scores_dense, _scores_dense_parallel = kernel()(_scores_dense_impl), kernel(parallel=True)(_scores_dense_impl)
+_scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=True)(_scores_csr_impl)
 
 def _closest_label_vectors_impl(S, vectors, loss, out):
     "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
@@ -540,7 +496,8 @@ def _closest_label_vectors_impl(S, vectors, loss, out):
             if v < best: best, best_j = v, j
         out[i] = vectors[best_j]
 
-_closest_label_vectors = kernel_pair(_closest_label_vectors_impl)
+_closest_label_vectors = kernel()(_closest_label_vectors_impl)
+_closest_label_vectors_parallel = kernel(parallel=True)(_closest_label_vectors_impl)
 
 # %% ../nbs/01a_boomer.ipynb #7adc2e1b
 _OPS = ("<=", ">", "=", "!=")
@@ -698,13 +655,20 @@ class BoomerClassifier(MultiLabelClassifier):
         return self
 
     def _fit(self, X, Y):
-        _fit_rules(self, X, Y, _check_params(self, X.shape[1], Y.shape[1]))
+        cfg = _kernel_config(self, X.shape[1], Y.shape[1])
+        _fit_rules(self, X, Y, **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2)
 
     def _decision_function(self, X):
         out = np.zeros((X.shape[0], self.n_labels_))
-        model = _Model(self.cond_ptr_, self.cond_feature_, self.cond_threshold_, self.cond_op_,
-                       self.head_ptr_, self.head_label_, self.head_score_)
-        with numba_threads(self.n_jobs): _scores.pick(self.n_jobs)(data_args(X), model, out)
+        model = (self.cond_ptr_, self.cond_feature_, self.cond_threshold_, self.cond_op_,
+                 self.head_ptr_, self.head_label_, self.head_score_, out)
+        parallel = n_threads(self.n_jobs) > 1
+        with numba_threads(self.n_jobs):
+            if sp.issparse(X):
+                from mlc_lit.core import csr_arrays
+                (_scores_csr_parallel if parallel else _scores_csr)(*csr_arrays(X), X.shape[1], *model)
+            else:
+                (_scores_dense_parallel if parallel else _scores_dense)(X, *model)
         return out
 
     def _predict(self, X):
@@ -712,7 +676,8 @@ class BoomerClassifier(MultiLabelClassifier):
         if self.predictor_ == "label_wise": return (S > 0).astype(np.int8)
         out = np.empty(S.shape, np.int8)
         with numba_threads(self.n_jobs):
-            _closest_label_vectors.pick(self.n_jobs)(S, self.label_vectors_, LOSSES[self.loss], out)
+            (_closest_label_vectors_parallel if n_threads(self.n_jobs) > 1 else _closest_label_vectors)(
+                S, self.label_vectors_, LOSSES[self.loss], out)
         return out
 
     def _predict_proba(self, X):
@@ -759,93 +724,66 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
-class _FitConfig(NamedTuple):
-    "Everything a fit needs, checked once and turned into codes by `_check_params`; frozen."
-    loss: int                # a code of `LOSSES`
-    mode: int                # a head mode (HEAD_*)
-    sampling: int            # SAMPLE_ALL, SAMPLE_BOOTSTRAP or SAMPLE_SUBSAMPLE
-    n_feat: int              # features sampled per refinement
-    nominal: np.ndarray      # uint8 mask of the nominal features
-    max_rules: int
-    shrinkage: float
-    l2: float
-    abs_score: bool          # single_label='abs_score'
-    bins: tuple              # (bin_ratio, min_bins, max_bins, exact_binning), for HEAD_BINNED
-    random_state: object
-    n_jobs: object
-    verbose: int
-    diagnostics: bool        # diagnostics=True or verbose >= 2
-
-def _check_params(est, F, K) -> _FitConfig:
-    "The configuration of a fit of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
+def _kernel_config(est, F, K):
+    "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
+    sampling = {"bootstrap": 1, "subsample": 2, None: 0}[est.instance_sampling]
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
     if est.label_binning == "equal_width" and mode == HEAD_COMPLETE: mode = HEAD_BINNED   # label bins (paper 2)
-    sampling = {"bootstrap": SAMPLE_BOOTSTRAP, "subsample": SAMPLE_SUBSAMPLE, None: SAMPLE_ALL}[est.instance_sampling]
-    return _FitConfig(LOSSES[est.loss], mode, sampling, _n_sampled_features(est.feature_sampling, F),
-                      _nominal_mask(est.nominal_features, F), int(est.max_rules), float(est.shrinkage), float(est.l2),
-                      est.single_label == "abs_score", (est.bin_ratio, est.min_bins, est.max_bins, est.exact_binning),
-                      est.random_state, est.n_jobs, int(est.verbose), bool(est.diagnostics) or est.verbose >= 2)
+    return dict(loss=LOSSES[est.loss], mode=mode, sampling=sampling,
+                n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
 
 # %% ../nbs/01a_boomer.ipynb #0148b79f
-def _workspace(n, F, K, W, cfg):
-    "The buffers of a fit (`_Workspace`); the heads' work rows are label binning's for `HEAD_BINNED`."
-    P = K * (K + 1) // 2
-    work = np.empty((cfg.n_feat, max(P, 1)))
-    if cfg.mode == HEAD_BINNED:
-        ratio, min_bins, max_bins, exact = cfg.bins
-        work = binning_rows(K, cfg.n_feat, ratio, min_bins, max_bins, exact=exact, min_size=P)
-    return _Workspace(np.empty(n, np.int64), np.arange(n, dtype=np.int64), np.arange(F, dtype=np.int64),
-                      np.empty(n, np.int64), np.empty(n, np.int64), np.arange(W, dtype=np.int64), np.empty(W),
-                      np.empty(W), np.empty((cfg.n_feat, 5)), np.empty((cfg.n_feat, W)), np.empty((cfg.n_feat, 4, W)),
-                      np.empty((cfg.n_feat, K)), work, np.zeros(K), np.empty(n + 1, np.int32), np.empty(n + 1),
-                      np.empty(n + 1, np.int8))
-
-def _fit_rules(est, X, Y, cfg):
-    "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if diagnostics)."
+def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False):
+    "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
-    W = K + (K * (K + 1) // 2 if packed_layout(cfg.loss) else K)
+    W = K + (K * (K + 1) // 2 if packed_layout(loss) else K)
     check_memory(8.0 * n * (W + K) + 40.0 * (X.nnz if sp.issparse(X) else n * F),
                  f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values)",
                  "A label-wise loss stores K Hessian values per example instead of K(K+1)/2; label binning speeds up the solve but stores as many.")
-    data, ex = _presort(X, cfg.nominal), _Examples(Y, np.zeros((n, K)), np.empty((n, W)))
-    all_rows = np.arange(n, dtype=np.int64)
-    _refresh_stats(cfg.loss, Y, ex.S, ex.stats, all_rows)
-    ws = _workspace(n, F, K, W, cfg)
-    default_head, grow = _grow_rule_kernels(cfg.mode)
-    default_head(ex.stats.sum(axis=0), K, -1, cfg.l2, ws.work[0], ws.head)   # the default rule: complete head on all
-    np.add(ex.S, ws.head, out=ex.S); _refresh_stats(cfg.loss, Y, ex.S, ex.stats, all_rows)
-    conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), ws.head.copy())]
-    timers = _Timers(np.zeros((cfg.n_feat, 5)), np.zeros(4)) if cfg.diagnostics else None
-    settings = _Settings(cfg.loss, K, cfg.l2, cfg.shrinkage, cfg.sampling, max(1, int(round(_SUBSAMPLE_FRACTION * n))),
-                         cfg.n_feat, n + 1, cfg.abs_score)
-    seeds = spawn_seeds(cfg.random_state, cfg.max_rules)
-    c0 = clock_cost(1000) if cfg.diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
+    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X)
+    S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
+    _refresh_stats(loss, Y, S, stats, all_rows)
+    P = K * (K + 1) // 2
+    head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
+    if mode == HEAD_BINNED: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
+    g = stats.sum(axis=0)                               # the default rule: complete head on all examples
+    default_head, grow = _grow_rule_kernel(mode, n_threads(est.n_jobs) > 1)
+    default_head(g, K, -1, float(est.l2), work[0], head)
+    S += head; _refresh_stats(loss, Y, S, stats, all_rows)
+    conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
+    bufs = dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
+                covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(W, dtype=np.int64),
+                total=np.empty(W), tmp_full=np.empty(W), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, W)),
+                slot_buf=np.empty((n_feat, 4, W)), scores=np.empty((n_feat, K)), work=work, head=head,
+                cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
+                slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None)
+    seeds = spawn_seeds(est.random_state, est.max_rules)
+    sample_size = max(1, int(round(_SUBSAMPLE_FRACTION * n)))
+    c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
-    with numba_threads(cfg.n_jobs):
-        grow_rule = grow.pick(cfg.n_jobs)
-        for r in range(1, cfg.max_rules):
-            depth, label, _ = grow_rule(seeds[r:r + 1].copy(), settings, data, ex, ws, timers)
+    with numba_threads(est.n_jobs):
+        for r in range(1, est.max_rules):
+            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
+                                   sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
+                                   stats, **bufs, abs_score=est.single_label == "abs_score")
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
-                _warn_early_stop(est, r, cfg.n_feat); break
-            conds.append((ws.cond_f[:depth].copy(), ws.cond_thr[:depth].copy(), ws.cond_op[:depth].copy()))
+                _warn_early_stop(est, r, n_feat); break
+            conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
             labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
-            heads.append((labels, ws.head[labels].copy()))
-            if cfg.verbose and (r + 1 >= next_report * cfg.max_rules / 10 or r + 1 == cfg.max_rules):
+            heads.append((labels, head[labels].copy()))
+            if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
-                _report(cfg, r, time.perf_counter() - t0 - (compile_seconds() - comp0), ex, timers, c0)  # compiling is not learning
+                el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
+                shares = ""
+                if diagnostics:
+                    d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)
+                    shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
+                print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
+                      f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
     _store_model(est, conds, heads, Y)
-    est.fit_diagnostics_ = dict(slot_t=timers.slot_t, tim=timers.tim, clock_cost=c0) if cfg.diagnostics else None
-
-def _report(cfg, r, el, ex, timers, c0):
-    "One progress line on stderr after rule `r + 1`, `el` seconds of learning into the fit."
-    shares = ""
-    if timers is not None:
-        d = _phase_seconds(timers.slot_t, timers.tim, c0, el, r)
-        shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
-    print(f"[BOOMER] {r + 1}/{cfg.max_rules} rules, {r / el:.0f} rules/s, "
-          f"training loss {mean_loss(cfg.loss, ex.Y, ex.S):.4f}{shares}", file=sys.stderr, flush=True)
+    est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
 def _store_model(est, conds, heads, Y):
     "Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors."

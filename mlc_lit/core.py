@@ -5,7 +5,6 @@
 # %% ../nbs/00_core.ipynb #2cbe4611
 from __future__ import annotations
 
-import ctypes
 import functools
 import hashlib
 import inspect
@@ -17,16 +16,13 @@ import time
 import types
 import warnings
 from contextlib import contextmanager
-from typing import Callable, NamedTuple
 from numbers import Integral, Real
 
 import numba
-from llvmlite import ir
-from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -42,9 +38,8 @@ from .metrics import _check_k
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
            'compile_seconds', 'compile_notice', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds',
-           'n_threads', 'numba_threads', 'parallel_map', 'KernelPair', 'kernel_pair', 'Data', 'data_args', 'load_row',
-           'unload_row', 'next_u64', 'randbelow', 'clock', 'clock_cost', 'InsufficientMemoryError', 'memory_budget',
-           'check_memory', 'int_at_least', 'MultiLabelClassifier']
+           'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
+           'int_at_least', 'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -288,109 +283,6 @@ def parallel_map(func, items, *, n_jobs: int | None = None, prefer: str = "threa
     items = list(items)
     if n_jobs in (None, 1) or len(items) <= 1: return [func(x) for x in items]
     return Parallel(n_jobs=n_jobs, prefer=prefer, verbose=verbose)(delayed(func)(x) for x in items)
-
-# %% ../nbs/00_core.ipynb #idiom-pair
-class KernelPair(NamedTuple):
-    "The serial and the parallel kernel compiled from one Python function; call `pick(n_jobs)`'s."
-    serial: Callable
-    parallel: Callable
-
-    def pick(self, n_jobs: int | None) -> Callable:
-        "The parallel kernel if `n_jobs` asks for more than one thread, else the serial one."
-        return self.parallel if n_threads(n_jobs) > 1 else self.serial
-
-def kernel_pair(f: Callable, **options) -> KernelPair:
-    "Serial and parallel kernels (`kernel(**options)`, compiled lazily) of `f`, whose outer loop is a `numba.prange`."
-    return KernelPair(kernel(**options)(f), kernel(parallel=True, **options)(f))
-
-# %% ../nbs/00_core.ipynb #idiom-data
-class Data(NamedTuple):
-    "Features for a kernel, in either layout: `dense` (n, F), or CSR's `indptr`, `indices`, `values`."
-    sparse: bool
-    dense: np.ndarray
-    indptr: np.ndarray
-    indices: np.ndarray
-    values: np.ndarray
-    n_features: int
-
-def data_args(X) -> Data:
-    "`X` (C-contiguous float64, or CSR as `check_X` returns them) as one kernel argument of fixed types."
-    if sp.issparse(X): return Data(True, np.zeros((0, 0)), *csr_arrays(X), X.shape[1])
-    return Data(False, X, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), X.shape[1])
-
-@kernel(inline=True)
-def load_row(data, i, buf):
-    "Row `i` of `data` as a dense vector: a view of the dense matrix, or the CSR row written into `buf` (zeros)."
-    if not data.sparse: return data.dense[i]
-    for p in range(data.indptr[i], data.indptr[i + 1]): buf[data.indices[p]] = data.values[p]
-    return buf
-
-@kernel(inline=True)
-def unload_row(data, i, buf):
-    "Zero `buf` again after `load_row` put CSR row `i` into it."
-    if data.sparse:
-        for p in range(data.indptr[i], data.indptr[i + 1]): buf[data.indices[p]] = 0.0
-
-# %% ../nbs/00_core.ipynb #rng
-@kernel()
-def next_u64(state):
-    "SplitMix64: advance `state` (uint64[1]) and return 64 random bits."
-    state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-if numba.config.DISABLE_JIT:                     # plain Python: the same numbers, without NumPy's overflow warnings
-    def next_u64(state):
-        "SplitMix64 on Python integers (used when NUMBA_DISABLE_JIT=1)."
-        M = 0xFFFFFFFFFFFFFFFF
-        z = (int(state[0]) + 0x9E3779B97F4A7C15) & M
-        state[0] = z
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-        return np.uint64(z ^ (z >> 31))
-
-@kernel()
-def randbelow(state, n):
-    "A uniform integer in [0, n) from the top 53 bits of `next_u64`."
-    return min(int((next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * n), n - 1)
-
-# %% ../nbs/00_core.ipynb #clock
-_CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)     # the clock of time.perf_counter on Linux; None on Windows
-
-@intrinsic
-def _monotonic(typingctx):
-    "Seconds of the monotonic clock, from inside a kernel (`clock_gettime`; NaN where the platform has none)."
-    def codegen(context, builder, signature, args):
-        f64 = ir.DoubleType()
-        if _CLOCK_ID is None: return ir.Constant(f64, float("nan"))
-        c_long = ir.IntType(8 * ctypes.sizeof(ctypes.c_long))
-        timespec = ir.LiteralStructType([c_long, c_long])
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]),
-                                            "clock_gettime")
-        ts = cgutils.alloca_once(builder, timespec)
-        builder.call(fn, [ir.Constant(ir.IntType(32), _CLOCK_ID), ts])
-        sec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 0)), f64)
-        nsec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 1)), f64)
-        return builder.fadd(sec, builder.fmul(nsec, ir.Constant(f64, 1e-9)))
-    return nbtypes.float64(), codegen
-
-@kernel()
-def clock():
-    "Seconds of the monotonic clock (`time.monotonic`'s), callable inside kernels."
-    return _monotonic()
-
-if numba.config.DISABLE_JIT:                     # plain Python has the clock at hand
-    def clock(): return time.monotonic() if _CLOCK_ID is not None else float("nan")
-
-@kernel()
-def clock_cost(reps):
-    "Mean seconds between two back-to-back clock reads: what one timed interval adds to what it measures."
-    acc = 0.0
-    for r in range(reps):
-        t0 = clock(); acc += clock() - t0
-    return acc / reps
 
 # %% ../nbs/00_core.ipynb #5cbdab79
 class InsufficientMemoryError(MemoryError):
