@@ -33,7 +33,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .metrics import _check_k
 
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
@@ -450,6 +449,14 @@ def _top_k_of(S, k: int):
     vals = np.take_along_axis(S, idx, axis=1)
     order = np.argsort(-vals, axis=1, kind="stable")
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(vals, order, axis=1)
+
+# %% ../nbs/00_core.ipynb #c8b7e2ec
+def _check_k(k, K: int, what: str = "the number of labels") -> int:
+    "`k` as an int, after checking it is an integer between 1 and `K`."
+    try: ok = not isinstance(k, (bool, np.bool_)) and int(k) == k and 1 <= k <= K
+    except (TypeError, ValueError): ok = False
+    if not ok: raise ValueError(f"k must be an integer between 1 and {what} ({K}), got {k!r}.")
+    return int(k)
 
 # %% ../nbs/00_core.ipynb #a995a59f
 _TOP_K_BLOCK_BYTES = 64 << 20        # float64 scores formed at once by predict_top_k

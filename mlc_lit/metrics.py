@@ -10,6 +10,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from .core import _check_k
+
 # %% auto #0
 __all__ = ['hamming_loss', 'subset_zero_one_loss', 'example_f1', 'n_labels_without_positives', 'micro_f1', 'macro_f1',
            'precision_at_k', 'ndcg_at_k', 'label_propensities', 'psp_at_k', 'psndcg_at_k', 'topk_scorer', 'BootstrapCI',
@@ -140,14 +142,6 @@ def macro_f1(Y_true, Y_pred, *, zero_division: float = 0.0, return_n_empty: bool
     tp, pred, true = _label_counts(Y_true, Y_pred)
     score = float(_f1_from_counts(tp, pred, true, "macro", zero_division))
     return (score, int((true == 0).sum())) if return_n_empty else score
-
-# %% ../nbs/00b_metrics.ipynb #112cc834
-def _check_k(k, K: int, what: str = "the number of labels") -> int:
-    "`k` as an int, after checking it is an integer between 1 and `K`."
-    try: ok = not isinstance(k, (bool, np.bool_)) and int(k) == k and 1 <= k <= K
-    except (TypeError, ValueError): ok = False
-    if not ok: raise ValueError(f"k must be an integer between 1 and {what} ({K}), got {k!r}.")
-    return int(k)
 
 # %% ../nbs/00b_metrics.ipynb #8bdb0210
 def _top_from_scores(scores, shape, k) -> np.ndarray:

@@ -117,9 +117,6 @@ def test_no_circles_at_all():
     floors(graph())
 
 
-@pytest.mark.xfail(strict=True, reason="five floors today: metrics -> core (core imports metrics._check_k since "
-                   "b578ea1) -> losses -> binning -> boomer; moving _check_k into core (metrics importing it from "
-                   "there) makes four. Strict: remove this mark when that lands.")
 def test_library_on_at_most_four_floors():
     f = floors(without_dask_dispatch(graph()))
     library = {m: n for m, n in f.items() if not is_bench(m) and not is_top(m)}
