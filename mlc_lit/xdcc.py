@@ -50,10 +50,7 @@ def _chain_output(P, done, cum_max, cum_ref, cumulated, cumulate):
     if not cumulated: return np.where(done, P, 0.0)
     return np.where(done, P, cum_max) if cumulate == "paper" else cum_ref.copy()
 
-# %% ../nbs/03a_xdcc.ipynb #1cf34961
-_TREE_PARAMS = ("n_estimators", "max_depth", "learning_rate", "reg_lambda", "gamma", "min_child_weight", "mcw_mode",
-                "split", "tree_method", "max_bins", "subsample", "colsample", "base_score", "n_jobs")
-
+# %% ../nbs/03a_xdcc.ipynb #133ccb56
 def _fold_of(splits, n):
     "Fold of each of `n` examples: the index of the split whose test set holds it."
     fold = np.full(n, -1, np.int64)
@@ -77,6 +74,7 @@ def _splits(cv, X, Y, seed):
         raise ValueError(f"cv must split the {n} examples into at least 2 test sets that hold every example exactly once.")
     return splits
 
+# %% ../nbs/03a_xdcc.ipynb #929a51dc
 def _out_of_fold(make, X, Y, W, splits, full):
     "Probabilities of every row from a model `make()` fit on its split's training rows (`full`'s where those weigh 0)."
     out = np.empty(Y.shape)
@@ -85,126 +83,74 @@ def _out_of_fold(make, X, Y, W, splits, full):
         out[test] = model.predict_proba(X[test])
     return out
 
-class XDCCClassifier(MultiLabelClassifier):
-    """Extreme dynamic classifier chain: a chain of ML-XGB models with label-features (paper 3, §3.2–3.3).
+# %% ../nbs/03a_xdcc.ipynb #7a1b0ff7
+_TREE_PARAMS = ("n_estimators", "max_depth", "learning_rate", "reg_lambda", "gamma", "min_child_weight", "mcw_mode",
+                "split", "tree_method", "max_bins", "subsample", "colsample", "base_score", "n_jobs")
 
-    Parameters
-    ----------
-    n_estimators, max_depth, learning_rate, reg_lambda, gamma, min_child_weight, mcw_mode, split, tree_method, max_bins, subsample, colsample, base_score
-        Parameters of every round's `MLXGBClassifier` (same defaults).
-    chain_length : int, None or 'cardinality', default=None
-        Number of rounds (None: the number of labels K; 'cardinality': one more than the mean number of
-        relevant labels per training example, rounded up, at most K — where §4.2 finds the chain saturating).
-        Each round is a full `MLXGBClassifier` fit (`n_estimators` trees) on F + K features, so the default
-        costs about K such fits: minutes on a data set with a hundred labels or more (bibtex has K = 159).
-        Set `verbose=1` to see each round's time and an estimate of the time left.
-    cumulated : bool, default=True
-        Use cumulated predictions (eq. 9) instead of the propagated labels alone.
-    separate_and_conquer : bool, default=True
-        Give an example's already propagated labels weight 0 in later rounds.
-    select : {'unpropagated', 'all'}, default='unpropagated'
-        Which labels eq. 8 chooses from (see the notebook).
-    cumulate : {'paper', 'reference'}, default='paper'
-        Cumulation rule (eq. 9, or the running maximum of the reference code).
-    cv : int, cross-validation splitter, iterable of (train, test) index arrays, or None, default=None
-        Training label-features: None propagates each round's in-sample probabilities (as the paper does);
-        otherwise out-of-fold ones, each fold's from a model fit on that split's training rows (only the
-        model on all rows predicts). An integer k >= 2 cuts the examples into k random folds (seeded by
-        `random_state`); the test sets of a splitter or iterable must cover every example exactly once.
-        Costs one more fit per fold and round, but the last (whose label-features no round reads: its
-        `train_rounds_` come from in-sample probabilities).
-    n_jobs : int, default=None
-        Threads for the kernels. Results do not depend on it.
-    random_state : int, RandomState or None, default=None
-        Seeds each round's row and column sampling.
-    verbose : int, default=0
-        Print one line per round to stderr: labels propagated so far, CPU seconds so far and an estimate of those left.
+def _chain_rounds(chain_length, Y):
+    "The number of rounds R for `chain_length` (None: K; 'cardinality': mean label-set size rounded up, plus one, at most K)."
+    K = Y.shape[1]
+    R = K if chain_length is None else chain_length
+    if isinstance(R, str): R = min(K, int(np.ceil(Y.sum(1).mean())) + 1)     # 'cardinality'
+    return int(R)
 
-    Attributes
-    ----------
-    estimators_ : list of MLXGBClassifier
-        One model per round; round r's model expects `n_features_in_ + n_labels_` features.
-    fit_times_ : ndarray of shape (n_rounds,)
-        Process CPU seconds from the start of `fit` to the end of each round's model (the training time of
-        every shorter chain; CPU time because wall time on a shared machine is noise).
-    train_rounds_ : ndarray of shape (n_samples, n_labels)
-        Round in which each training label was propagated (-1: never).
-    train_folds_ : ndarray of shape (n_samples,) or None
-        Fold of each training example with `cv` (None without).
+# %% ../nbs/03a_xdcc.ipynb #d45fa723
+def _fit_chain(est, X, Y, W):
+    "Fit the rounds of `est` (an `XDCCClassifier`); returns the models, the CPU time after each, the propagation rounds and the folds."
+    (n, K), R = Y.shape, _chain_rounds(est.chain_length, Y)
+    P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
+    seeds = spawn_seeds(est.random_state, R + 1)            # the last one draws the folds
+    splits = None if est.cv is None else _splits(est.cv, X, Y, seeds[R])
+    params = {k: getattr(est, k) for k in _TREE_PARAMS}
+    models, times, t0 = [], [], time.process_time()
+    for r in range(R):
+        Xa = _augment(X, P)
+        Wr = W * ~done if est.separate_and_conquer else W
+        if not Wr.any(): break                 # every label of every example is propagated already
+        make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
+        m = make().fit(Xa, Y, sample_weight=Wr)
+        models.append(m); times.append(time.process_time() - t0)    # a chain of length r + 1 ends here
+        last = r == R - 1                      # no later round reads the last round's label-features
+        Yhat = m.predict_proba(Xa) if splits is None or last else _out_of_fold(make, Xa, Y, Wr, splits, m)
+        _propagate(P, done, Yhat, est.select, r, rounds)
+        if est.verbose:
+            left = times[-1] / (r + 1) * (R - r - 1)
+            print(f"[XDCC] round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, "
+                  f"{times[-1]:.1f} CPU s so far, about {left:.0f} CPU s left", file=sys.stderr, flush=True)
+    return models, np.array(times), rounds, None if splits is None else _fold_of(splits, n)
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.random.RandomState(0).rand(60, 3); Y = np.c_[X[:, 0] > .5, X[:, 0] + X[:, 1] > 1].astype(int)
-    >>> XDCCClassifier(n_estimators=5, chain_length=2).fit(X, Y).predict(X).shape
-    (60, 2)
-    """
+# %% ../nbs/03a_xdcc.ipynb #9bfe175e
+def _run_chain(models, X, K, select, cumulated, cumulate):
+    "Run fitted rounds `models` on X, yielding `(P, done, rounds, output)` after each round."
+    n = X.shape[0]
+    P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
+    cum_max, cum_ref = np.zeros((n, K)), np.zeros((n, K))
+    for r, m in enumerate(models):
+        Yhat = m.predict_proba(_augment(X, P))
+        cum_max = np.maximum(cum_max, Yhat)
+        cum_ref = np.where(done, cum_ref, np.maximum(cum_ref, Yhat))
+        _propagate(P, done, Yhat, select, r, rounds)
+        yield P, done, rounds, _chain_output(P, done, cum_max, cum_ref, cumulated, cumulate)
+
+# %% ../nbs/03a_xdcc.ipynb #4783ad0d
+class _Chain(MultiLabelClassifier):
+    "Fit and prediction of `XDCCClassifier` (its parameters are declared by the subclass)."
     _allow_nan = True
     _parameter_constraints = {**_TREE_CONSTRAINTS, "chain_length": [None, int_at_least(1), StrOptions({"cardinality"})],
                               "cumulated": ["boolean"], "separate_and_conquer": ["boolean"],
                               "select": [StrOptions({"unpropagated", "all"})], "cumulate": [StrOptions({"paper", "reference"})],
                               "cv": ["cv_object"]}
 
-    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
-                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
-                 subsample=1.0, colsample=1.0, base_score=None, chain_length=None, cumulated=True,
-                 separate_and_conquer=True, select="unpropagated", cumulate="paper", cv=None, n_jobs=None,
-                 random_state=None, verbose=0):
-        self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
-        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
-        self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
-        self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
-        self.chain_length, self.cumulated, self.separate_and_conquer = chain_length, cumulated, separate_and_conquer
-        self.select, self.cumulate, self.cv = select, cumulate, cv
-        self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
-
     def fit(self, X, y, sample_weight=None):
         "Fit the chain on `X` (n, F; NaN missing, or CSR) and `y` (n, K) 0/1, optionally weighted."
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
-    def _check(self, Y):
-        "The number of rounds (parameters validated by `_parameter_constraints`)."
-        K = Y.shape[1]
-        R = K if self.chain_length is None else self.chain_length
-        if isinstance(R, str): R = min(K, int(np.ceil(Y.sum(1).mean())) + 1)     # 'cardinality'
-        return int(R)
-
     def _fit(self, X, Y, sample_weight=None):
-        (n, K), R = Y.shape, self._check(Y)
-        W = _check_weights(sample_weight, n, K)
-        P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
-        seeds = spawn_seeds(self.random_state, R + 1)           # the last one draws the folds
-        splits = None if self.cv is None else _splits(self.cv, X, Y, seeds[R])
-        params = {k: getattr(self, k) for k in _TREE_PARAMS}
-        self.estimators_, times, t0 = [], [], time.process_time()
-        for r in range(R):
-            Xa = _augment(X, P)
-            Wr = W * ~done if self.separate_and_conquer else W
-            if not Wr.any(): break                 # every label of every example is propagated already
-            make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
-            m = make().fit(Xa, Y, sample_weight=Wr)
-            self.estimators_.append(m); times.append(time.process_time() - t0)    # a chain of length r + 1 ends here
-            last = r == R - 1                      # no later round reads the last round's label-features
-            Yhat = m.predict_proba(Xa) if splits is None or last else _out_of_fold(make, Xa, Y, Wr, splits, m)
-            _propagate(P, done, Yhat, self.select, r, rounds)
-            if self.verbose:
-                left = times[-1] / (r + 1) * (R - r - 1)
-                print(f"[XDCC] round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, "
-                      f"{times[-1]:.1f} CPU s so far, about {left:.0f} CPU s left", file=sys.stderr, flush=True)
-        self.fit_times_, self.train_rounds_ = np.array(times), rounds
-        self.train_folds_ = None if splits is None else _fold_of(splits, n)
+        W = _check_weights(sample_weight, *Y.shape)
+        self.estimators_, self.fit_times_, self.train_rounds_, self.train_folds_ = _fit_chain(self, X, Y, W)
 
     def _stages(self, X):
-        "Run the chain on X, yielding `(P, done, rounds, output)` after each round."
-        n, K = X.shape[0], self.n_labels_
-        P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
-        cum_max, cum_ref = np.zeros((n, K)), np.zeros((n, K))
-        for r, m in enumerate(self.estimators_):
-            Yhat = m.predict_proba(_augment(X, P))
-            cum_max = np.maximum(cum_max, Yhat)
-            cum_ref = np.where(done, cum_ref, np.maximum(cum_ref, Yhat))
-            _propagate(P, done, Yhat, self.select, r, rounds)
-            yield P, done, rounds, _chain_output(P, done, cum_max, cum_ref, self.cumulated, self.cumulate)
+        return _run_chain(self.estimators_, X, self.n_labels_, self.select, self.cumulated, self.cumulate)
 
     def _predict_proba(self, X):
         for *_, out in self._stages(X): pass
@@ -230,3 +176,62 @@ class XDCCClassifier(MultiLabelClassifier):
         X = self._validate_X(X)
         for P, done, rounds, _ in self._stages(X): pass
         return rounds.copy(), np.where(done, P, np.nan)
+
+# %% ../nbs/03a_xdcc.ipynb #1cf34961
+class XDCCClassifier(_Chain):
+    """Extreme dynamic classifier chain: a chain of ML-XGB models with label-features (paper 3, §3.2–3.3).
+
+    Parameters
+    ----------
+    n_estimators, max_depth, learning_rate, reg_lambda, gamma, min_child_weight, mcw_mode, split, tree_method, max_bins, subsample, colsample, base_score
+        Parameters of every round's `MLXGBClassifier` (same defaults).
+    chain_length : int, None or 'cardinality', default=None
+        Number of rounds (None: the number of labels K; 'cardinality': the mean number of relevant labels
+        per training example rounded up, plus one, at most K). Each round is a full `MLXGBClassifier` fit
+        on F + K features: the default costs about K such fits (`verbose=1` reports each round).
+    cumulated : bool, default=True
+        Use cumulated predictions (eq. 9) instead of the propagated labels alone.
+    separate_and_conquer : bool, default=True
+        Give an example's already propagated labels weight 0 in later rounds.
+    select : {'unpropagated', 'all'}, default='unpropagated'
+        Which labels eq. 8 chooses from (see the notebook).
+    cumulate : {'paper', 'reference'}, default='paper'
+        Cumulation rule (eq. 9, or the running maximum of the reference code).
+    cv : int, cross-validation splitter, iterable of (train, test) index arrays, or None, default=None
+        Training label-features: None propagates in-sample probabilities (as the paper does); otherwise
+        out-of-fold ones (an integer k: k random folds seeded by `random_state`). One more fit per fold
+        and round, but the last; only the model on all rows predicts.
+    n_jobs, random_state, verbose : default=None, None, 0
+        Kernel threads (results do not depend on it), the seed of each round's sampling and of the folds,
+        one line per round to stderr (labels propagated, CPU seconds so far and an estimate of those left).
+
+    Attributes
+    ----------
+    estimators_ : list of MLXGBClassifier
+        One model per round; round r's model expects `n_features_in_ + n_labels_` features.
+    fit_times_ : ndarray of shape (n_rounds,)
+        Process CPU seconds from the start of `fit` to the end of each round's model.
+    train_rounds_ : ndarray of shape (n_samples, n_labels)
+        Round in which each training label was propagated (-1: never).
+    train_folds_ : ndarray of shape (n_samples,) or None
+        Fold of each training example with `cv` (None without).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(60, 3); Y = np.c_[X[:, 0] > .5, X[:, 0] + X[:, 1] > 1].astype(int)
+    >>> XDCCClassifier(n_estimators=5, chain_length=2).fit(X, Y).predict(X).shape
+    (60, 2)
+    """
+    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
+                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
+                 subsample=1.0, colsample=1.0, base_score=None, chain_length=None, cumulated=True,
+                 separate_and_conquer=True, select="unpropagated", cumulate="paper", cv=None, n_jobs=None,
+                 random_state=None, verbose=0):
+        self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
+        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
+        self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
+        self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
+        self.chain_length, self.cumulated, self.separate_and_conquer = chain_length, cumulated, separate_and_conquer
+        self.select, self.cumulate, self.cv = select, cumulate, cv
+        self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
