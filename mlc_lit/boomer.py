@@ -24,63 +24,34 @@ from .binning import _check_binning, binned_head_row, binning_rows
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
                           check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
                           specialize)
-from .losses import (_complete_head, _decomposable_head, _example_wise_logistic_loss_row,
-                            _example_wise_logistic_row, _label_wise_logistic_loss_row, _label_wise_logistic_row,
-                            _squared_error_loss_row, _squared_error_row)
+from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
+                            _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
+                            mean_loss, single_label_quality)
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
 
 # %% ../nbs/01a_boomer.ipynb #d1ef87e4
-LOSSES = {"logistic_label_wise": 0, "logistic_example_wise": 1, "squared_error_label_wise": 2}
-
-@kernel()
-def _loss_row(loss, y, s, g, h):
-    "Statistics of one example for loss code `loss` (see `LOSSES`), written into `g` and `h`."
-    if loss == 0: _label_wise_logistic_row(y, s, g, h)
-    elif loss == 1: _example_wise_logistic_row(y, s, g, h)
-    else: _squared_error_row(y, s, g, h)
-
-@kernel()
-def _loss_value_row(loss, y, s):
-    if loss == 0: return _label_wise_logistic_loss_row(y, s)
-    if loss == 1: return _example_wise_logistic_loss_row(y, s)
-    return _squared_error_loss_row(y, s)
-
 @kernel()
 def _refresh_stats(loss, Y, S, stats, rows):
-    "Recompute the statistics rows of the examples in `rows` from their current scores."
+    "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
     K = Y.shape[1]
     for r in range(rows.shape[0]):
         n = rows[r]
         _loss_row(loss, Y[n], S[n], stats[n, :K], stats[n, K:])
 
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
-def _quality_decomposable(v, mode, K, label, l2, scores, work):
-    "Mode 0: the closed form, summed over labels (no slicing: hot)."
-    q = 0.0
-    for k in range(K):
-        d = v[K + k] + l2
-        if d > 0.0: q -= 0.5 * v[k] * v[k] / d
-    return q, label
+def _quality_decomposable(v, mode, K, label, l2, scores, work): return decomposable_quality(v, K, l2), label
 
 def _quality_single(v, mode, K, label, l2, scores, work):
-    "Modes 1 and 3: the best single label (`label` -2: the one with the largest |score|), from the diagonal (1) or the packed diagonal (3)."
-    best_q, best_k, best_a = math.inf, -1, -1.0
-    for k in range(K):
-        d = (v[K + k] if mode == 1 else v[K + k * (k + 3) // 2]) + l2
-        q = -0.5 * v[k] * v[k] / d if d > 0.0 else 0.0
-        if label == -2:                                 # the reference's rule: the label with the largest |score|
-            a = abs(v[k]) / d if d > 0.0 else 0.0
-            if a > best_a: best_q, best_k, best_a = q, k, a
-        elif q < best_q: best_q, best_k = q, k
-    return best_q, best_k
+    "The best single label (`label` -2: the one with the largest |score|), from the diagonal or the packed diagonal."
+    return single_label_quality(v, K, l2, mode == HEAD_SINGLE_PACKED, label == -2)
 
 def _quality_complete(v, mode, K, label, l2, scores, work): return _complete_head(v[:K], v[K:], l2, scores, work), label
 def _quality_binned(v, mode, K, label, l2, scores, work): return binned_head_row(v[:K], v[K:], l2, work, scores), label  # paper 2
 
-@by_constant("mode", {0: _quality_decomposable, 1: _quality_single, 2: _quality_complete, 3: _quality_single,
-                      4: _quality_binned})
+@by_constant("mode", {HEAD_DECOMPOSABLE: _quality_decomposable, HEAD_SINGLE: _quality_single,
+                      HEAD_COMPLETE: _quality_complete, HEAD_SINGLE_PACKED: _quality_single, HEAD_BINNED: _quality_binned})
 def _quality(v, mode, K, label, l2, scores, work):
     "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
     return (_quality_decomposable, _quality_single, _quality_complete, _quality_single, _quality_binned)[mode](
@@ -810,13 +781,9 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
                     d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)
                     shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
                 print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
-                      f"training loss {_mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
+                      f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
     _store_model(est, conds, heads, Y)
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
-
-def _mean_loss(loss, Y, S):
-    from mlc_lit.losses import example_wise_logistic_loss, label_wise_logistic_loss, label_wise_squared_error_loss
-    return (label_wise_logistic_loss, example_wise_logistic_loss, label_wise_squared_error_loss)[loss](Y, S)
 
 def _store_model(est, conds, heads, Y):
     "Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors."
