@@ -381,6 +381,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'mlc_lit.mlxgb._grow_tree': ('mlxgb.html#_grow_tree', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._hist_splits_impl': ('mlxgb.html#_hist_splits_impl', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._implicit_zeros': ('mlxgb.html#_implicit_zeros', 'mlc_lit/mlxgb.py'),
+                               'mlc_lit.mlxgb._label_score': ('mlxgb.html#_label_score', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._leaf_weights': ('mlxgb.html#_leaf_weights', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._level': ('mlxgb.html#_level', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._missing_sums': ('mlxgb.html#_missing_sums', 'mlc_lit/mlxgb.py'),

@@ -16,13 +16,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
                           int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
-from .losses import label_wise_logistic
+from .losses import label_wise_logistic, newton_quality, newton_step
 
 # %% auto #0
 __all__ = ['SPLITS', 'MLXGBClassifier']
 
 # %% ../nbs/03_mlxgb.ipynb #5b712166
 SPLITS = ("sum_gain", "max_gain", "sum_weight", "max_weight", "sum_abs", "max_abs")
+
+@kernel(inline=True)
+def _label_score(g, h, lam, kind):
+    "One label's term of the node score for split kind `kind`: -2 × the Newton quality (a gain), the Newton step, or its size."
+    if kind < 2: return -2.0 * newton_quality(g, h, lam)          # XGBoost's G²/(H + λ)
+    w = newton_step(g, h, lam)
+    return w if kind < 4 else abs(w)
 
 @kernel()
 def _score(s, K, lam, mcw, kind):
@@ -31,10 +38,7 @@ def _score(s, K, lam, mcw, kind):
     for j in range(K):
         h = s[K + j]
         if h <= 0.0 or h < mcw: continue
-        g = s[j]
-        if kind < 2: v = g * g / (h + lam)
-        elif kind < 4: v = -g / (h + lam)
-        else: v = abs(g) / (h + lam)
+        v = _label_score(s[j], h, lam, kind)
         if kind % 2 == 0: acc += v
         elif not seen or v > acc: acc = v
         seen = True
@@ -42,10 +46,10 @@ def _score(s, K, lam, mcw, kind):
 
 @kernel()
 def _leaf_weights(s, K, lam, mcw, eta, out):
-    "Leaf weights `-eta * G_j / (H_j + lam)`, 0 for labels whose Hessian sum is below `mcw`."
+    "Leaf weights `-eta * G_j / (H_j + lam)` (the engine's Newton step, shrunk), 0 for labels whose Hessian sum is below `mcw`."
     for j in range(K):
         h = s[K + j]
-        out[j] = 0.0 if (h <= 0.0 or h < mcw) else -eta * s[j] / (h + lam)
+        out[j] = 0.0 if (h <= 0.0 or h < mcw) else newton_step(s[j], h, lam, eta)
 
 # %% ../nbs/03_mlxgb.ipynb #dd774f42
 class _Columns(NamedTuple):
@@ -94,7 +98,7 @@ def _feature_cuts(values, counts, max_bins):
         values = values[np.array(keep)]
     return values[1:max_bins]
 
-# %% ../nbs/03_mlxgb.ipynb #79942756
+# %% ../nbs/03_mlxgb.ipynb #1242e434
 class _Bins(NamedTuple):
     "Histogram input: each stored value's bin (dense: (F, n); CSR: (1, nnz) in CSC order), the CSC layout, bins per feature, the bin of 0, the cuts."
     dense: bool
@@ -139,7 +143,7 @@ def _bin_features(X, max_bins, active=None):
     if sparse: return _Bins(False, bins[None, :], ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals)
     return _Bins(True, bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals)
 
-# %% ../nbs/03_mlxgb.ipynb #bcb15e02
+# %% ../nbs/03_mlxgb.ipynb #c87eec9c
 def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
     "Best gain per (feature, slot) of dense X by trying every threshold between distinct values and both NaN directions."
     n, F = X.shape; K = gh.shape[1] // 2
@@ -161,7 +165,7 @@ def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
                 out[f, s] = max(out[f, s], g)
     return out
 
-# %% ../nbs/03_mlxgb.ipynb #1efeb8fe
+# %% ../nbs/03_mlxgb.ipynb #02b17015
 class _Split(NamedTuple):
     "How candidates are scored: L2 penalty λ, min_child_weight, split kind (index into `SPLITS`), mcw_mode 'min_label'."
     lam: float
@@ -195,14 +199,12 @@ def _level(features, gh, slot, sums, counts, score_p):
 def _gains(C, nc, K, sc, out):
     "Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its right sums."
     T, lam, mcw, kind = 2 * K, sc.lam, sc.mcw, sc.kind
-    c2, c1, ca = (1.0, 0.0, 0.0) if kind < 2 else ((0.0, -1.0, 0.0) if kind < 4 else (0.0, 0.0, 1.0))
     total = kind % 2 == 0
     for c in range(nc): out[0, c] = 0.0 if total else -np.inf; out[1, c] = -np.inf
     for j in range(K):                         # labels outside, candidates inside: this loop vectorises
         for c in range(nc):
             gl, hl, gr, hr = C[j, c], C[K + j, c], C[T + j, c], C[T + K + j, c]
-            vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
-            vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
+            vl, vr = _label_score(gl, hl, lam, kind), _label_score(gr, hr, lam, kind)
             okl = (hl > 0.0) & (hl >= mcw); okr = (hr > 0.0) & (hr >= mcw)
             if total: out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
             else:
@@ -215,7 +217,7 @@ def _gains(C, nc, K, sc, out):
             for c in range(nc):
                 if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw): out[0, c] = -np.inf
 
-# %% ../nbs/03_mlxgb.ipynb #ee81f287
+# %% ../nbs/03_mlxgb.ipynb #83ef85a9
 _TIE = 1e-10
 
 @kernel()
@@ -238,7 +240,7 @@ def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
     cs[nc] = s; ct[nc, 0] = thr_a; ct[nc, 1] = thr_b; cf[nc] = flag
     return nc + 1
 
-# %% ../nbs/03_mlxgb.ipynb #d737322a
+# %% ../nbs/03_mlxgb.ipynb #0d423199
 class _Walk(NamedTuple):
     "Per-thread workspace of a walk over one feature (see the prose above)."
     run: np.ndarray
@@ -288,7 +290,7 @@ def _choose(best, fi, out):
         if _better(best[s, 2], best[s, 0]): out.gain[fi, s], out.thr[fi, s], out.dl[fi, s] = best[s, 2], best[s, 3], 1
         else: out.gain[fi, s], out.thr[fi, s], out.dl[fi, s] = best[s, 0], best[s, 1], 0
 
-# %% ../nbs/03_mlxgb.ipynb #83741e72
+# %% ../nbs/03_mlxgb.ipynb #6144c46b
 @kernel()
 def _missing_sums(cols, f, lv, w):
     "Sums and counts of each slot's rows whose feature `f` is NaN (into `w.miss`, `w.cmiss`)."
@@ -361,7 +363,7 @@ def _exact_splits_impl(cols, lv, sc, out):
 _exact_splits = kernel()(_exact_splits_impl)
 _exact_splits_par = kernel(parallel=True)(_exact_splits_impl)
 
-# %% ../nbs/03_mlxgb.ipynb #c9354483
+# %% ../nbs/03_mlxgb.ipynb #78d34921
 @kernel()
 def _fill_histogram(bins, f, lv, hist, cnt):
     "Per slot, the sums `[g, h]` and row counts of each bin of feature `f` (the NaN bin last)."
@@ -492,7 +494,7 @@ def _predict_impl(dense, X, indptr, indices, data, roots, tree, out):
 _predict_trees = kernel()(_predict_impl)
 _predict_trees_par = kernel(parallel=True)(_predict_impl)
 
-# %% ../nbs/03_mlxgb.ipynb #4f65cce3
+# %% ../nbs/03_mlxgb.ipynb #2de62696
 def _naive_leaf(m, x, t):
     "Leaf reached by row `x` (dense) in tree `t` of `m` (anything with the flat tree arrays of a fitted model)."
     v = m.tree_ptr_[t]
@@ -502,7 +504,7 @@ def _naive_leaf(m, x, t):
         else: v = m.left_[v] if xv < m.threshold_[v] else m.right_[v]
     return v
 
-# %% ../nbs/03_mlxgb.ipynb #eb05ce92
+# %% ../nbs/03_mlxgb.ipynb #800108a2
 _EPS_GAIN = 1e-6
 
 def _first_best(gain):
@@ -511,7 +513,7 @@ def _first_best(gain):
     tol = np.where(np.isfinite(top), _TIE * (1.0 + np.abs(top)), 0.0)
     return np.argmax(gain >= top - tol, axis=0)
 
-# %% ../nbs/03_mlxgb.ipynb #708e23e9
+# %% ../nbs/03_mlxgb.ipynb #d83c6010
 class _TreeConfig(NamedTuple):
     "The settings of one `MLXGBClassifier` fit, checked and converted once."
     split: _Split
@@ -609,7 +611,7 @@ def _concat_trees(trees, K):
     child = lambda j: np.concatenate([np.where(t[j] >= 0, t[j] + o, -1) for t, o in zip(trees, ptr)])
     return ptr, cat(0), cat(1), cat(2), child(3), child(4), cat(5)
 
-# %% ../nbs/03_mlxgb.ipynb #6a37299d
+# %% ../nbs/03_mlxgb.ipynb #1075506e
 def _boost(X, Y, W, margin, cfg, seeds, n_jobs, verbose):
     "Grow `cfg.n_estimators` trees on the label-wise logistic loss, starting from the scores `margin`; a list of flat trees."
     (n, K), F = Y.shape, X.shape[1]
@@ -634,7 +636,7 @@ def _boost(X, Y, W, margin, cfg, seeds, n_jobs, verbose):
             if verbose and (t + 1) % verbose == 0: print(f"tree {t + 1}/{cfg.n_estimators}: {len(tree[0])} nodes")
     return trees
 
-# %% ../nbs/03_mlxgb.ipynb #8ccbd461
+# %% ../nbs/03_mlxgb.ipynb #174c827a
 class _BoostedTrees(MultiLabelClassifier):
     "Fit and prediction of `MLXGBClassifier` (its parameters are declared by the subclass)."
     _allow_nan = True
