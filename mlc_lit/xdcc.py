@@ -50,7 +50,7 @@ def _chain_output(P, done, cum_max, cum_ref, cumulated, cumulate):
     if not cumulated: return np.where(done, P, 0.0)
     return np.where(done, P, cum_max) if cumulate == "paper" else cum_ref.copy()
 
-# %% ../nbs/03a_xdcc.ipynb #133ccb56
+# %% ../nbs/03a_xdcc.ipynb #3f21e5d9
 def _fold_of(splits, n):
     "Fold of each of `n` examples: the index of the split whose test set holds it."
     fold = np.full(n, -1, np.int64)
@@ -74,7 +74,7 @@ def _splits(cv, X, Y, seed):
         raise ValueError(f"cv must split the {n} examples into at least 2 test sets that hold every example exactly once.")
     return splits
 
-# %% ../nbs/03a_xdcc.ipynb #929a51dc
+# %% ../nbs/03a_xdcc.ipynb #37de2dbe
 def _out_of_fold(make, X, Y, W, splits, full):
     "Probabilities of every row from a model `make()` fit on its split's training rows (`full`'s where those weigh 0)."
     out = np.empty(Y.shape)
@@ -83,7 +83,7 @@ def _out_of_fold(make, X, Y, W, splits, full):
         out[test] = model.predict_proba(X[test])
     return out
 
-# %% ../nbs/03a_xdcc.ipynb #7a1b0ff7
+# %% ../nbs/03a_xdcc.ipynb #c7581dd9
 _TREE_PARAMS = ("n_estimators", "max_depth", "learning_rate", "reg_lambda", "gamma", "min_child_weight", "mcw_mode",
                 "split", "tree_method", "max_bins", "subsample", "colsample", "base_score", "n_jobs")
 
@@ -94,7 +94,7 @@ def _chain_rounds(chain_length, Y):
     if isinstance(R, str): R = min(K, int(np.ceil(Y.sum(1).mean())) + 1)     # 'cardinality'
     return int(R)
 
-# %% ../nbs/03a_xdcc.ipynb #d45fa723
+# %% ../nbs/03a_xdcc.ipynb #acc78930
 def _fit_chain(est, X, Y, W):
     "Fit the rounds of `est` (an `XDCCClassifier`); returns the models, the CPU time after each, the propagation rounds and the folds."
     (n, K), R = Y.shape, _chain_rounds(est.chain_length, Y)
@@ -119,7 +119,7 @@ def _fit_chain(est, X, Y, W):
                   f"{times[-1]:.1f} CPU s so far, about {left:.0f} CPU s left", file=sys.stderr, flush=True)
     return models, np.array(times), rounds, None if splits is None else _fold_of(splits, n)
 
-# %% ../nbs/03a_xdcc.ipynb #9bfe175e
+# %% ../nbs/03a_xdcc.ipynb #86d69ea4
 def _run_chain(models, X, K, select, cumulated, cumulate):
     "Run fitted rounds `models` on X, yielding `(P, done, rounds, output)` after each round."
     n = X.shape[0]
@@ -132,7 +132,7 @@ def _run_chain(models, X, K, select, cumulated, cumulate):
         _propagate(P, done, Yhat, select, r, rounds)
         yield P, done, rounds, _chain_output(P, done, cum_max, cum_ref, cumulated, cumulate)
 
-# %% ../nbs/03a_xdcc.ipynb #4783ad0d
+# %% ../nbs/03a_xdcc.ipynb #651e43ec
 class _Chain(MultiLabelClassifier):
     "Fit and prediction of `XDCCClassifier` (its parameters are declared by the subclass)."
     _allow_nan = True
@@ -185,10 +185,10 @@ class XDCCClassifier(_Chain):
     ----------
     n_estimators, max_depth, learning_rate, reg_lambda, gamma, min_child_weight, mcw_mode, split, tree_method, max_bins, subsample, colsample, base_score
         Parameters of every round's `MLXGBClassifier` (same defaults).
-    chain_length : int, None or 'cardinality', default=None
-        Number of rounds (None: the number of labels K; 'cardinality': the mean number of relevant labels
-        per training example rounded up, plus one, at most K). Each round is a full `MLXGBClassifier` fit
-        on F + K features: the default costs about K such fits (`verbose=1` reports each round).
+    chain_length : int, None or 'cardinality', default='cardinality'
+        Number of rounds ('cardinality': the mean number of relevant labels per training example rounded
+        up, plus one, at most K; None: the number of labels K, the paper's chain). Each round is a full
+        `MLXGBClassifier` fit on F + K features (`verbose=1` reports each round).
     cumulated : bool, default=True
         Use cumulated predictions (eq. 9) instead of the propagated labels alone.
     separate_and_conquer : bool, default=True
@@ -197,10 +197,11 @@ class XDCCClassifier(_Chain):
         Which labels eq. 8 chooses from (see the notebook).
     cumulate : {'paper', 'reference'}, default='paper'
         Cumulation rule (eq. 9, or the running maximum of the reference code).
-    cv : int, cross-validation splitter, iterable of (train, test) index arrays, or None, default=None
-        Training label-features: None propagates in-sample probabilities (as the paper does); otherwise
-        out-of-fold ones (an integer k: k random folds seeded by `random_state`). One more fit per fold
-        and round, but the last; only the model on all rows predicts.
+    cv : int, cross-validation splitter, iterable of (train, test) index arrays, or None, default=3
+        Training label-features: out-of-fold probabilities (an integer k: k random folds seeded by
+        `random_state`; one more fit per fold and round, but the last; only the model on all rows
+        predicts), or with None in-sample ones, as the paper does. The paper's settings are
+        `chain_length=None, cv=None`.
     n_jobs, random_state, verbose : default=None, None, 0
         Kernel threads (results do not depend on it), the seed of each round's sampling and of the folds,
         one line per round to stderr (labels propagated, CPU seconds so far and an estimate of those left).
@@ -225,8 +226,8 @@ class XDCCClassifier(_Chain):
     """
     def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
                  min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
-                 subsample=1.0, colsample=1.0, base_score=None, chain_length=None, cumulated=True,
-                 separate_and_conquer=True, select="unpropagated", cumulate="paper", cv=None, n_jobs=None,
+                 subsample=1.0, colsample=1.0, base_score=None, chain_length="cardinality", cumulated=True,
+                 separate_and_conquer=True, select="unpropagated", cumulate="paper", cv=3, n_jobs=None,
                  random_state=None, verbose=0):
         self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
         self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode

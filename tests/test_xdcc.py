@@ -35,7 +35,7 @@ def test_trees_are_re_exported():
 @pytest.mark.parametrize("cumulate", ["paper", "reference"])
 def test_xdcc_chain(select, cumulate):
     X, Y = _toy(n=120, K=4, seed=6, nans=0.05, grid=False)
-    kw = dict(n_estimators=5, max_depth=3, select=select, cumulate=cumulate, chain_length=4)
+    kw = dict(n_estimators=5, max_depth=3, select=select, cumulate=cumulate, chain_length=4, cv=None)   # the paper's in-sample chain
     m = XDCCClassifier(**kw).fit(X, Y)
     rounds, P = m.propagation_rounds(X)
     assert (np.bincount(rounds[rounds >= 0]) <= len(X)).all()     # at most one label per example and round
@@ -79,14 +79,14 @@ def test_xdcc_out_of_fold_skips_the_last_round():
     "The last round's label-features feed no round: a one-round chain with cv is ML-XGB, folds or not."
     X, Y = _toy(n=60, K=2, seed=10, grid=False)
     a = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, cv=3, random_state=0).fit(X, Y)
-    b = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, random_state=0).fit(X, Y)
+    b = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, cv=None, random_state=0).fit(X, Y)
     np.testing.assert_array_equal(a.train_rounds_, b.train_rounds_)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
 def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
     X, Y = _toy(n=100, K=3, seed=7, grid=False)
-    m = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2).fit(X, Y)
+    m = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=None).fit(X, Y)
     # round 2's model was trained with weight 0 on the labels propagated in round 1
     assert len(m.estimators_) == 2 and m.estimators_[1].n_features_in_ == X.shape[1] + 3
     assert len(m.fit_times_) == 2 and m.fit_times_[1] >= m.fit_times_[0]
@@ -94,9 +94,9 @@ def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
 
 # ------------------------------------------------------------------ pickle and scikit-learn
 def test_xdcc_verbose_reports_each_round(capsys):
-    "The default chain has K rounds; verbose=1 says where it is and how long the rest will take."
+    "The paper's chain (chain_length=None) has K rounds; verbose=1 says where it is and how long the rest will take."
     X, Y = _toy(n=60, K=3)
-    XDCCClassifier(n_estimators=2, max_depth=2, verbose=1).fit(X, Y)
+    XDCCClassifier(n_estimators=2, max_depth=2, chain_length=None, verbose=1).fit(X, Y)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 3 and lines[0].startswith("[XDCC] round 1/3:") and all("s left" in l for l in lines), lines
 
@@ -109,7 +109,18 @@ def test_xdcc_pickle(Est):
     np.testing.assert_array_equal(m.predict_proba(X), m2.predict_proba(X))
 
 
-@parametrize_with_checks([XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2),
+@parametrize_with_checks([XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=None),
                           XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_xdcc_defaults_are_the_out_of_fold_cardinality_chain():
+    "XDCCClassifier() is the cv=3 chain of cardinality length; the paper's settings are chain_length=None, cv=None."
+    X, Y = _toy(n=90, K=4, seed=11, grid=False)
+    d = XDCCClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, Y)
+    e = XDCCClassifier(n_estimators=3, max_depth=2, chain_length="cardinality", cv=3, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(d.predict_proba(X), e.predict_proba(X))
+    assert len(d.estimators_) == min(4, int(np.ceil(Y.sum(1).mean())) + 1) and np.bincount(d.train_folds_).tolist() == [30, 30, 30]
+    p = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=None, cv=None).fit(X, Y)
+    assert len(p.estimators_) == 4 and p.train_folds_ is None
