@@ -35,7 +35,7 @@ DEMO_ESTIMATORS = [  # (label, module, class, demo parameters)
      dict(loss="logistic_label_wise", head="single", max_rules=200)),
     ("BOOMER example-wise logistic, complete heads", "mlc_lit.boomer", "BoomerClassifier",
      dict(loss="logistic_example_wise", head="complete", max_rules=200)),
-    ("ML-XGB (sum gain)", "mlc_lit.xdcc", "MLXGBClassifier", dict(n_estimators=50)),
+    ("ML-XGB (sum gain)", "mlc_lit.mlxgb", "MLXGBClassifier", dict(n_estimators=50)),
     ("XDCC cumulated", "mlc_lit.xdcc", "XDCCClassifier", dict(n_estimators=50)),
     ("calibrated pairwise + QWeighted", "mlc_lit.qweighted", "CalibratedPairwiseClassifier", {}),
     ("randomized embedding", "mlc_lit.rembed", "RandomizedEmbeddingClassifier", {}),
@@ -123,7 +123,7 @@ COMPILE_CONFIGS = {   # name -> (module, class, [parameters of each configuratio
                                  ("logistic_example_wise", "single", "example_wise"), ("logistic_example_wise", "complete", "example_wise"),
                                  ("squared_error_label_wise", "single", "label_wise")]] +
         [dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", max_rules=3)]),
-    "mlxgb": ("mlc_lit.xdcc", "MLXGBClassifier", [dict(n_estimators=2, tree_method=m) for m in ("exact", "hist")]),
+    "mlxgb": ("mlc_lit.mlxgb", "MLXGBClassifier", [dict(n_estimators=2, tree_method=m) for m in ("exact", "hist")]),
     "xdcc": ("mlc_lit.xdcc", "XDCCClassifier", [dict(n_estimators=2, chain_length=2, tree_method=m) for m in ("exact", "hist")]),
     "pairwise": ("mlc_lit.qweighted", "CalibratedPairwiseClassifier", [dict(voting=v) for v in ("qweighted2", "qweighted1", "full")]),
     "rembed": ("mlc_lit.rembed", "RandomizedEmbeddingClassifier", [dict(loss=l, n_random_features=50) for l in ("squared", "logistic")]),

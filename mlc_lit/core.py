@@ -450,7 +450,7 @@ def _top_k_of(S, k: int):
     order = np.argsort(-vals, axis=1, kind="stable")
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(vals, order, axis=1)
 
-# %% ../nbs/00_core.ipynb #c8b7e2ec
+# %% ../nbs/00_core.ipynb #955831b2
 def _check_k(k, K: int, what: str = "the number of labels") -> int:
     "`k` as an int, after checking it is an integer between 1 and `K`."
     try: ok = not isinstance(k, (bool, np.bool_)) and int(k) == k and 1 <= k <= K

@@ -65,7 +65,7 @@ CONFIGS = {
                       {"subsample": 1.5, "colsample": 1.5}, _X_OPT, nan=True),
     "mlxgb_exact": Cfg(lambda **p: MLXGBClassifier(**{**XGB, "tree_method": "exact", **p}), _X_NUM, ("learning_rate", "subsample"),
                        {"subsample": 1.5}, _X_OPT, nan=True),
-    "xdcc": Cfg(lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, **p}), _X_NUM + ("chain_length",),
+    "xdcc": Cfg(lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, "cv": None, **p}), _X_NUM + ("chain_length",),
                 ("learning_rate", "chain_length"), {"subsample": 1.5}, _X_OPT + ("select", "cumulate"), nan=True,
                 methods=("staged_predict", "staged_predict_proba", "propagation_rounds")),
     "xdcc_cv": Cfg(lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, "cv": 2, **p}), ("cv",), (), {}, (), nan=True,

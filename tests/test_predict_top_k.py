@@ -16,7 +16,7 @@ from mlc_lit.xdcc import MLXGBClassifier, XDCCClassifier
 MAKERS = {
     "boomer": lambda: BoomerClassifier(max_rules=5, random_state=0),
     "mlxgb": lambda: MLXGBClassifier(n_estimators=3, max_depth=2),
-    "xdcc": lambda: XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2),
+    "xdcc": lambda: XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=None),
     "pairwise": lambda: CalibratedPairwiseClassifier(epochs=2),
     "br_perceptron": lambda: BinaryRelevancePerceptron(epochs=2),
     "rembed": lambda: RandomizedEmbeddingClassifier(rank=2, n_random_features=32, random_state=0),

@@ -1,6 +1,5 @@
-"""Tests for mlc_lit.xdcc that notebooks express badly: the independent check against XGBoost, kernels
-against slow NumPy versions, edge cases, n_jobs invariance, dense == CSR, pickle, scikit-learn's checks."""
-import os
+"""Tests for mlc_lit.xdcc (the chain) that notebooks express badly: propagation invariants, out-of-fold
+label-features, n_jobs invariance, dense == CSR, pickle, scikit-learn's checks; and the re-export of the trees."""
 import pickle
 
 import numpy as np
@@ -8,8 +7,9 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mlc_lit.xdcc import SPLITS, MLXGBClassifier, XDCCClassifier, _columns, _bin_features, _exact_splits, \
-    _hist_splits, _node_sums, _predict_trees, _data_args, _score
+import mlc_lit.mlxgb
+import mlc_lit.xdcc
+from mlc_lit.xdcc import MLXGBClassifier, XDCCClassifier, SPLITS
 
 SMALL = dict(n_estimators=4, max_depth=3)
 
@@ -24,164 +24,10 @@ def _toy(n=120, F=4, K=3, seed=0, zeros=0.0, nans=0.0, grid=True):
     return X, Y
 
 
-# ------------------------------------------------------------------ independent check against XGBoost
-@pytest.mark.parametrize("mcw,depth", [(0.0, 2), (1.0, 4), (3.0, 3)])
-def test_matches_xgboost_multi_output_tree(mcw, depth):
-    xgb = pytest.importorskip("xgboost")
-    X, Y = _toy(n=150, F=4, K=3, seed=1)
-    X = X.astype(np.float32).astype(np.float64)          # XGBoost reads float32; these values are exact
-    kw = dict(n_estimators=8, max_depth=depth, learning_rate=0.3, reg_lambda=1.0, min_child_weight=mcw, gamma=0.0)
-    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", max_bin=256, base_score=0.5,
-                            subsample=1.0, colsample_bytree=1.0, n_jobs=1, objective="binary:logistic", **kw).fit(X, Y)
-    ours = MLXGBClassifier(split="sum_gain", mcw_mode="per_label", tree_method="hist", max_bins=256, base_score=0.5,
-                           **kw).fit(X, Y)
-    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
-
-
-def test_exact_matches_xgboost_single_label():
-    xgb = pytest.importorskip("xgboost")
-    X, Y = _toy(n=150, F=4, K=1, seed=2, grid=False)
-    X = X.astype(np.float32).astype(np.float64)
-    kw = dict(n_estimators=6, max_depth=3, learning_rate=0.3, reg_lambda=1.0, min_child_weight=0.0, gamma=0.0)
-    ref = xgb.XGBClassifier(tree_method="exact", base_score=0.5, n_jobs=1, **kw).fit(X, Y[:, 0])
-    ours = MLXGBClassifier(tree_method="exact", base_score=0.5, **kw).fit(X, Y)
-    np.testing.assert_allclose(ours.predict_proba(X)[:, 0], ref.predict_proba(X)[:, 1], atol=1e-6)
-
-
-# ------------------------------------------------------------------ kernels against slow NumPy versions
-def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
-    "Best gain per (feature, slot) by trying every threshold between distinct values and both NaN directions."
-    n, F = X.shape; K = gh.shape[1] // 2
-    out = np.full((F, ns), -np.inf)
-    for s in range(ns):
-        rows = np.flatnonzero(slot == s)
-        P = gh[rows].sum(0); sp_ = _score(P, K, lam, mcw, kind)
-        for f in range(F):
-            x = X[rows, f]; miss = np.isnan(x)
-            vals = np.unique(x[~miss])
-            cands = [(v, False) for v in vals[1:]] + [(v, True) for v in vals[1:]]
-            if miss.any(): cands += [(np.inf, False), (-np.inf, True)]
-            for thr, dl in cands:
-                left = np.where(miss, dl, x < thr)
-                if left.all() or not left.any(): continue
-                L = gh[rows[left]].sum(0); R = P - L
-                if min_label and (np.any(L[K:] < mcw) or np.any(R[K:] < mcw)): continue
-                g = _score(L, K, lam, mcw, kind) + _score(R, K, lam, mcw, kind) - sp_
-                out[f, s] = max(out[f, s], g)
-    return out
-
-
-def _check_split_kernels(kind, sparse, K):
-    X, _ = _toy(n=60, F=3, K=3, seed=kind, zeros=0.3, nans=0.15)
-    rng = np.random.default_rng(kind)
-    gh = np.c_[rng.normal(size=(60, K)), rng.random((60, K))]
-    slot = rng.integers(-1, 3, 60).astype(np.int64); ns = 3
-    sums, counts = np.zeros((ns, 2 * K)), np.zeros(ns, np.int64)
-    _node_sums(gh, slot, sums, counts)
-    score_p = np.array([_score(sums[s], K, 1.0, 0.2, kind) for s in range(ns)])
-    feats = np.arange(3, dtype=np.int64)
-    Xk = sp.csr_matrix(X) if sparse else X
-    naive = _naive_best(X, gh, slot, ns, 1.0, 0.2, kind, False)
-    for method in ("exact", "hist"):
-        out = [np.full((3, ns), -np.inf), np.zeros((3, ns)), np.zeros((3, ns), np.int8)]
-        if method == "exact":
-            _exact_splits(*_columns(Xk), feats, gh, slot, sums, counts, score_p, 1.0, 0.2, kind, False, *out)
-        else:
-            bins, *rest = _bin_features(Xk, 256)
-            _hist_splits(bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest, feats, gh, slot, sums,
-                         counts, score_p, 1.0, 0.2, kind, False, *out)
-        np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=method)
-
-
-@pytest.mark.parametrize("kind", range(6))
-@pytest.mark.parametrize("sparse", [False, True])
-def test_split_kernels_against_naive(kind, sparse):
-    _check_split_kernels(kind, sparse, K=3)
-
-
-@pytest.mark.parametrize("kind", [0, 1])
-@pytest.mark.parametrize("sparse", [False, True])
-def test_split_kernels_flush_full_candidate_buffers(kind, sparse):
-    "With 2048 labels the candidate buffer holds 16 candidates, so every feature flushes it several times."
-    _check_split_kernels(kind, sparse, K=2048)
-
-
-def _leaf(m, x, t):
-    "Leaf reached by row x in tree t (slow Python walk)."
-    v = m.tree_ptr_[t]
-    while m.feature_[v] >= 0:
-        xv = x[m.feature_[v]]
-        v = (m.left_[v] if m.default_left_[v] == 1 else m.right_[v]) if np.isnan(xv) else (m.left_[v] if xv < m.threshold_[v] else m.right_[v])
-    return v
-
-
-def test_predict_kernel_against_naive():
-    X, Y = _toy(n=80, nans=0.1)
-    m = MLXGBClassifier(**SMALL).fit(X, Y)
-    S = np.repeat(m.base_margin_[None], len(X), 0)
-    for i in range(len(X)):
-        for t in range(len(m.tree_ptr_) - 1): S[i] += m.value_[_leaf(m, X[i], t)]
-    np.testing.assert_allclose(m.decision_function(X), S)
-
-
-# ------------------------------------------------------------------ edge cases
-@pytest.mark.parametrize("tm", ["hist", "exact"])
-def test_edge_cases(tm):
-    X, Y = _toy(n=40)
-    Y[:, 1] = 0                                                    # a label never positive
-    X[:, 2] = 3.0                                                  # a constant feature
-    m = MLXGBClassifier(tree_method=tm, min_child_weight=0.0, max_depth=8, **{"n_estimators": 3}).fit(X, Y)
-    assert (m.predict(X)[:, 1] == 0).all()
-    assert not (m.feature_ == 2).any()
-    leaf_of = [_leaf(m, x, 0) for x in X]                          # one-example leaves (mcw=0, depth 8)
-    assert min(np.unique(leaf_of, return_counts=True)[1]) == 1
-    assert np.isfinite(m.value_).all()
-    XN = np.c_[X, np.full((40, 3), np.nan)]                        # all-unknown label-features (round 1 of XDCC)
-    m2 = MLXGBClassifier(tree_method=tm, **SMALL).fit(XN, Y)
-    assert not np.isin(m2.feature_, [4, 5, 6]).any()
-    m3 = MLXGBClassifier(tree_method=tm, **SMALL).fit(sp.csr_matrix(XN), Y)
-    np.testing.assert_allclose(m2.decision_function(XN), m3.decision_function(sp.csr_matrix(XN)))
-    one = MLXGBClassifier(tree_method=tm, **SMALL).fit(X[:1], Y[:1])   # a single example
-    assert one.predict(X[:1]).shape == (1, 3)
-
-
-@pytest.mark.parametrize("tm", ["hist", "exact"])
-@pytest.mark.parametrize("split", SPLITS)
-def test_dense_equals_csr_and_n_jobs(tm, split):
-    X, Y = _toy(n=150, F=5, K=3, seed=3, zeros=0.4, nans=0.1, grid=False)
-    kw = dict(tree_method=tm, split=split, max_bins=32, **SMALL)
-    d = MLXGBClassifier(**kw).fit(X, Y)
-    c = MLXGBClassifier(**kw).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_allclose(d.decision_function(X), c.decision_function(sp.csr_matrix(X)), atol=1e-9)
-    for nj in (2, 3):
-        p = MLXGBClassifier(n_jobs=nj, **kw).fit(X, Y)
-        np.testing.assert_array_equal(p.value_, d.value_)
-        np.testing.assert_array_equal(p.threshold_, d.threshold_)
-        np.testing.assert_array_equal(p.decision_function(X), d.decision_function(X))
-
-
-def test_weights_and_sampling():
-    X, Y = _toy(n=100, seed=4, grid=False)
-    a = MLXGBClassifier(tree_method="exact", **SMALL).fit(X, Y, sample_weight=np.full(100, 2.0))
-    b = MLXGBClassifier(tree_method="exact", **SMALL).fit(np.r_[X, X], np.r_[Y, Y])
-    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-10)
-    W = np.ones((100, 3)); W[:, 2] = 0.0                          # label 2 switched off: its leaves stay 0
-    m = MLXGBClassifier(**SMALL).fit(X, Y, sample_weight=W)
-    assert np.all(m.value_[:, 2] == 0.0)
-    s1 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, **SMALL).fit(X, Y)
-    s2 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, n_jobs=2, **SMALL).fit(X, Y)
-    np.testing.assert_array_equal(s1.value_, s2.value_)
-    with pytest.raises(ValueError, match="'split' parameter of MLXGBClassifier must be a str among"):
-        MLXGBClassifier(split="nope").fit(X, Y)
-    with pytest.raises(ValueError, match="sample_weight must have shape"):
-        MLXGBClassifier().fit(X, Y, sample_weight=np.ones(3))
-
-
-def test_min_label_mode_is_stricter():
-    X, Y = _toy(n=100, seed=5, grid=False)
-    pl = MLXGBClassifier(mcw_mode="per_label", min_child_weight=2.0, **SMALL).fit(X, Y)
-    ml = MLXGBClassifier(mcw_mode="min_label", min_child_weight=2.0, **SMALL).fit(X, Y)
-    assert (ml.feature_ >= 0).sum() <= (pl.feature_ >= 0).sum()
+def test_trees_are_re_exported():
+    "`from mlc_lit.xdcc import MLXGBClassifier` keeps working after the split into mlxgb and xdcc."
+    assert MLXGBClassifier is mlc_lit.mlxgb.MLXGBClassifier and SPLITS is mlc_lit.mlxgb.SPLITS
+    assert {"MLXGBClassifier", "SPLITS", "XDCCClassifier"} <= set(mlc_lit.xdcc.__all__)
 
 
 # ------------------------------------------------------------------ XDCC
@@ -189,7 +35,7 @@ def test_min_label_mode_is_stricter():
 @pytest.mark.parametrize("cumulate", ["paper", "reference"])
 def test_xdcc_chain(select, cumulate):
     X, Y = _toy(n=120, K=4, seed=6, nans=0.05, grid=False)
-    kw = dict(n_estimators=5, max_depth=3, select=select, cumulate=cumulate, chain_length=4)
+    kw = dict(n_estimators=5, max_depth=3, select=select, cumulate=cumulate, chain_length=4, cv=None)   # the paper's in-sample chain
     m = XDCCClassifier(**kw).fit(X, Y)
     rounds, P = m.propagation_rounds(X)
     assert (np.bincount(rounds[rounds >= 0]) <= len(X)).all()     # at most one label per example and round
@@ -233,14 +79,14 @@ def test_xdcc_out_of_fold_skips_the_last_round():
     "The last round's label-features feed no round: a one-round chain with cv is ML-XGB, folds or not."
     X, Y = _toy(n=60, K=2, seed=10, grid=False)
     a = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, cv=3, random_state=0).fit(X, Y)
-    b = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, random_state=0).fit(X, Y)
+    b = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=1, cv=None, random_state=0).fit(X, Y)
     np.testing.assert_array_equal(a.train_rounds_, b.train_rounds_)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
 def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
     X, Y = _toy(n=100, K=3, seed=7, grid=False)
-    m = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2).fit(X, Y)
+    m = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=None).fit(X, Y)
     # round 2's model was trained with weight 0 on the labels propagated in round 1
     assert len(m.estimators_) == 2 and m.estimators_[1].n_features_in_ == X.shape[1] + 3
     assert len(m.fit_times_) == 2 and m.fit_times_[1] >= m.fit_times_[0]
@@ -248,63 +94,33 @@ def test_xdcc_separate_and_conquer_zeroes_propagated_labels():
 
 # ------------------------------------------------------------------ pickle and scikit-learn
 def test_xdcc_verbose_reports_each_round(capsys):
-    "The default chain has K rounds; verbose=1 says where it is and how long the rest will take."
+    "The paper's chain (chain_length=None) has K rounds; verbose=1 says where it is and how long the rest will take."
     X, Y = _toy(n=60, K=3)
-    XDCCClassifier(n_estimators=2, max_depth=2, verbose=1).fit(X, Y)
+    XDCCClassifier(n_estimators=2, max_depth=2, chain_length=None, verbose=1).fit(X, Y)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 3 and lines[0].startswith("[XDCC] round 1/3:") and all("s left" in l for l in lines), lines
 
 
-@pytest.mark.parametrize("Est", [MLXGBClassifier, XDCCClassifier])
-def test_pickle(Est):
+@pytest.mark.parametrize("Est", [XDCCClassifier])
+def test_xdcc_pickle(Est):
     X, Y = _toy(n=60)
     m = Est(n_estimators=3, max_depth=2).fit(X, Y)
     m2 = pickle.loads(pickle.dumps(m))
     np.testing.assert_array_equal(m.predict_proba(X), m2.predict_proba(X))
 
 
-@parametrize_with_checks([MLXGBClassifier(n_estimators=5, max_depth=3),
-                          MLXGBClassifier(n_estimators=5, max_depth=3, tree_method="exact"),
-                          XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2),
+@parametrize_with_checks([XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=None),
                           XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-# ------------------------------------------------------------------ real data (skipped when absent)
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
-
-
-def _shared(name):
-    data = pytest.importorskip("mlc_lit.data")
-    if not os.path.isdir(os.path.join(DATA, name)): pytest.skip("no ../shared/data")
-    return data.load_dataset(name, DATA, "train"), data.load_dataset(name, DATA, "test")
-
-
-@pytest.mark.slow
-def test_emotions_regression():
-    (Xtr, Ytr, _), (Xte, Yte, _) = _shared("emotions")
-    m = MLXGBClassifier(n_estimators=20, max_depth=3).fit(Xtr, Ytr)
-    assert (m.predict(Xte) == Yte).mean() > 0.75                 # Hamming accuracy (XGBoost: about 0.80)
-
-
-@pytest.mark.parametrize("name", ["yeast", "scene"])
-def test_hist_cuts_are_xgboosts(name):
-    "More distinct values than bins: the cuts are those of XGBoost's quantile sketch (float32 there)."
-    xgb = pytest.importorskip("xgboost")
-    (X, Y, _), _ = _shared(name)
-    ptr, ref = xgb.QuantileDMatrix(X, label=Y, max_bin=256).get_quantile_cut()
-    *_, cut_ptr, cuts = _bin_features(X, 256)
-    assert max(np.diff(cut_ptr)) == 255                            # pruning did happen
-    for f in range(X.shape[1]):                                    # XGBoost adds a sentinel at each end
-        np.testing.assert_allclose(cuts[cut_ptr[f]:cut_ptr[f + 1]], ref[ptr[f] + 1:ptr[f + 1] - 1], rtol=1e-6)
-
-
-def test_hist_reproduces_xgboost_on_emotions():
-    "Real data, default settings of both: the same multi-output trees, so the same probabilities."
-    xgb = pytest.importorskip("xgboost")
-    (X, Y, _), (Xt, _, _) = _shared("emotions")
-    kw = dict(n_estimators=20, max_depth=6, learning_rate=0.3)
-    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", n_jobs=1, **kw).fit(X, Y)
-    ours = MLXGBClassifier(split="sum_gain", tree_method="hist", **kw).fit(X, Y)
-    np.testing.assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), atol=1e-5)
+def test_xdcc_defaults_are_the_out_of_fold_cardinality_chain():
+    "XDCCClassifier() is the cv=3 chain of cardinality length; the paper's settings are chain_length=None, cv=None."
+    X, Y = _toy(n=90, K=4, seed=11, grid=False)
+    d = XDCCClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, Y)
+    e = XDCCClassifier(n_estimators=3, max_depth=2, chain_length="cardinality", cv=3, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(d.predict_proba(X), e.predict_proba(X))
+    assert len(d.estimators_) == min(4, int(np.ceil(Y.sum(1).mean())) + 1) and np.bincount(d.train_folds_).tolist() == [30, 30, 30]
+    p = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=None, cv=None).fit(X, Y)
+    assert len(p.estimators_) == 4 and p.train_folds_ is None

@@ -1,0 +1,207 @@
+"""Tests for mlc_lit.mlxgb that notebooks express badly: the independent check against XGBoost, kernels
+against slow NumPy versions, edge cases, n_jobs invariance, dense == CSR, pickle, scikit-learn's checks."""
+import os
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mlc_lit.mlxgb import SPLITS, MLXGBClassifier, _columns, _bin_features, _exact_splits, _hist_splits, _level, \
+    _naive_best, _node_sums, _score, _Split
+from mlc_lit.mlxgb import _naive_leaf as _leaf
+
+SMALL = dict(n_estimators=4, max_depth=3)
+
+
+def _toy(n=120, F=4, K=3, seed=0, zeros=0.0, nans=0.0, grid=True):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 64, (n, F)) / 8.0 if grid else rng.normal(size=(n, F))
+    if zeros: X[rng.random((n, F)) < zeros] = 0.0
+    if nans: X[rng.random((n, F)) < nans] = np.nan
+    Y = (rng.random((n, K)) < 0.35).astype(int)
+    Y[:, 0] |= np.nan_to_num(X[:, 0]) > 4 if grid else np.nan_to_num(X[:, 0]) > 0.3
+    return X, Y
+
+
+# ------------------------------------------------------------------ independent check against XGBoost
+@pytest.mark.parametrize("mcw,depth", [(0.0, 2), (1.0, 4), (3.0, 3)])
+def test_matches_xgboost_multi_output_tree(mcw, depth):
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _toy(n=150, F=4, K=3, seed=1)
+    X = X.astype(np.float32).astype(np.float64)          # XGBoost reads float32; these values are exact
+    kw = dict(n_estimators=8, max_depth=depth, learning_rate=0.3, reg_lambda=1.0, min_child_weight=mcw, gamma=0.0)
+    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", max_bin=256, base_score=0.5,
+                            subsample=1.0, colsample_bytree=1.0, n_jobs=1, objective="binary:logistic", **kw).fit(X, Y)
+    ours = MLXGBClassifier(split="sum_gain", mcw_mode="per_label", tree_method="hist", max_bins=256, base_score=0.5,
+                           **kw).fit(X, Y)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+
+
+def test_exact_matches_xgboost_single_label():
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _toy(n=150, F=4, K=1, seed=2, grid=False)
+    X = X.astype(np.float32).astype(np.float64)
+    kw = dict(n_estimators=6, max_depth=3, learning_rate=0.3, reg_lambda=1.0, min_child_weight=0.0, gamma=0.0)
+    ref = xgb.XGBClassifier(tree_method="exact", base_score=0.5, n_jobs=1, **kw).fit(X, Y[:, 0])
+    ours = MLXGBClassifier(tree_method="exact", base_score=0.5, **kw).fit(X, Y)
+    np.testing.assert_allclose(ours.predict_proba(X)[:, 0], ref.predict_proba(X)[:, 1], atol=1e-6)
+
+
+# ------------------------------------------------------------------ kernels against slow NumPy versions
+def _check_split_kernels(kind, sparse, K):
+    X, _ = _toy(n=60, F=3, K=3, seed=kind, zeros=0.3, nans=0.15)
+    rng = np.random.default_rng(kind)
+    gh = np.c_[rng.normal(size=(60, K)), rng.random((60, K))]
+    slot = rng.integers(-1, 3, 60).astype(np.int64); ns = 3
+    sums, counts = np.zeros((ns, 2 * K)), np.zeros(ns, np.int64)
+    _node_sums(gh, slot, sums, counts)
+    score_p = np.array([_score(sums[s], K, 1.0, 0.2, kind) for s in range(ns)])
+    feats = np.arange(3, dtype=np.int64)
+    Xk = sp.csr_matrix(X) if sparse else X
+    naive = _naive_best(X, gh, slot, ns, 1.0, 0.2, kind, False)
+    sc = _Split(1.0, 0.2, kind, False)
+    for method in ("exact", "hist"):
+        lv, out = _level(feats, gh, slot, sums, counts, score_p)
+        if method == "exact": _exact_splits(_columns(Xk), lv, sc, out)
+        else: _hist_splits(_bin_features(Xk, 256), lv, sc, out)
+        np.testing.assert_allclose(out.gain, naive, rtol=1e-9, atol=1e-12, err_msg=method)
+
+
+@pytest.mark.parametrize("kind", range(6))
+@pytest.mark.parametrize("sparse", [False, True])
+def test_split_kernels_against_naive(kind, sparse):
+    _check_split_kernels(kind, sparse, K=3)
+
+
+@pytest.mark.parametrize("kind", [0, 1])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_split_kernels_flush_full_candidate_buffers(kind, sparse):
+    "With 2048 labels the candidate buffer holds 16 candidates, so every feature flushes it several times."
+    _check_split_kernels(kind, sparse, K=2048)
+
+
+def test_predict_kernel_against_naive():
+    X, Y = _toy(n=80, nans=0.1)
+    m = MLXGBClassifier(**SMALL).fit(X, Y)
+    S = np.repeat(m.base_margin_[None], len(X), 0)
+    for i in range(len(X)):
+        for t in range(len(m.tree_ptr_) - 1): S[i] += m.value_[_leaf(m, X[i], t)]
+    np.testing.assert_allclose(m.decision_function(X), S)
+
+
+# ------------------------------------------------------------------ edge cases
+@pytest.mark.parametrize("tm", ["hist", "exact"])
+def test_edge_cases(tm):
+    X, Y = _toy(n=40)
+    Y[:, 1] = 0                                                    # a label never positive
+    X[:, 2] = 3.0                                                  # a constant feature
+    m = MLXGBClassifier(tree_method=tm, min_child_weight=0.0, max_depth=8, **{"n_estimators": 3}).fit(X, Y)
+    assert (m.predict(X)[:, 1] == 0).all()
+    assert not (m.feature_ == 2).any()
+    leaf_of = [_leaf(m, x, 0) for x in X]                          # one-example leaves (mcw=0, depth 8)
+    assert min(np.unique(leaf_of, return_counts=True)[1]) == 1
+    assert np.isfinite(m.value_).all()
+    XN = np.c_[X, np.full((40, 3), np.nan)]                        # all-unknown label-features (round 1 of XDCC)
+    m2 = MLXGBClassifier(tree_method=tm, **SMALL).fit(XN, Y)
+    assert not np.isin(m2.feature_, [4, 5, 6]).any()
+    m3 = MLXGBClassifier(tree_method=tm, **SMALL).fit(sp.csr_matrix(XN), Y)
+    np.testing.assert_allclose(m2.decision_function(XN), m3.decision_function(sp.csr_matrix(XN)))
+    one = MLXGBClassifier(tree_method=tm, **SMALL).fit(X[:1], Y[:1])   # a single example
+    assert one.predict(X[:1]).shape == (1, 3)
+
+
+@pytest.mark.parametrize("tm", ["hist", "exact"])
+@pytest.mark.parametrize("split", SPLITS)
+def test_dense_equals_csr_and_n_jobs(tm, split):
+    X, Y = _toy(n=150, F=5, K=3, seed=3, zeros=0.4, nans=0.1, grid=False)
+    kw = dict(tree_method=tm, split=split, max_bins=32, **SMALL)
+    d = MLXGBClassifier(**kw).fit(X, Y)
+    c = MLXGBClassifier(**kw).fit(sp.csr_matrix(X), Y)
+    np.testing.assert_allclose(d.decision_function(X), c.decision_function(sp.csr_matrix(X)), atol=1e-9)
+    for nj in (2, 3):
+        p = MLXGBClassifier(n_jobs=nj, **kw).fit(X, Y)
+        np.testing.assert_array_equal(p.value_, d.value_)
+        np.testing.assert_array_equal(p.threshold_, d.threshold_)
+        np.testing.assert_array_equal(p.decision_function(X), d.decision_function(X))
+
+
+def test_weights_and_sampling():
+    X, Y = _toy(n=100, seed=4, grid=False)
+    a = MLXGBClassifier(tree_method="exact", **SMALL).fit(X, Y, sample_weight=np.full(100, 2.0))
+    b = MLXGBClassifier(tree_method="exact", **SMALL).fit(np.r_[X, X], np.r_[Y, Y])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-10)
+    W = np.ones((100, 3)); W[:, 2] = 0.0                          # label 2 switched off: its leaves stay 0
+    m = MLXGBClassifier(**SMALL).fit(X, Y, sample_weight=W)
+    assert np.all(m.value_[:, 2] == 0.0)
+    s1 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, **SMALL).fit(X, Y)
+    s2 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, n_jobs=2, **SMALL).fit(X, Y)
+    np.testing.assert_array_equal(s1.value_, s2.value_)
+    with pytest.raises(ValueError, match="'split' parameter of MLXGBClassifier must be a str among"):
+        MLXGBClassifier(split="nope").fit(X, Y)
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        MLXGBClassifier().fit(X, Y, sample_weight=np.ones(3))
+
+
+def test_min_label_mode_is_stricter():
+    X, Y = _toy(n=100, seed=5, grid=False)
+    pl = MLXGBClassifier(mcw_mode="per_label", min_child_weight=2.0, **SMALL).fit(X, Y)
+    ml = MLXGBClassifier(mcw_mode="min_label", min_child_weight=2.0, **SMALL).fit(X, Y)
+    assert (ml.feature_ >= 0).sum() <= (pl.feature_ >= 0).sum()
+
+
+# ------------------------------------------------------------------ pickle and scikit-learn
+@pytest.mark.parametrize("Est", [MLXGBClassifier])
+def test_pickle(Est):
+    X, Y = _toy(n=60)
+    m = Est(n_estimators=3, max_depth=2).fit(X, Y)
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(m.predict_proba(X), m2.predict_proba(X))
+
+
+@parametrize_with_checks([MLXGBClassifier(n_estimators=5, max_depth=3),
+                          MLXGBClassifier(n_estimators=5, max_depth=3, tree_method="exact")])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+
+
+# ------------------------------------------------------------------ real data (skipped when absent)
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
+
+
+def _shared(name):
+    data = pytest.importorskip("mlc_lit.data")
+    if not os.path.isdir(os.path.join(DATA, name)): pytest.skip("no ../shared/data")
+    return data.load_dataset(name, DATA, "train"), data.load_dataset(name, DATA, "test")
+
+
+@pytest.mark.slow
+def test_emotions_regression():
+    (Xtr, Ytr, _), (Xte, Yte, _) = _shared("emotions")
+    m = MLXGBClassifier(n_estimators=20, max_depth=3).fit(Xtr, Ytr)
+    assert (m.predict(Xte) == Yte).mean() > 0.75                 # Hamming accuracy (XGBoost: about 0.80)
+
+
+@pytest.mark.parametrize("name", ["yeast", "scene"])
+def test_hist_cuts_are_xgboosts(name):
+    "More distinct values than bins: the cuts are those of XGBoost's quantile sketch (float32 there)."
+    xgb = pytest.importorskip("xgboost")
+    (X, Y, _), _ = _shared(name)
+    ptr, ref = xgb.QuantileDMatrix(X, label=Y, max_bin=256).get_quantile_cut()
+    *_, cut_ptr, cuts = _bin_features(X, 256)
+    assert max(np.diff(cut_ptr)) == 255                            # pruning did happen
+    for f in range(X.shape[1]):                                    # XGBoost adds a sentinel at each end
+        np.testing.assert_allclose(cuts[cut_ptr[f]:cut_ptr[f + 1]], ref[ptr[f] + 1:ptr[f + 1] - 1], rtol=1e-6)
+
+
+def test_hist_reproduces_xgboost_on_emotions():
+    "Real data, default settings of both: the same multi-output trees, so the same probabilities."
+    xgb = pytest.importorskip("xgboost")
+    (X, Y, _), (Xt, _, _) = _shared("emotions")
+    kw = dict(n_estimators=20, max_depth=6, learning_rate=0.3)
+    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", n_jobs=1, **kw).fit(X, Y)
+    ours = MLXGBClassifier(split="sum_gain", tree_method="hist", **kw).fit(X, Y)
+    np.testing.assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), atol=1e-5)
