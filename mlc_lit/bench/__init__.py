@@ -40,15 +40,15 @@ def measure(fn, repeats: int = 1, max_seconds: float = 300.0):
 QUALITY = ("subset01", "hamming", "example_f1")
 
 def ratio_table(rows: list[dict]) -> list[dict]:
-    "Pair each mlc_lit row with the reference rows of the same (suite, dataset, config, threads)."
-    key = lambda r: (r.get("suite"), r["dataset"], r["config"], r.get("threads", 1))
+    "Pair each mlc_lit row with the reference rows of the same (suite, dataset, config, threads, seed where rows have one)."
+    key = lambda r: (r.get("suite"), r["dataset"], r["config"], r.get("threads", 1), r.get("seed"))
     ours = {key(r): r for r in rows if r["impl"] == "mlc_lit"}
     out = []
     for r in rows:
         if r["impl"] == "mlc_lit" or key(r) not in ours: continue
         m = ours[key(r)]
         d = dict(suite=r.get("suite"), dataset=r["dataset"], config=r["config"], threads=r.get("threads", 1),
-                 reference=r["impl"], fit_ratio=m["fit_s"] / r["fit_s"] if r["fit_s"] else float("nan"))
+                 **({} if r.get("seed") is None else dict(seed=r["seed"])), reference=r["impl"], fit_ratio=m["fit_s"] / r["fit_s"] if r["fit_s"] else float("nan"))
         if m.get("fit_cpu_s") is not None and r.get("fit_cpu_s"): d["fit_cpu_ratio"] = m["fit_cpu_s"] / r["fit_cpu_s"]
         if m.get("predict_s") is not None and r.get("predict_s"): d["predict_ratio"] = m["predict_s"] / r["predict_s"]
         for q in QUALITY:

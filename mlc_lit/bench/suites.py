@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from . import QUALITY, data_folder, format_table, ratio_table
-from . import boomer, coldstart, gblb, qweighted, rembed, scale, xdcc, xmc
+from . import boomer, boomer_options, coldstart, gblb, qweighted, rembed, scale, xdcc, xmc
 
 # %% auto #0
 __all__ = ['SUITES', 'Suite', 'run_suite', 'report']
@@ -28,6 +28,8 @@ class Suite(NamedTuple):
 
 SUITES = {
     "boomer": Suite(boomer, "paper 1: BOOMER vs mlrl-boomer (configurations a, b)"),
+    "boomer-options": Suite(boomer_options, "BOOMER vs mlrl-boomer with each option (hold-out, pruning, time limit, "
+                                            "default rule, calibration, GFM, ...), several seeds, ECE and rules kept"),
     "gblb": Suite(gblb, "paper 2: label binning vs mlrl-boomer (configuration c) and vs no binning"),
     "xdcc": Suite(xdcc, "paper 3: ML-XGB / XDCC vs XGBoost and scikit-learn chains"),
     "qweighted": Suite(qweighted, "paper 4: QWeighted voting vs full voting, binary relevance and logistic regression"),
