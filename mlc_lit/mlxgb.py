@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numbers
 from numbers import Real
-from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,20 +15,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
                           int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
-from .losses import label_wise_logistic, newton_quality, newton_step
+from .losses import label_wise_logistic
 
 # %% auto #0
 __all__ = ['SPLITS', 'MLXGBClassifier']
 
 # %% ../nbs/03_mlxgb.ipynb #5b712166
 SPLITS = ("sum_gain", "max_gain", "sum_weight", "max_weight", "sum_abs", "max_abs")
-
-@kernel(inline=True)
-def _label_score(g, h, lam, kind):
-    "One label's term of the node score for split kind `kind`: -2 × the Newton quality (a gain), the Newton step, or its size."
-    if kind < 2: return -2.0 * newton_quality(g, h, lam)          # XGBoost's G²/(H + λ)
-    w = newton_step(g, h, lam)
-    return w if kind < 4 else abs(w)
 
 @kernel()
 def _score(s, K, lam, mcw, kind):
@@ -38,7 +30,10 @@ def _score(s, K, lam, mcw, kind):
     for j in range(K):
         h = s[K + j]
         if h <= 0.0 or h < mcw: continue
-        v = _label_score(s[j], h, lam, kind)
+        g = s[j]
+        if kind < 2: v = g * g / (h + lam)
+        elif kind < 4: v = -g / (h + lam)
+        else: v = abs(g) / (h + lam)
         if kind % 2 == 0: acc += v
         elif not seen or v > acc: acc = v
         seen = True
@@ -46,21 +41,12 @@ def _score(s, K, lam, mcw, kind):
 
 @kernel()
 def _leaf_weights(s, K, lam, mcw, eta, out):
-    "Leaf weights `-eta * G_j / (H_j + lam)` (the engine's Newton step, shrunk), 0 for labels whose Hessian sum is below `mcw`."
+    "Leaf weights `-eta * G_j / (H_j + lam)`, 0 for labels whose Hessian sum is below `mcw`."
     for j in range(K):
         h = s[K + j]
-        out[j] = 0.0 if (h <= 0.0 or h < mcw) else newton_step(s[j], h, lam, eta)
+        out[j] = 0.0 if (h <= 0.0 or h < mcw) else -eta * s[j] / (h + lam)
 
 # %% ../nbs/03_mlxgb.ipynb #dd774f42
-class _Columns(NamedTuple):
-    "Sorted columns: feature f's non-NaN entries `ptr[f]:ptr[f+1]` of `rows`/`vals` (by value), NaN rows `nptr[f]:nptr[f+1]` of `nrows`."
-    sparse: bool
-    ptr: np.ndarray
-    rows: np.ndarray
-    vals: np.ndarray
-    nptr: np.ndarray
-    nrows: np.ndarray
-
 def _columns(X):
     "Per feature, the stored non-NaN entries sorted by value and the rows holding NaN, as CSC-like arrays."
     if sp.issparse(X):
@@ -74,8 +60,8 @@ def _columns(X):
     order = np.lexsort((rows[~nan], vals[~nan], cols[~nan]))          # by feature, then value, then row
     counts = np.bincount(cols[~nan], minlength=X.shape[1])
     nan_counts = np.bincount(cols[nan], minlength=X.shape[1])
-    return _Columns(sp.issparse(X), np.r_[0, np.cumsum(counts)].astype(np.int64), rows[~nan][order], vals[~nan][order],
-                    np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
+    return (sp.issparse(X), np.r_[0, np.cumsum(counts)].astype(np.int64), rows[~nan][order], vals[~nan][order],
+            np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
 
 # %% ../nbs/03_mlxgb.ipynb #0ad100da
 def _feature_cuts(values, counts, max_bins):
@@ -98,113 +84,53 @@ def _feature_cuts(values, counts, max_bins):
         values = values[np.array(keep)]
     return values[1:max_bins]
 
-# %% ../nbs/03_mlxgb.ipynb #1242e434
-class _Bins(NamedTuple):
-    "Histogram input: each stored value's bin (dense: (F, n); CSR: (1, nnz) in CSC order), the CSC layout, bins per feature, the bin of 0, the cuts."
-    dense: bool
-    bins: np.ndarray
-    cptr: np.ndarray
-    crows: np.ndarray
-    n_bins: np.ndarray
-    zero_bin: np.ndarray
-    cut_ptr: np.ndarray
-    cut_vals: np.ndarray
-
 def _bin_features(X, max_bins, active=None):
-    "Quantile cuts per feature (from the `active` rows) and the bin of every stored value."
+    "Quantile cuts per feature (from the `active` rows) and each stored value's bin (dense: (F, n); CSR: CSC order)."
     n, F = X.shape
     active = np.ones(n, bool) if active is None else active
-    sparse = sp.issparse(X)
-    if sparse:
+    if sp.issparse(X):
         C = X.tocsc(); C.sort_indices()
         ptr, rows, data = np.asarray(C.indptr, np.int64), np.asarray(C.indices, np.int64), np.asarray(C.data, np.float64)
         cols = [data[ptr[f]:ptr[f + 1]] for f in range(F)]
         used = [active[rows[ptr[f]:ptr[f + 1]]] for f in range(F)]
     else:
-        cols, used = [X[:, f] for f in range(F)], [active] * F
+        cols = [X[:, f] for f in range(F)]
+        used = [active] * F
     n_active = int(active.sum())
     cuts, n_bins, zero_bin = [], np.empty(F, np.int64), np.zeros(F, np.int64)
-    bins = np.empty(len(data) if sparse else (F, n), np.uint16)
+    bins = np.empty(len(data) if sp.issparse(X) else (F, n), np.uint16)
     for f, col in enumerate(cols):
-        u, c = np.unique(col[~np.isnan(col) & used[f]], return_counts=True)
+        ok = col[~np.isnan(col) & used[f]]
+        u, c = np.unique(ok, return_counts=True)
         n_zero = n_active - int(used[f].sum())
-        if sparse and n_zero > 0:              # implicit zeros are values
+        if sp.issparse(X) and n_zero > 0:     # implicit zeros are values
             z = np.searchsorted(u, 0.0)
             if z < len(u) and u[z] == 0.0: c[z] += n_zero
             else: u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
         cf = _feature_cuts(u, c, max_bins) if len(u) else np.empty(0)
         n_bins[f] = len(cf) + 1
         b = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
-        if sparse: bins[ptr[f]:ptr[f + 1]] = b; zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
+        if sp.issparse(X): bins[ptr[f]:ptr[f + 1]] = b; zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
         else: bins[f] = b
         cuts.append(cf)
     cut_ptr = np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64)
     cut_vals = np.concatenate(cuts) if F else np.empty(0)
-    if sparse: return _Bins(False, bins[None, :], ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals)
-    return _Bins(True, bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals)
-
-# %% ../nbs/03_mlxgb.ipynb #c87eec9c
-def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
-    "Best gain per (feature, slot) of dense X by trying every threshold between distinct values and both NaN directions."
-    n, F = X.shape; K = gh.shape[1] // 2
-    out = np.full((F, ns), -np.inf)
-    for s in range(ns):
-        rows = np.flatnonzero(slot == s)
-        P = gh[rows].sum(0); sp_ = _score(P, K, lam, mcw, kind)
-        for f in range(F):
-            x = X[rows, f]; miss = np.isnan(x)
-            vals = np.unique(x[~miss])
-            cands = [(v, False) for v in vals[1:]] + [(v, True) for v in vals[1:]]
-            if miss.any(): cands += [(np.inf, False), (-np.inf, True)]
-            for thr, dl in cands:
-                left = np.where(miss, dl, x < thr)
-                if left.all() or not left.any(): continue
-                L = gh[rows[left]].sum(0); R = P - L
-                if min_label and (np.any(L[K:] < mcw) or np.any(R[K:] < mcw)): continue
-                g = _score(L, K, lam, mcw, kind) + _score(R, K, lam, mcw, kind) - sp_
-                out[f, s] = max(out[f, s], g)
-    return out
-
-# %% ../nbs/03_mlxgb.ipynb #02b17015
-class _Split(NamedTuple):
-    "How candidates are scored: L2 penalty λ, min_child_weight, split kind (index into `SPLITS`), mcw_mode 'min_label'."
-    lam: float
-    mcw: float
-    kind: int
-    min_label: bool
-
-class _Level(NamedTuple):
-    "One level: selected features, per-row `[g, h]` (n, 2K) and slot (-1: out), per-slot sums, row counts and score S(P)."
-    features: np.ndarray
-    gh: np.ndarray
-    slot: np.ndarray
-    sums: np.ndarray
-    counts: np.ndarray
-    score_p: np.ndarray
-
-class _Best(NamedTuple):
-    "Per (selected feature, slot): the best gain, its threshold, and whether missing values go left."
-    gain: np.ndarray
-    thr: np.ndarray
-    dl: np.ndarray
-
-def _level(features, gh, slot, sums, counts, score_p):
-    "A `_Level` and an empty `_Best` for it."
-    nf, ns = len(features), len(sums)
-    out = _Best(np.full((nf, ns), -np.inf), np.zeros((nf, ns)), np.zeros((nf, ns), np.int8))
-    return _Level(features, gh, slot, sums, counts, score_p), out
+    if sp.issparse(X): return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
+    return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 
 # %% ../nbs/03_mlxgb.ipynb #0be3316c
 @kernel(vectorize=True)
-def _gains(C, nc, K, sc, out):
+def _gains(C, nc, K, lam, mcw, kind, min_label, out):
     "Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its right sums."
-    T, lam, mcw, kind = 2 * K, sc.lam, sc.mcw, sc.kind
+    T = 2 * K
+    c2, c1, ca = (1.0, 0.0, 0.0) if kind < 2 else ((0.0, -1.0, 0.0) if kind < 4 else (0.0, 0.0, 1.0))
     total = kind % 2 == 0
     for c in range(nc): out[0, c] = 0.0 if total else -np.inf; out[1, c] = -np.inf
     for j in range(K):                         # labels outside, candidates inside: this loop vectorises
         for c in range(nc):
             gl, hl, gr, hr = C[j, c], C[K + j, c], C[T + j, c], C[T + K + j, c]
-            vl, vr = _label_score(gl, hl, lam, kind), _label_score(gr, hr, lam, kind)
+            vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
+            vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
             okl = (hl > 0.0) & (hl >= mcw); okr = (hr > 0.0) & (hr >= mcw)
             if total: out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
             else:
@@ -212,12 +138,11 @@ def _gains(C, nc, K, sc, out):
     if not total:
         for c in range(nc):
             out[0, c] = (out[0, c] if out[0, c] > -np.inf else 0.0) + (out[1, c] if out[1, c] > -np.inf else 0.0)
-    if sc.min_label:
+    if min_label:
         for j in range(K):
             for c in range(nc):
                 if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw): out[0, c] = -np.inf
 
-# %% ../nbs/03_mlxgb.ipynb #83ef85a9
 _TIE = 1e-10
 
 @kernel()
@@ -227,7 +152,7 @@ def _better(g, b):
 
 @kernel()
 def _buffer(ns, T, n_max):
-    "Candidate buffer: sums (2T x cap), slot, thresholds (missing right, left), flag, gains; cap bounds it to ~1 MB."
+    "Candidate buffer: sums (2T x cap), slot, thresholds (missing right, left), flag; cap bounds it to ~1 MB."
     cap = max(16, min(n_max, (1 << 16) // T))
     return np.empty((2 * T, cap)), np.empty(cap, np.int64), np.empty((cap, 2)), np.empty(cap, np.int64), np.empty((2, cap))
 
@@ -240,202 +165,161 @@ def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
     cs[nc] = s; ct[nc, 0] = thr_a; ct[nc, 1] = thr_b; cf[nc] = flag
     return nc + 1
 
-# %% ../nbs/03_mlxgb.ipynb #0d423199
-class _Walk(NamedTuple):
-    "Per-thread workspace of a walk over one feature (see the prose above)."
-    run: np.ndarray
-    crun: np.ndarray
-    miss: np.ndarray
-    cmiss: np.ndarray
-    best: np.ndarray
-    buf: tuple
-
 @kernel()
-def _walk(ns, T, n_max):
-    "A zeroed workspace for `ns` slots of `T` sums and a buffer for up to `n_max` candidates."
-    return _Walk(np.zeros((ns, T)), np.zeros(ns, np.int64), np.zeros((ns, T)), np.zeros(ns, np.int64),
-                 np.empty((ns, 4)), _buffer(ns, T, n_max))
-
-@kernel()
-def _settle(w, nc, score_p, sc):
-    "Score the `nc` buffered candidates in order, keeping each slot's best with missing rows right and left."
-    C, cs, ct, cf, g = w.buf
-    T = w.run.shape[1]
-    _gains(C, nc, T // 2, sc, g)
+def _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best):
+    "Score the recorded candidates in order, keeping each slot's best with missing rows right (best[:, :2]) and left (best[:, 2:])."
+    C, cs, ct, cf, g = buf
+    T = 2 * K
+    _gains(C, nc, K, lam, mcw, kind, min_label, g)
     left = False
     for c in range(nc):
         s = cs[c]
-        if _better(g[0, c] - score_p[s], w.best[s, 0]): w.best[s, 0], w.best[s, 1] = g[0, c] - score_p[s], ct[c, 0]
-        if cf[c] == 0 and w.cmiss[s] > 0:      # the same boundary with the slot's missing rows moved left
+        if _better(g[0, c] - score_p[s], best[s, 0]): best[s, 0], best[s, 1] = g[0, c] - score_p[s], ct[c, 0]
+        if cf[c] == 0 and cmiss[s] > 0:        # the same boundary with the slot's missing rows moved left
             left = True
-            for t in range(T): C[t, c] += w.miss[s, t]; C[T + t, c] -= w.miss[s, t]
+            for t in range(T): C[t, c] += miss[s, t]; C[T + t, c] -= miss[s, t]
     if not left: return
-    _gains(C, nc, T // 2, sc, g)
+    _gains(C, nc, K, lam, mcw, kind, min_label, g)
     for c in range(nc):
         s = cs[c]
-        if cf[c] == 0 and w.cmiss[s] > 0 and _better(g[0, c] - score_p[s], w.best[s, 2]):
-            w.best[s, 2], w.best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
+        if cf[c] == 0 and cmiss[s] > 0 and _better(g[0, c] - score_p[s], best[s, 2]):
+            best[s, 2], best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
 
 @kernel()
-def _record(w, nc, lv, sc, s, thr_a, thr_b, flag):
-    "Push one candidate of slot `s`, settling the buffer first if it is full; returns the new count."
-    if nc == w.buf[1].shape[0]:
-        _settle(w, nc, lv.score_p, sc); nc = 0
-    return _push(w.buf, nc, w.run, lv.sums, s, thr_a, thr_b, flag)
-
-@kernel()
-def _choose(best, fi, out):
-    "Write each slot's better direction for missing values to row `fi` of `out` (left only if strictly better)."
+def _choose(best, fi, out_gain, out_thr, out_dl):
+    "Write each slot's better direction for missing values to the outputs (left only if strictly better)."
     for s in range(best.shape[0]):
-        if _better(best[s, 2], best[s, 0]): out.gain[fi, s], out.thr[fi, s], out.dl[fi, s] = best[s, 2], best[s, 3], 1
-        else: out.gain[fi, s], out.thr[fi, s], out.dl[fi, s] = best[s, 0], best[s, 1], 0
-
-# %% ../nbs/03_mlxgb.ipynb #6144c46b
-@kernel()
-def _missing_sums(cols, f, lv, w):
-    "Sums and counts of each slot's rows whose feature `f` is NaN (into `w.miss`, `w.cmiss`)."
-    w.miss[:] = 0.0; w.cmiss[:] = 0
-    for e in range(cols.nptr[f], cols.nptr[f + 1]):
-        i = cols.nrows[e]; s = lv.slot[i]
-        if s < 0: continue
-        w.cmiss[s] += 1
-        for t in range(w.miss.shape[1]): w.miss[s, t] += lv.gh[i, t]
-
-@kernel()
-def _implicit_zeros(cols, f, lv, w, imp, cimp):
-    "CSR: sums and counts of each slot's implicit zeros of feature `f` (total - missing - stored)."
-    T = imp.shape[1]
-    imp[:] = lv.sums; cimp[:] = lv.counts
-    for s in range(imp.shape[0]):
-        cimp[s] -= w.cmiss[s]
-        for t in range(T): imp[s, t] -= w.miss[s, t]
-    for e in range(cols.ptr[f], cols.ptr[f + 1]):
-        i = cols.rows[e]; s = lv.slot[i]
-        if s < 0: continue
-        cimp[s] -= 1
-        for t in range(T): imp[s, t] -= lv.gh[i, t]
+        if _better(best[s, 2], best[s, 0]): out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 2], best[s, 3], 1
+        else: out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 0], best[s, 1], 0
 
 # %% ../nbs/03_mlxgb.ipynb #56b2a15a
-@kernel()
-def _walk_sorted(cols, f, lv, sc, w, imp, cimp, last):
-    "Record every candidate of feature `f` in walk order and settle them into `w.best`."
-    T = w.run.shape[1]
-    w.run[:] = 0.0; w.crun[:] = 0; w.best[:] = -np.inf
-    crossed, nc = not cols.sparse, 0
-    for e in range(cols.ptr[f], cols.ptr[f + 1] + 1):
-        v = cols.vals[e] if e < cols.ptr[f + 1] else np.inf
-        if not crossed and v >= 0.0:           # the walk passes 0: insert each slot's implicit zeros
-            crossed = True
-            for s2 in range(w.run.shape[0]):
-                if cimp[s2] <= 0: continue
-                if w.crun[s2] > 0 and last[s2] != 0.0:
-                    nc = _record(w, nc, lv, sc, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
-                for t in range(T): w.run[s2, t] += imp[s2, t]
-                w.crun[s2] += cimp[s2]; last[s2] = 0.0
-        if e == cols.ptr[f + 1]: break
-        i = cols.rows[e]; s = lv.slot[i]
-        if s < 0: continue
-        if w.crun[s] > 0 and v != last[s]:
-            thr = 0.5 * (last[s] + v)
-            if thr <= last[s]: thr = v
-            nc = _record(w, nc, lv, sc, s, thr, thr, 0)
-        for t in range(T): w.run[s, t] += lv.gh[i, t]
-        w.crun[s] += 1; last[s] = v
-    for s in range(w.run.shape[0]):            # last candidate: every non-missing row left, missing right
-        if w.cmiss[s] > 0 and w.crun[s] > 0: nc = _record(w, nc, lv, sc, s, np.inf, np.inf, 1)
-    _settle(w, nc, lv.score_p, sc)
-
-def _exact_splits_impl(cols, lv, sc, out):
-    "Best split of every selected feature and slot by exact greedy (features in parallel, one thread each)."
-    ns, T = lv.sums.shape
-    nf = lv.features.shape[0]
+def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot, sums, counts, score_p,
+                       lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
+    ns, T = sums.shape
+    K = T // 2
+    nf = features.shape[0]
     n_chunks = min(nf, 64)
     for c in prange(n_chunks):                 # buffers once per chunk; each feature stays in one chunk
-        w = _walk(ns, T, lv.slot.shape[0] + 2 * ns)
-        imp, cimp, last = np.zeros((ns, T)), np.zeros(ns, np.int64), np.empty(ns)
+        run = np.empty((ns, T)); crun = np.empty(ns, np.int64)
+        miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
+        imp = np.empty((ns, T)); cimp = np.empty(ns, np.int64)
+        last = np.empty(ns); best = np.empty((ns, 4))
+        buf = _buffer(ns, T, slot.shape[0] + 2 * ns); cap = buf[1].shape[0]
         for fi in range(c, nf, n_chunks):
-            f = lv.features[fi]
-            _missing_sums(cols, f, lv, w)
-            if cols.sparse: _implicit_zeros(cols, f, lv, w, imp, cimp)
-            _walk_sorted(cols, f, lv, sc, w, imp, cimp, last)
-            _choose(w.best, fi, out)
+            f = features[fi]
+            run[:] = 0.0; crun[:] = 0; miss[:] = 0.0; cmiss[:] = 0; cimp[:] = 0; best[:] = -np.inf
+            for e in range(nptr[f], nptr[f + 1]):
+                i = nrows[e]; s = slot[i]
+                if s < 0: continue
+                cmiss[s] += 1
+                for t in range(T): miss[s, t] += gh[i, t]
+            crossed = not sparse
+            if sparse:                         # implicit zeros = slot total - stored - missing
+                imp[:] = sums; cimp[:] = counts
+                for s in range(ns):
+                    cimp[s] -= cmiss[s]
+                    for t in range(T): imp[s, t] -= miss[s, t]
+                for e in range(ptr[f], ptr[f + 1]):
+                    i = rows[e]; s = slot[i]
+                    if s < 0: continue
+                    cimp[s] -= 1
+                    for t in range(T): imp[s, t] -= gh[i, t]
+            nc = 0
+            for e in range(ptr[f], ptr[f + 1] + 1):
+                v = vals[e] if e < ptr[f + 1] else np.inf
+                if not crossed and v >= 0.0:   # the walk passes 0: insert each slot's implicit zeros
+                    crossed = True
+                    for s2 in range(ns):
+                        if cimp[s2] <= 0: continue
+                        if crun[s2] > 0 and last[s2] != 0.0:
+                            if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                            nc = _push(buf, nc, run, sums, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
+                        for t in range(T): run[s2, t] += imp[s2, t]
+                        crun[s2] += cimp[s2]; last[s2] = 0.0
+                if e == ptr[f + 1]: break
+                i = rows[e]; s = slot[i]
+                if s < 0: continue
+                if crun[s] > 0 and v != last[s]:
+                    thr = 0.5 * (last[s] + v)
+                    if thr <= last[s]: thr = v
+                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    nc = _push(buf, nc, run, sums, s, thr, thr, 0)
+                for t in range(T): run[s, t] += gh[i, t]
+                crun[s] += 1; last[s] = v
+            for s in range(ns):                # last candidate: every non-missing row left, missing right
+                if cmiss[s] > 0 and crun[s] > 0:
+                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+            _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
+            _choose(best, fi, out_gain, out_thr, out_dl)
 
 _exact_splits = kernel()(_exact_splits_impl)
 _exact_splits_par = kernel(parallel=True)(_exact_splits_impl)
 
-# %% ../nbs/03_mlxgb.ipynb #78d34921
-@kernel()
-def _fill_histogram(bins, f, lv, hist, cnt):
-    "Per slot, the sums `[g, h]` and row counts of each bin of feature `f` (the NaN bin last)."
-    T = hist.shape[2]
-    lo, hi = (0, lv.slot.shape[0]) if bins.dense else (bins.cptr[f], bins.cptr[f + 1])
-    for e in range(lo, hi):
-        i = e if bins.dense else bins.crows[e]
-        s = lv.slot[i]
-        if s < 0: continue
-        b = bins.bins[f, i] if bins.dense else bins.bins[0, e]
-        cnt[s, b] += 1
-        for t in range(T): hist[s, b, t] += lv.gh[i, t]
-    if bins.dense: return
-    nb, zb = bins.n_bins[f], bins.zero_bin[f]
-    for s in range(hist.shape[0]):             # implicit zeros: total minus everything stored
-        m = lv.counts[s]
-        for b in range(nb + 1): m -= cnt[s, b]
-        if m <= 0: continue
-        for t in range(T):
-            acc = lv.sums[s, t]
-            for b in range(nb + 1): acc -= hist[s, b, t]
-            hist[s, zb, t] += acc
-        cnt[s, zb] += m
-
 # %% ../nbs/03_mlxgb.ipynb #881d4957
-@kernel()
-def _walk_bins(bins, f, lv, sc, w, hist, cnt):
-    "Record every bin boundary of feature `f` per slot, settle them into `w.best`, and clear the histogram."
-    T, nb, c0, nc = w.run.shape[1], bins.n_bins[f], bins.cut_ptr[f], 0
-    for s in range(w.run.shape[0]):
-        w.cmiss[s] = cnt[s, nb]; w.crun[s] = 0
-        for t in range(T): w.miss[s, t] = hist[s, nb, t]; w.run[s, t] = 0.0
-        w.best[s, 0] = w.best[s, 2] = -np.inf
-        prev = -1
-        for b in range(nb):
-            if cnt[s, b] == 0: continue
-            if prev >= 0: nc = _record(w, nc, lv, sc, s, bins.cut_vals[c0 + prev], bins.cut_vals[c0 + b - 1], 0)
-            for t in range(T): w.run[s, t] += hist[s, b, t]
-            w.crun[s] += cnt[s, b]; prev = b
-        if w.cmiss[s] > 0 and w.crun[s] > 0:   # every non-missing row left, missing right
-            nc = _record(w, nc, lv, sc, s, np.inf, np.inf, 1)
-        for b in range(nb + 1):                # reset the histogram for the next feature
-            if cnt[s, b] == 0: continue
-            cnt[s, b] = 0
-            for t in range(T): hist[s, b, t] = 0.0
-    _settle(w, nc, lv.score_p, sc)
-
-def _hist_splits_impl(bins, lv, sc, out):
-    "Best split of every selected feature and slot from histograms (features in parallel, one thread each)."
-    ns, T = lv.sums.shape
-    nf = lv.features.shape[0]
+def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_vals, features, gh, slot,
+                      sums, counts, score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
+    ns, T = sums.shape
+    K = T // 2
+    n = slot.shape[0]
+    nf = features.shape[0]
     n_chunks = min(nf, 64)
     max_nb = 1
-    for fi in range(nf): max_nb = max(max_nb, bins.n_bins[lv.features[fi]] + 1)
+    for fi in range(nf): max_nb = max(max_nb, n_bins[features[fi]] + 1)
     for c in prange(n_chunks):
         hist = np.zeros((ns, max_nb, T)); cnt = np.zeros((ns, max_nb), np.int64)
-        w = _walk(ns, T, ns * (max_nb + 1))
+        run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
+        miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
+        best = np.empty((ns, 4))
+        buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
         for fi in range(c, nf, n_chunks):
-            _fill_histogram(bins, lv.features[fi], lv, hist, cnt)
-            _walk_bins(bins, lv.features[fi], lv, sc, w, hist, cnt)
-            _choose(w.best, fi, out)
+            f = features[fi]; nb = n_bins[f]; c0 = cut_ptr[f]
+            lo, hi = (0, n) if dense else (cptr[f], cptr[f + 1])
+            for e in range(lo, hi):
+                i = e if dense else crows[e]
+                s = slot[i]
+                if s < 0: continue
+                b = bins[f, i] if dense else bins[0, e]
+                cnt[s, b] += 1
+                for t in range(T): hist[s, b, t] += gh[i, t]
+            if not dense:                              # implicit zeros: total minus everything stored
+                for s in range(ns):
+                    m = counts[s]
+                    for b in range(nb + 1): m -= cnt[s, b]
+                    if m <= 0: continue
+                    zb = zero_bin[f]
+                    for t in range(T):
+                        acc = sums[s, t]
+                        for b in range(nb + 1): acc -= hist[s, b, t]
+                        hist[s, zb, t] += acc
+                    cnt[s, zb] += m
+            nc = 0
+            for s in range(ns):
+                cmiss[s] = cnt[s, nb]; crun[s] = 0
+                for t in range(T): miss[s, t] = hist[s, nb, t]; run[s, t] = 0.0
+                best[s, 0] = best[s, 2] = -np.inf
+                prev = -1
+                for b in range(nb):
+                    if cnt[s, b] == 0: continue
+                    if prev >= 0:
+                        if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                        nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
+                    for t in range(T): run[s, t] += hist[s, b, t]
+                    crun[s] += cnt[s, b]; prev = b
+                if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
+                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+                for b in range(nb + 1):                # reset the buffer for the next feature
+                    if cnt[s, b] == 0: continue
+                    cnt[s, b] = 0
+                    for t in range(T): hist[s, b, t] = 0.0
+            _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
+            _choose(best, fi, out_gain, out_thr, out_dl)
 
 _hist_splits = kernel()(_hist_splits_impl)
 _hist_splits_par = kernel(parallel=True)(_hist_splits_impl)
 
 # %% ../nbs/03_mlxgb.ipynb #bc6479bc
-def _data_args(X):
-    "(dense, X2d, indptr, indices, data) as the kernels read them."
-    if sp.issparse(X): return (False, np.zeros((1, 1)), *csr_arrays(X))
-    z = np.zeros(1, np.int64)
-    return (True, X, z, z, np.zeros(1))
-
 @kernel()
 def _node_sums(gh, slot, sums, counts):
     "Sum the rows' `[g, h]` per slot (rows with slot -1 are skipped)."
@@ -469,43 +353,28 @@ def _route(dense, X, indptr, indices, data, slot, feat, thr, dl, to_left, to_rig
         slot[i] = to_left[s] if left else to_right[s]
 
 # %% ../nbs/03_mlxgb.ipynb #6838f275
-class _Tree(NamedTuple):
-    "Flat arrays of one tree or of a whole ensemble: split feature (-1: leaf), threshold, NaN left, children, leaf values (n_nodes, K)."
-    feature: np.ndarray
-    threshold: np.ndarray
-    default_left: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    value: np.ndarray
-
-def _predict_impl(dense, X, indptr, indices, data, roots, tree, out):
-    "Add to `out` the leaf values that every row reaches from each root in `roots`."
+def _predict_impl(dense, X, indptr, indices, data, roots, feature, threshold, default_left, left, right, value, out):
     for i in prange(out.shape[0]):
         for r in range(roots.shape[0]):
             node = roots[r]
-            while tree.feature[node] >= 0:
-                f = tree.feature[node]
-                x = X[i, f] if dense else _value(dense, X, indptr, indices, data, i, f)
-                if np.isnan(x): node = tree.left[node] if tree.default_left[node] == 1 else tree.right[node]
-                elif x < tree.threshold[node]: node = tree.left[node]
-                else: node = tree.right[node]
-            for k in range(out.shape[1]): out[i, k] += tree.value[node, k]
+            while feature[node] >= 0:
+                x = X[i, feature[node]] if dense else _value(dense, X, indptr, indices, data, i, feature[node])
+                if np.isnan(x): node = left[node] if default_left[node] == 1 else right[node]
+                elif x < threshold[node]: node = left[node]
+                else: node = right[node]
+            for k in range(out.shape[1]): out[i, k] += value[node, k]
 
 _predict_trees = kernel()(_predict_impl)
 _predict_trees_par = kernel(parallel=True)(_predict_impl)
 
-# %% ../nbs/03_mlxgb.ipynb #2de62696
-def _naive_leaf(m, x, t):
-    "Leaf reached by row `x` (dense) in tree `t` of `m` (anything with the flat tree arrays of a fitted model)."
-    v = m.tree_ptr_[t]
-    while m.feature_[v] >= 0:
-        xv = x[m.feature_[v]]
-        if np.isnan(xv): v = m.left_[v] if m.default_left_[v] == 1 else m.right_[v]
-        else: v = m.left_[v] if xv < m.threshold_[v] else m.right_[v]
-    return v
-
-# %% ../nbs/03_mlxgb.ipynb #800108a2
+# %% ../nbs/03_mlxgb.ipynb #aa09fd03
 _EPS_GAIN = 1e-6
+
+def _data_args(X):
+    "(dense, X2d, indptr, indices, data) as the kernels read them."
+    if sp.issparse(X): return (False, np.zeros((1, 1)), *csr_arrays(X))
+    z = np.zeros(1, np.int64)
+    return (True, X, z, z, np.zeros(1))
 
 def _first_best(gain):
     "Per slot (column), the first feature whose gain is within rounding noise of the best (XGBoost: lowest index)."
@@ -513,51 +382,30 @@ def _first_best(gain):
     tol = np.where(np.isfinite(top), _TIE * (1.0 + np.abs(top)), 0.0)
     return np.argmax(gain >= top - tol, axis=0)
 
-# %% ../nbs/03_mlxgb.ipynb #d83c6010
-class _TreeConfig(NamedTuple):
-    "The settings of one `MLXGBClassifier` fit, checked and converted once."
-    split: _Split
-    max_depth: int
-    eta: float
-    gamma: float
-    exact: bool
-    max_bins: int
-    n_estimators: int
-    subsample: float
-    colsample: float
-
-def _tree_config(est):
-    "The `_TreeConfig` of estimator `est` (its parameters already validated)."
-    sc = _Split(float(est.reg_lambda), float(est.min_child_weight), SPLITS.index(est.split), est.mcw_mode == "min_label")
-    return _TreeConfig(sc, int(est.max_depth), float(est.learning_rate), float(est.gamma), est.tree_method == "exact",
-                       int(est.max_bins), int(est.n_estimators), float(est.subsample), float(est.colsample))
-
-def _prepare(X, cfg, active):
-    "Sorted columns (exact) or bins (hist, cut on the `active` rows): the first argument of the split kernels."
-    return _columns(X) if cfg.exact else _bin_features(X, cfg.max_bins, active)
-
-# %% ../nbs/03_mlxgb.ipynb #aa09fd03
-def _grow_tree(prep, Xargs, gh, slot, features, cfg, parallel):
-    "Grow one tree level by level on the rows with `slot` 0; returns flat arrays (feature, threshold, NaN left, children, values)."
-    K, sc = gh.shape[1] // 2, cfg.split
+def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
+    "Grow one tree level by level; `prep` holds the column structure (exact) or the bins (hist)."
+    K = gh.shape[1] // 2
+    kind, lam, mcw, min_label = p["kind"], p["lam"], p["mcw"], p["min_label"]
     feature, thr, dl, left, right, values = [-1], [np.nan], [0], [-1], [-1], [np.zeros(K)]
     slot_nodes = np.array([0])
-    for depth in range(cfg.max_depth + 1):
+    for depth in range(p["max_depth"] + 1):
         ns = len(slot_nodes)
         sums = np.zeros((ns, 2 * K)); counts = np.zeros(ns, np.int64)
         _node_sums(gh, slot, sums, counts)
-        for s in range(ns): _leaf_weights(sums[s], K, sc.lam, sc.mcw, cfg.eta, values[slot_nodes[s]])
-        if depth == cfg.max_depth or len(features) == 0: break
-        score_p = np.array([_score(sums[s], K, sc.lam, sc.mcw, sc.kind) for s in range(ns)])
-        lv, out = _level(features, gh, slot, sums, counts, score_p)
-        if cfg.exact: (_exact_splits_par if parallel else _exact_splits)(prep, lv, sc, out)
-        else: (_hist_splits_par if parallel else _hist_splits)(prep, lv, sc, out)
-        best = _first_best(out.gain)
-        bgain = out.gain[best, np.arange(ns)]
-        ok = (bgain > _EPS_GAIN) & (bgain >= cfg.gamma)
+        for s in range(ns): _leaf_weights(sums[s], K, lam, mcw, p["eta"], values[slot_nodes[s]])
+        if depth == p["max_depth"] or len(features) == 0: break
+        score_p = np.array([_score(sums[s], K, lam, mcw, kind) for s in range(ns)])
+        gain = np.full((len(features), ns), -np.inf); cut = np.zeros((len(features), ns)); dleft = np.zeros((len(features), ns), np.int8)
+        if p["exact"]:
+            (_exact_splits_par if parallel else _exact_splits)(*prep, features, gh, slot, sums, counts, score_p, lam, mcw, kind, min_label, gain, cut, dleft)
+        else:
+            (_hist_splits_par if parallel else _hist_splits)(*prep, features, gh, slot, sums, counts, score_p, lam, mcw, kind, min_label, gain, cut, dleft)
+        best = _first_best(gain)
+        bgain = gain[best, np.arange(ns)]
+        ok = (bgain > _EPS_GAIN) & (bgain >= p["gamma"])
         if not ok.any(): break
         sfeat = np.where(ok, features[best], -1).astype(np.int64)
-        sthr = out.thr[best, np.arange(ns)]; sdl = out.dl[best, np.arange(ns)]
+        sthr = cut[best, np.arange(ns)]; sdl = dleft[best, np.arange(ns)]
         to_left = np.full(ns, -1, np.int64); to_right = np.full(ns, -1, np.int64); nxt = []
         for s in np.flatnonzero(ok):
             v = slot_nodes[s]
@@ -568,8 +416,8 @@ def _grow_tree(prep, Xargs, gh, slot, features, cfg, parallel):
                 (to_left if side == 0 else to_right)[s] = len(nxt); nxt.append(len(feature) - 1)
         _route(*Xargs, slot, sfeat, sthr, sdl, to_left, to_right)
         slot_nodes = np.array(nxt)
-    return _Tree(np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
-                 np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
+    return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
+            np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
 
 # %% ../nbs/03_mlxgb.ipynb #6b24f8d3
 _TREE_CONSTRAINTS = {
@@ -611,63 +459,8 @@ def _concat_trees(trees, K):
     child = lambda j: np.concatenate([np.where(t[j] >= 0, t[j] + o, -1) for t, o in zip(trees, ptr)])
     return ptr, cat(0), cat(1), cat(2), child(3), child(4), cat(5)
 
-# %% ../nbs/03_mlxgb.ipynb #1075506e
-def _boost(X, Y, W, margin, cfg, seeds, n_jobs, verbose):
-    "Grow `cfg.n_estimators` trees on the label-wise logistic loss, starting from the scores `margin`; a list of flat trees."
-    (n, K), F = Y.shape, X.shape[1]
-    active = W.any(axis=1)                     # rows with weight 0 for every label take no part
-    prep, Xargs = _prepare(X, cfg, active), _data_args(X)
-    S = np.repeat(margin[None, :], n, axis=0)
-    G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
-    trees, parallel = [], n_threads(n_jobs) > 1
-    with numba_threads(n_jobs):
-        for t in range(cfg.n_estimators):
-            label_wise_logistic(Y, S, G, H)
-            np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])
-            rng = np.random.default_rng(seeds[t])
-            slot = np.where(active, 0, -1).astype(np.int64)
-            if cfg.subsample < 1.0: slot[rng.random(n) >= cfg.subsample] = -1
-            features = np.arange(F, dtype=np.int64)
-            if cfg.colsample < 1.0:
-                features = np.sort(rng.choice(F, max(1, int(round(cfg.colsample * F))), replace=False)).astype(np.int64)
-            tree = _grow_tree(prep, Xargs, gh, slot, features, cfg, parallel)
-            _predict_trees(*Xargs, np.zeros(1, np.int64), tree, S)
-            trees.append(tree)
-            if verbose and (t + 1) % verbose == 0: print(f"tree {t + 1}/{cfg.n_estimators}: {len(tree[0])} nodes")
-    return trees
-
-# %% ../nbs/03_mlxgb.ipynb #174c827a
-class _BoostedTrees(MultiLabelClassifier):
-    "Fit and prediction of `MLXGBClassifier` (its parameters are declared by the subclass)."
-    _allow_nan = True
-    _parameter_constraints = _TREE_CONSTRAINTS
-
-    def fit(self, X, y, sample_weight=None):
-        "Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted."
-        return self._validate_and_fit(X, y, sample_weight=sample_weight)
-
-    def _fit(self, X, Y, sample_weight=None):
-        W = _check_weights(sample_weight, *Y.shape)
-        self.base_margin_ = _base_margin(self.base_score, Y, W)
-        seeds = spawn_seeds(self.random_state, max(self.n_estimators, 1))
-        trees = _boost(X, Y, W, self.base_margin_, _tree_config(self), seeds, self.n_jobs, self.verbose)
-        (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_,
-         self.left_, self.right_, self.value_) = _concat_trees(trees, Y.shape[1])
-
-    def _decision_function(self, X):
-        S = np.repeat(self.base_margin_[None, :], X.shape[0], axis=0)
-        with numba_threads(self.n_jobs):
-            f = _predict_trees_par if n_threads(self.n_jobs) > 1 else _predict_trees
-            f(*_data_args(X), self.tree_ptr_[:-1].copy(), _Tree(self.feature_, self.threshold_, self.default_left_,
-              self.left_, self.right_, self.value_), S)
-        return S
-
-    def _predict_proba(self, X): return 1.0 / (1.0 + np.exp(-self._decision_function(X)))
-
-    def _predict(self, X): return (self._decision_function(X) >= 0.0).astype(np.int8)
-
 # %% ../nbs/03_mlxgb.ipynb #0806d571
-class MLXGBClassifier(_BoostedTrees):
+class MLXGBClassifier(MultiLabelClassifier):
     """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
 
     Parameters
@@ -677,7 +470,8 @@ class MLXGBClassifier(_BoostedTrees):
     max_depth : int, default=6
         Maximum depth of a tree (0: a single leaf).
     learning_rate : float > 0, default=0.3
-        Shrinkage of every leaf weight (0 is refused, as every step size of every mlc_lit estimator is).
+        Shrinkage applied to every leaf weight. 0 is refused, as every step size of every mlc_lit estimator
+        is (the trees' leaves would all be 0 and the model would predict the label frequencies).
     reg_lambda : float, default=1.0
         L2 penalty λ on the leaf weights (the paper's ε).
     gamma : float, default=0.0
@@ -685,20 +479,27 @@ class MLXGBClassifier(_BoostedTrees):
     min_child_weight : float, default=1.0
         Minimum Hessian sum of a label in a node.
     mcw_mode : {'per_label', 'min_label'}, default='per_label'
-        Labels below `min_child_weight` get weight and score 0 in that node (XGBoost's multi-output
-        trees), or ('min_label', the authors' fork) a split is valid only if every label keeps it.
+        'per_label': labels below `min_child_weight` get weight and score 0 in that node (XGBoost's
+        multi-output trees); 'min_label': a split is valid only if every label keeps it (the authors' fork).
     split : {'sum_gain', 'max_gain', 'sum_weight', 'max_weight', 'sum_abs', 'max_abs'}, default='sum_gain'
         Node score aggregated over labels (Table 1).
     tree_method : {'hist', 'exact'}, default='hist'
-        Histogram (quantile bins) or exact greedy split finding; `max_bins` (default 256) bins per feature.
-    subsample, colsample : float, default=1.0
-        Fractions of the rows (without replacement) and of the features drawn for each tree.
+        Histogram (quantile bins) or exact greedy split finding.
+    max_bins : int, default=256
+        Bins per feature for `tree_method='hist'`.
+    subsample : float, default=1.0
+        Fraction of rows drawn (without replacement) for each tree.
+    colsample : float, default=1.0
+        Fraction of features drawn for each tree.
     base_score : None, float or array of shape (n_labels,), default=None
-        Initial probability per label; None: each label's (weighted) training frequency, clipped to
-        [1e-6, 1 - 1e-6]. 0.5 gives XGBoost's classic margin 0.
-    n_jobs, random_state, verbose : default=None, None, 0
-        Kernel threads (None: 1; results do not depend on it), the seed of the sampling, progress every
-        `verbose` trees.
+        Initial probability per label; None uses each label's (weighted) frequency in training, clipped
+        to [1e-6, 1 - 1e-6]. 0.5 gives XGBoost's classic margin 0.
+    n_jobs : int, default=None
+        Threads for the kernels (None: 1). Results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seeds row and column sampling.
+    verbose : int, default=0
+        Print progress every `verbose` trees.
 
     Attributes
     ----------
@@ -707,7 +508,8 @@ class MLXGBClassifier(_BoostedTrees):
     tree_ptr_ : ndarray of shape (n_trees + 1,)
         Tree t owns nodes `tree_ptr_[t]:tree_ptr_[t + 1]` of the flat arrays below.
     feature_, threshold_, default_left_, left_, right_ : ndarray of shape (n_nodes,)
-        Split feature (-1 at leaves), threshold (left iff x < threshold), NaN left (1) or right (0), children.
+        Split feature (-1 at leaves), threshold (left iff x < threshold), NaN goes left (1) or right (0),
+        absolute child indices.
     value_ : ndarray of shape (n_nodes, n_labels)
         Leaf scores (learning rate included).
 
@@ -718,6 +520,9 @@ class MLXGBClassifier(_BoostedTrees):
     >>> MLXGBClassifier(n_estimators=10).fit(X, Y).predict(X).shape
     (50, 2)
     """
+    _allow_nan = True
+    _parameter_constraints = _TREE_CONSTRAINTS
+
     def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
                  min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
                  subsample=1.0, colsample=1.0, base_score=None, n_jobs=None, random_state=None, verbose=0):
@@ -726,3 +531,57 @@ class MLXGBClassifier(_BoostedTrees):
         self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
         self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
+
+    def fit(self, X, y, sample_weight=None):
+        "Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted."
+        return self._validate_and_fit(X, y, sample_weight=sample_weight)
+
+    def _params(self):
+        return dict(kind=SPLITS.index(self.split), lam=float(self.reg_lambda), mcw=float(self.min_child_weight),
+                    min_label=self.mcw_mode == "min_label", max_depth=int(self.max_depth), eta=float(self.learning_rate),
+                    gamma=float(self.gamma), exact=self.tree_method == "exact")
+
+    def _prepare(self, X, active):
+        "Sorted columns (exact) or bins (hist, cut on the `active` rows), in the argument order of the split kernels."
+        if self.tree_method == "exact": return _columns(X)
+        bins, *rest = _bin_features(X, self.max_bins, active)
+        return (bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest)
+
+    def _fit(self, X, Y, sample_weight=None):
+        (n, K), F = Y.shape, X.shape[1]
+        W = _check_weights(sample_weight, n, K)
+        self.base_margin_ = _base_margin(self.base_score, Y, W)
+        active = W.any(axis=1)                     # rows with weight 0 for every label take no part
+        prep, Xargs, p = self._prepare(X, active), _data_args(X), self._params()
+        seeds = spawn_seeds(self.random_state, max(self.n_estimators, 1))
+        S = np.repeat(self.base_margin_[None, :], n, axis=0)
+        G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
+        trees, parallel = [], n_threads(self.n_jobs) > 1
+        with numba_threads(self.n_jobs):
+            for t in range(self.n_estimators):
+                label_wise_logistic(Y, S, G, H)
+                np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])
+                rng = np.random.default_rng(seeds[t])
+                slot = np.where(active, 0, -1).astype(np.int64)
+                if self.subsample < 1.0: slot[rng.random(n) >= self.subsample] = -1
+                features = np.arange(F, dtype=np.int64)
+                if self.colsample < 1.0:
+                    features = np.sort(rng.choice(F, max(1, int(round(self.colsample * F))), replace=False)).astype(np.int64)
+                tree = _grow_tree(prep, Xargs, gh, slot, features, p, parallel)
+                _predict_trees(*Xargs, np.zeros(1, np.int64), *tree, S)
+                trees.append(tree)
+                if self.verbose and (t + 1) % self.verbose == 0: print(f"tree {t + 1}/{self.n_estimators}: {len(tree[0])} nodes")
+        (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_,
+         self.left_, self.right_, self.value_) = _concat_trees(trees, K)
+
+    def _decision_function(self, X):
+        S = np.repeat(self.base_margin_[None, :], X.shape[0], axis=0)
+        with numba_threads(self.n_jobs):
+            f = _predict_trees_par if n_threads(self.n_jobs) > 1 else _predict_trees
+            f(*_data_args(X), self.tree_ptr_[:-1].copy(), self.feature_, self.threshold_, self.default_left_,
+              self.left_, self.right_, self.value_, S)
+        return S
+
+    def _predict_proba(self, X): return 1.0 / (1.0 + np.exp(-self._decision_function(X)))
+
+    def _predict(self, X): return (self._decision_function(X) >= 0.0).astype(np.int8)

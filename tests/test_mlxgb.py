@@ -8,9 +8,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mlc_lit.mlxgb import SPLITS, MLXGBClassifier, _columns, _bin_features, _exact_splits, _hist_splits, _level, \
-    _naive_best, _node_sums, _score, _Split
-from mlc_lit.mlxgb import _naive_leaf as _leaf
+from mlc_lit.mlxgb import SPLITS, MLXGBClassifier, _columns, _bin_features, _exact_splits, \
+    _hist_splits, _node_sums, _predict_trees, _data_args, _score
 
 SMALL = dict(n_estimators=4, max_depth=3)
 
@@ -50,6 +49,28 @@ def test_exact_matches_xgboost_single_label():
 
 
 # ------------------------------------------------------------------ kernels against slow NumPy versions
+def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
+    "Best gain per (feature, slot) by trying every threshold between distinct values and both NaN directions."
+    n, F = X.shape; K = gh.shape[1] // 2
+    out = np.full((F, ns), -np.inf)
+    for s in range(ns):
+        rows = np.flatnonzero(slot == s)
+        P = gh[rows].sum(0); sp_ = _score(P, K, lam, mcw, kind)
+        for f in range(F):
+            x = X[rows, f]; miss = np.isnan(x)
+            vals = np.unique(x[~miss])
+            cands = [(v, False) for v in vals[1:]] + [(v, True) for v in vals[1:]]
+            if miss.any(): cands += [(np.inf, False), (-np.inf, True)]
+            for thr, dl in cands:
+                left = np.where(miss, dl, x < thr)
+                if left.all() or not left.any(): continue
+                L = gh[rows[left]].sum(0); R = P - L
+                if min_label and (np.any(L[K:] < mcw) or np.any(R[K:] < mcw)): continue
+                g = _score(L, K, lam, mcw, kind) + _score(R, K, lam, mcw, kind) - sp_
+                out[f, s] = max(out[f, s], g)
+    return out
+
+
 def _check_split_kernels(kind, sparse, K):
     X, _ = _toy(n=60, F=3, K=3, seed=kind, zeros=0.3, nans=0.15)
     rng = np.random.default_rng(kind)
@@ -61,12 +82,15 @@ def _check_split_kernels(kind, sparse, K):
     feats = np.arange(3, dtype=np.int64)
     Xk = sp.csr_matrix(X) if sparse else X
     naive = _naive_best(X, gh, slot, ns, 1.0, 0.2, kind, False)
-    sc = _Split(1.0, 0.2, kind, False)
     for method in ("exact", "hist"):
-        lv, out = _level(feats, gh, slot, sums, counts, score_p)
-        if method == "exact": _exact_splits(_columns(Xk), lv, sc, out)
-        else: _hist_splits(_bin_features(Xk, 256), lv, sc, out)
-        np.testing.assert_allclose(out.gain, naive, rtol=1e-9, atol=1e-12, err_msg=method)
+        out = [np.full((3, ns), -np.inf), np.zeros((3, ns)), np.zeros((3, ns), np.int8)]
+        if method == "exact":
+            _exact_splits(*_columns(Xk), feats, gh, slot, sums, counts, score_p, 1.0, 0.2, kind, False, *out)
+        else:
+            bins, *rest = _bin_features(Xk, 256)
+            _hist_splits(bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest, feats, gh, slot, sums,
+                         counts, score_p, 1.0, 0.2, kind, False, *out)
+        np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=method)
 
 
 @pytest.mark.parametrize("kind", range(6))
@@ -80,6 +104,15 @@ def test_split_kernels_against_naive(kind, sparse):
 def test_split_kernels_flush_full_candidate_buffers(kind, sparse):
     "With 2048 labels the candidate buffer holds 16 candidates, so every feature flushes it several times."
     _check_split_kernels(kind, sparse, K=2048)
+
+
+def _leaf(m, x, t):
+    "Leaf reached by row x in tree t (slow Python walk)."
+    v = m.tree_ptr_[t]
+    while m.feature_[v] >= 0:
+        xv = x[m.feature_[v]]
+        v = (m.left_[v] if m.default_left_[v] == 1 else m.right_[v]) if np.isnan(xv) else (m.left_[v] if xv < m.threshold_[v] else m.right_[v])
+    return v
 
 
 def test_predict_kernel_against_naive():
