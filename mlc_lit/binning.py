@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .core import kernel
-from .losses import _complete_head, newton_step, packed_index
+from .losses import _complete_head
 
 # %% auto #0
 __all__ = ['pack_upper', 'unpack_upper', 'bins_per_sign', 'binned_head', 'binning_workspace', 'binned_complete_head',
@@ -34,7 +34,9 @@ def unpack_upper(v: np.ndarray, n: int) -> np.ndarray:
 @kernel(fastmath=False, inline=True)
 def _criteria(g, H, l2, out):
     "Criterion c_k = -g_k / (h_kk + l2) of each label (eq. 11) from packed `H`; 0 where h_kk + l2 <= 0."
-    for k in range(g.shape[0]): out[k] = newton_step(g[k], H[packed_index(k, k)], l2)
+    for k in range(g.shape[0]):
+        d = H[k + k * (k + 1) // 2] + l2
+        out[k] = -g[k] / d if d > 0.0 else 0.0
 
 # %% ../nbs/02_label_binning.ipynb #50859cde
 @kernel(inline=True)
@@ -96,14 +98,15 @@ def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin):
     for j in range(g.shape[0]):
         q = bin_of[j]
         if q < 0: continue
-        col, qq = packed_index(0, j), packed_index(q, q)
+        col, qq = j * (j + 1) // 2, q + q * (q + 1) // 2
         g_bin[q] += g[j]
         H_bin[qq] += H[col + j]
         if g.shape[0] < _SCATTER_FROM:      # short columns: add each entry where it belongs
             for i in range(j):
                 b = bin_of[i]
                 if b < 0: continue
-                if b != q: H_bin[packed_index(b, q)] += H[col + i]
+                if b < q: H_bin[b + q * (q + 1) // 2] += H[col + i]
+                elif b > q: H_bin[q + b * (b + 1) // 2] += H[col + i]
                 elif exact: H_bin[qq] += 2.0 * H[col + i]
             continue
         acc[:2 * W] = 0.0                   # long columns: sum per bin first, without a branch
@@ -114,10 +117,10 @@ def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin):
             i += 2
         if i < j:
             b = bin_of[i]; acc[b if b >= 0 else n_bins] += H[col + i]
-        for b in range(q): H_bin[packed_index(b, q)] += acc[b] + acc[W + b]
+        for b in range(q): H_bin[b + q * (q + 1) // 2] += acc[b] + acc[W + b]
         if exact: H_bin[qq] += 2.0 * (acc[q] + acc[W + q])
-        for b in range(q + 1, n_bins): H_bin[packed_index(q, b)] += acc[b] + acc[W + b]
-    for b in range(n_bins): H_bin[packed_index(b, b)] += l2 * counts[b]
+        for b in range(q + 1, n_bins): H_bin[q + b * (b + 1) // 2] += acc[b] + acc[W + b]
+    for b in range(n_bins): H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
 
 # %% ../nbs/02_label_binning.ipynb #c5de7884
 @kernel(inline=True)

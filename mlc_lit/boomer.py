@@ -25,10 +25,9 @@ from .binning import _check_binning, binned_head_row, binning_rows
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
                           check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
                           specialize)
-from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED,
-                            LOSS_LOGISTIC_EXAMPLE_WISE, LOSSES, _complete_head, _decomposable_head, _loss_row,
-                            _loss_value_row, decomposable_quality, mean_loss, newton_quality, newton_step, packed_index,
-                            packed_layout, single_label_quality)
+from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
+                            _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
+                            mean_loss, single_label_quality)
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
@@ -116,8 +115,6 @@ def _clock_cost(reps):
     return acc / reps
 
 # %% ../nbs/01a_boomer.ipynb #24185933
-OP_LE, OP_GT, OP_EQ, OP_NE = 0, 1, 2, 3     # a condition's operator: <=, >, = and != (text in `_OPS`)
-
 @kernel()
 def _accumulate(acc, stats, i, wi, cols, all_cols):
     "acc += wi * stats[i] (all columns, or only the columns in `cols`)."
@@ -172,17 +169,17 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
             if covered[i] != level or w[i] == 0: continue
             v = val[k]
             if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
-                _offer(suf, cnt_g, last, OP_EQ, mode, K, label, l2, scores, work, best, best_v, tim)
-                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, K, label, l2, scores, work, best, best_v, tim)
+                _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
+                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
                 suf[:] = 0.0; cnt_g = 0
             _accumulate(suf, stats, i, float(w[i]), cols, all_cols); _accumulate(pre, stats, i, float(w[i]), cols, all_cols)
             cnt_g += w[i]; cnt_all += w[i]; last = v
         if cnt_g > 0:
-            _offer(suf, cnt_g, last, OP_EQ, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, OP_NE, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
         if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, OP_EQ, mode, K, label, l2, scores, work, best, best_v, tim)
-            _offer(pre, cnt_all, 0.0, OP_NE, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, best, best_v, tim)
         return
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative values
     for k in range(ptr[f], pos_start[f]):
@@ -191,8 +188,8 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
         v = val[k]
         if cnt_neg > 0 and v > last_neg:
             thr = 0.5 * (last_neg + v)
-            _offer(pre, cnt_neg, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
         _accumulate(pre, stats, i, float(w[i]), cols, all_cols); cnt_neg += w[i]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
@@ -201,33 +198,20 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
         v = val[k]
         if cnt_pos > 0 and v < first_pos:
             thr = 0.5 * (v + first_pos)
-            _offer(suf, cnt_pos, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
         _accumulate(suf, stats, i, float(w[i]), cols, all_cols); cnt_pos += w[i]; first_pos = v
     cnt_zero = cnt_f - cnt_neg - cnt_pos
     if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
         thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
+        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
     if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
         thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, OP_GT, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, OP_LE, mode, K, label, l2, scores, work, best, best_v, tim)
+        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #0264d99d
-@kernel(inline=True)
-def _better(b, g, h, cnt, thr, op, l2):
-    "The better of the best split so far, `b` = (quality, thr, op, g, h, count), and the candidate (g, h) on `cnt` examples."
-    q = newton_quality(g, h, l2)
-    if q < b[0]: return (q, thr, op, g, h, cnt)
-    return b
-
-@kernel(inline=True)
-def _offer_pair(b, g, h, cnt, tot_g, tot_h, cnt_f, thr, op, l2):
-    "Offer both sides of a threshold: the swept side (g, h, cnt) with `op`, then the rest of the total with the other op."
-    b = _better(b, g, h, cnt, thr, op, l2)
-    return _better(b, tot_g - g, tot_h - h, cnt_f - cnt, thr, 1 - op, l2)
-
 @kernel()
 def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
                            tot_g, tot_h, cnt_total, label, l2, best, best_v, tim):
@@ -240,39 +224,56 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
             tot_g -= w[i] * stats[i, cg]; tot_h -= w[i] * stats[i, ch]; cnt_f -= w[i]
-    b = (best[0], 0.0, -1, 0.0, 0.0, 0); n_pos = 0
+    bq = best[0]; bthr = 0.0; bop = -1; bg = 0.0; bh = 0.0; bc = 0; n_pos = 0
     pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
-    for k in range(ptr[f], pos_start[f]):                # upwards through the negative values
+    for k in range(ptr[f], pos_start[f]):
         i = row[k]
         if covered[i] != level or w[i] == 0: continue
         v = val[k]
         if cnt_neg > 0 and v > last_neg:
             n_pos += 1
-            b = _offer_pair(b, pg, ph, cnt_neg, tot_g, tot_h, cnt_f, 0.5 * (last_neg + v), OP_LE, l2)
+            q = -0.5 * pg * pg / (ph + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 0, pg, ph, cnt_neg
+            rg = tot_g - pg; rh = tot_h - ph
+            q = -0.5 * rg * rg / (rh + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 1, rg, rh, cnt_f - cnt_neg
         wi = w[i]
         pg += wi * stats[i, cg]; ph += wi * stats[i, ch]; cnt_neg += wi; last_neg = v
     sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
-    for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):   # downwards through the positive values
+    for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
         i = row[k]
         if covered[i] != level or w[i] == 0: continue
         v = val[k]
         if cnt_pos > 0 and v < first_pos:
             n_pos += 1
-            b = _offer_pair(b, sg, sh, cnt_pos, tot_g, tot_h, cnt_f, 0.5 * (v + first_pos), OP_GT, l2)
+            q = -0.5 * sg * sg / (sh + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 1, sg, sh, cnt_pos
+            rg = tot_g - sg; rh = tot_h - sh
+            q = -0.5 * rg * rg / (rh + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 0, rg, rh, cnt_f - cnt_pos
         wi = w[i]
         sg += wi * stats[i, cg]; sh += wi * stats[i, ch]; cnt_pos += wi; first_pos = v
     cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):   # between the negatives and what follows
+    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):
         n_pos += 1
         thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        b = _offer_pair(b, pg, ph, cnt_neg, tot_g, tot_h, cnt_f, thr, OP_LE, l2)
-    if cnt_pos > 0 and cnt_zero > 0:                    # between the zeros and the positives
+        q = -0.5 * pg * pg / (ph + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, pg, ph, cnt_neg
+        rg = tot_g - pg; rh = tot_h - ph
+        q = -0.5 * rg * rg / (rh + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, rg, rh, cnt_f - cnt_neg
+    if cnt_pos > 0 and cnt_zero > 0:
         n_pos += 1
-        b = _offer_pair(b, sg, sh, cnt_pos, tot_g, tot_h, cnt_f, 0.5 * first_pos, OP_GT, l2)
+        thr = 0.5 * first_pos
+        q = -0.5 * sg * sg / (sh + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, sg, sh, cnt_pos
+        rg = tot_g - sg; rh = tot_h - sh
+        q = -0.5 * rg * rg / (rh + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, rg, rh, cnt_f - cnt_pos
     if tim is not None: tim[4] += 2.0 * n_pos
-    if b[2] >= 0:
-        best[0], best[1], best[2], best[3], best[4] = b[0], b[1], b[2], label, b[5]
-        best_v[0], best_v[1] = b[3], b[4]
+    if bop >= 0:
+        best[0], best[1], best[2], best[3], best[4] = bq, bthr, bop, label, bc
+        best_v[0], best_v[1] = bg, bh
 
 # %% ../nbs/01a_boomer.ipynb #e1242c75
 @kernel()
@@ -317,9 +318,9 @@ def _sample_instances(state, mode, sample_size, w, perm):
 # %% ../nbs/01a_boomer.ipynb #7e12738c
 @kernel()
 def _cond_holds(v, thr, op):
-    if op == OP_LE: return v <= thr
-    if op == OP_GT: return v > thr
-    if op == OP_EQ: return v == thr
+    if op == 0: return v <= thr
+    if op == 1: return v > thr
+    if op == 2: return v == thr
     return v != thr
 
 @kernel()
@@ -339,7 +340,7 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
-    if HEAD_MODE == HEAD_DECOMPOSABLE: _decomposable_head(g[:K], g[K:], l2, head)
+    if HEAD_MODE == 0: _decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
@@ -356,7 +357,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`)."""
     mode = HEAD_MODE
     n, W = stats.shape
-    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
+    single = mode == 1 or mode == 3
     _sample_instances(state, sampling, sample_size, w, perm_n)
     covered[:] = 0
     t = _clock() if tim is not None else 0.0
@@ -383,7 +384,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             elif single and label == -1 and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
-                    ch = K + (k if mode == HEAD_SINGLE else packed_index(k, k))
+                    ch = K + k if mode == 1 else K + k * (k + 3) // 2
                     _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, k, ch, w,
                                            covered, depth, total[k], total[ch], cnt, k, l2, slot_best[s], slot_buf[s, 0, :2],
                                            row_t)
@@ -411,7 +412,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         depth += 1; rule_q = best_q; cnt = int(slot_best[best_s, 4])
         if single and label < 0:                     # freeze the label: keep only its two columns
             label = int(slot_best[best_s, 3])
-            cols[0] = label; cols[1] = K + (label if mode == HEAD_SINGLE else packed_index(label, label))
+            cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
             total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
             nc = 2
         else:
@@ -426,14 +427,15 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             rows_buf[m] = i; m += 1
             for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
-    if mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:   # (not `single`: Numba prunes a branch on `mode` itself)
+    if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
+        d = tmp_full[cols[1]] + l2
         head[:] = 0.0
-        head[label] = newton_step(tmp_full[label], tmp_full[cols[1]], l2, shrinkage)
+        head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
     else:
-        if mode == HEAD_DECOMPOSABLE: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
+        if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
-    one_label = single and mode == HEAD_SINGLE and loss != LOSS_LOGISTIC_EXAMPLE_WISE   # only `label` changes
+    one_label = single and mode == 1 and loss != 1   # label-wise loss, diagonal layout: only `label` changes
     for r in range(m):                               # update scores and statistics of the covered examples
         i = rows_buf[r]
         if one_label:
@@ -453,8 +455,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
 def _grow_rule_kernel(mode: int, parallel: bool):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs."""
-    complete = {HEAD_SINGLE: HEAD_DECOMPOSABLE, HEAD_SINGLE_PACKED: HEAD_COMPLETE}.get(mode, mode)   # of all labels
-    head = kernel()(specialize(_default_head_impl, HEAD_MODE=complete))
+    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode))
 
 # %% ../nbs/01a_boomer.ipynb #6c8ed8b7
@@ -525,10 +526,9 @@ def _format_rules(m, feature_names, label_names, value_names=None, decimals=2):
     return out
 
 # %% ../nbs/01a_boomer.ipynb #148b4a1f
-_HEAD_MODES = {("logistic_label_wise", "single"): HEAD_SINGLE, ("logistic_label_wise", "complete"): HEAD_DECOMPOSABLE,
-               ("squared_error_label_wise", "single"): HEAD_SINGLE,
-               ("squared_error_label_wise", "complete"): HEAD_DECOMPOSABLE,
-               ("logistic_example_wise", "single"): HEAD_SINGLE_PACKED, ("logistic_example_wise", "complete"): HEAD_COMPLETE}
+_HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "complete"): 0,
+               ("squared_error_label_wise", "single"): 1, ("squared_error_label_wise", "complete"): 0,
+               ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2}
 _SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
 
 class BoomerClassifier(MultiLabelClassifier):
@@ -784,7 +784,7 @@ def _kernel_config(est, F, K):
     sampling = {"bootstrap": 1, "subsample": 2, None: 0}[est.instance_sampling]
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
-    if est.label_binning == "equal_width" and mode == HEAD_COMPLETE: mode = HEAD_BINNED   # label bins (paper 2)
+    if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
     return dict(loss=LOSSES[est.loss], mode=mode, sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
 
@@ -792,7 +792,7 @@ def _kernel_config(est, F, K):
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False, monitor=None):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
-    W = K + (K * (K + 1) // 2 if packed_layout(loss) else K)
+    W = K + (K * (K + 1) // 2 if mode >= 2 else K)
     check_memory(8.0 * n * (W + K) + 40.0 * (X.nnz if sp.issparse(X) else n * F),
                  f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values)",
                  "A label-wise loss stores K Hessian values per example instead of K(K+1)/2; label binning speeds up the solve but stores as many.")
@@ -801,7 +801,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=Fal
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
-    if mode == HEAD_BINNED: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
+    if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
     g = stats.sum(axis=0)                               # the default rule: complete head on all examples
     default_head, grow = _grow_rule_kernel(mode, n_threads(est.n_jobs) > 1)
     default_head(g, K, -1, float(est.l2), work[0], head)

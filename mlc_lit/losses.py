@@ -75,7 +75,7 @@ def _example_wise_logistic_row(y, s, g, hp):
         if z > top: top, top_k = z, k
     for k in range(K): g[k] = -(2.0 * y[k] - 1.0) * g[k] / total     # g_k = -ỹ_k p_k
     for j in range(K):
-        c = packed_index(0, j)
+        c = j * (j + 1) // 2
         for i in range(j): hp[c + i] = -g[i] * g[j]                   # h_ij = -ỹ_i ỹ_j p_i p_j
         p = abs(g[j])
         if j == top_k and p > 0.5:                                    # 1 - p_j summed, not subtracted
