@@ -10,18 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import mlc_lit.mlxgb
 import mlc_lit.xdcc
 from mlc_lit.xdcc import MLXGBClassifier, XDCCClassifier, SPLITS
-
-SMALL = dict(n_estimators=4, max_depth=3)
-
-
-def _toy(n=120, F=4, K=3, seed=0, zeros=0.0, nans=0.0, grid=True):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 64, (n, F)) / 8.0 if grid else rng.normal(size=(n, F))
-    if zeros: X[rng.random((n, F)) < zeros] = 0.0
-    if nans: X[rng.random((n, F)) < nans] = np.nan
-    Y = (rng.random((n, K)) < 0.35).astype(int)
-    Y[:, 0] |= np.nan_to_num(X[:, 0]) > 4 if grid else np.nan_to_num(X[:, 0]) > 0.3
-    return X, Y
+from test_mlxgb import SMALL, _toy      # the trees' toy problem and small forest, shared with the chain's tests
 
 
 def test_trees_are_re_exported():
