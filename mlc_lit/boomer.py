@@ -27,7 +27,7 @@ from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClas
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
                             _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
-                            mean_loss, single_label_quality)
+                            mean_loss, packed_layout, single_label_quality)
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
@@ -792,7 +792,7 @@ def _kernel_config(est, F, K):
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False, monitor=None):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
-    W = K + (K * (K + 1) // 2 if mode >= 2 else K)
+    W = K + (K * (K + 1) // 2 if packed_layout(loss) else K)
     check_memory(8.0 * n * (W + K) + 40.0 * (X.nnz if sp.issparse(X) else n * F),
                  f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values)",
                  "A label-wise loss stores K Hessian values per example instead of K(K+1)/2; label binning speeds up the solve but stores as many.")
