@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -88,6 +90,21 @@ def _real_task(path: str, seed: int):
 # %% ../nbs/07_cli.ipynb #c7271b2b
 def _print_now(*args): print(*args, flush=True)
 
+class _ToOut(logging.Handler):
+    "Hands the `mlc_lit` logger's messages (a kernel compiling, still compiling, compiled) to the demo's output."
+    def __init__(self, out): super().__init__(logging.INFO); self.out = out
+    def emit(self, record): self.out(f"    {record.getMessage()}")
+
+@contextmanager
+def _notices_to(out):
+    "Within the block, the `mlc_lit` logger's INFO messages go to `out` as well."
+    log, handler = logging.getLogger("mlc_lit"), _ToOut(out)
+    level = log.level
+    log.addHandler(handler)
+    if log.getEffectiveLevel() > logging.INFO: log.setLevel(logging.INFO)
+    try: yield
+    finally: log.removeHandler(handler); log.setLevel(level)
+
 def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now) -> list[dict]:
     "The main job: every available estimator on the synthetic sets (or on `data`), a line as each starts and ends; returns the rows."
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
@@ -100,7 +117,7 @@ def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now) 
         task_rows = []
         for label, est in demo_estimators(seed):
             out(f"  {label}: fitting ...")
-            r = evaluate(label, est, Xtr, Ytr, Xte, Yte)
+            with _notices_to(out): r = evaluate(label, est, Xtr, Ytr, Xte, Yte)   # a long compilation says so as it goes
             out(f"  {label}: fit {r['fit_s']:.2f} s" + (f" + {r['compile_s']:.1f} s compiling (once per machine)" if r["compile_s"] > 0.5 else ""))
             task_rows.append(dict(data=name, **r))
         if bayes is not None:

@@ -166,42 +166,58 @@ def compile_seconds() -> float:
 
 # %% ../nbs/00_core.ipynb #ec250570
 class _Notice:
-    "Says once, after `after` seconds of compiling inside a block, that `what` is compiling; then how long it took."
-    def __init__(self, what: str, verbose: int, after: float):
-        self.what, self.verbose, self.after, self.said, self.timer, self.total = what, verbose, after, False, None, 0.0
+    """Says, once `after` seconds of compiling have passed inside a block, that `what` is compiling; then, every `every`
+    seconds while a compilation goes on, how long so far (a watcher thread, started by the block's first compilation)."""
+    def __init__(self, what: str, verbose: int, after: float, every: float = 4.0):
+        self.what, self.verbose, self.after, self.every = what, verbose, after, every
+        self.said, self.total, self.since, self.last = False, 0.0, None, 0.0
+        self.lock, self.done, self.watcher = threading.Lock(), threading.Event(), None
 
     def _say(self, msg):
         logger.info(msg)
         if self.verbose: print(f"[mlc_lit] {msg}", file=sys.stderr, flush=True)
 
-    def started(self):
-        if self.said or self.timer is not None: return
-        self.timer = threading.Timer(self.after, self._first)
-        self.timer.daemon = True
-        self.timer.start()
+    def _speak(self, now):
+        "Under `lock`: the first notice once `after` compile seconds have passed, then a word every `every` seconds."
+        since = self.since
+        elapsed = self.total + (now - since if since is not None else 0.0)
+        if not self.said and elapsed >= self.after:
+            self.said, self.last = True, now
+            self._say(f"{self.what}: compiling its Numba kernels for this configuration; this happens once per "
+                      "machine (they are cached on disk), later fits start at once.")
+        elif self.said and since is not None and now - self.last >= self.every:
+            self.last = now
+            self._say(f"{self.what}: still compiling ({elapsed:.0f} s so far).")
 
-    def _first(self):
-        self.said = True
-        self._say(f"{self.what}: compiling its Numba kernels for this configuration; this happens once per "
-                  "machine (they are cached on disk), later fits start at once.")
+    def _watch(self):
+        while not self.done.wait(0.1):
+            with self.lock: self._speak(time.perf_counter())
+
+    def started(self):
+        with self.lock: self.since = time.perf_counter()
+        if self.watcher is None:
+            self.watcher = threading.Thread(target=self._watch, name="mlc_lit-compile-notice", daemon=True)
+            self.watcher.start()
 
     def stopped(self, dt):
-        self.total += dt
-        if self.timer is not None and not self.said: self.timer.cancel(); self.timer = None
+        with self.lock:
+            self.total, self.since = self.total + dt, None
+            self._speak(time.perf_counter())         # a compilation shorter than the watcher's tick still counts
 
 @contextmanager
-def compile_notice(what: str, verbose: int = 0, after: float = 1.0):
-    """Within the block, a compilation of kernels that runs longer than `after` seconds is announced once, through
-    the `mlc_lit` logger (and on stderr when `verbose`); the block's compile seconds are logged at its end."""
+def compile_notice(what: str, verbose: int = 0, after: float = 1.0, every: float = 4.0):
+    """Within the block, a compilation of kernels that runs longer than `after` seconds is announced through the
+    `mlc_lit` logger (and on stderr when `verbose`), with a word every `every` seconds while it goes on; the
+    block's compile seconds are logged at its end."""
     with _watch._lock:
-        outer, notice = _watch.notice, _Notice(what, verbose, after)
+        outer, notice = _watch.notice, _Notice(what, verbose, after, every)
         if outer is None: _watch.notice = notice
     if outer is not None:                               # nested (a chain fitting trees, a fold in a thread): the outer block speaks
         yield outer; return
     try: yield notice
     finally:
         _watch.notice = None
-        if notice.timer is not None: notice.timer.cancel()
+        notice.done.set()
         if notice.said: notice._say(f"{what}: compiled in {notice.total:.1f} s.")
 
 # %% ../nbs/00_core.ipynb #1a61913c
