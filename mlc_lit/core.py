@@ -184,7 +184,7 @@ class _Notice:
         if not self.said and elapsed >= self.after:
             self.said, self.last = True, now
             self._say(f"{self.what}: compiling its Numba kernels for this configuration; this happens once per "
-                      "machine (they are cached on disk), later fits start at once.")
+                      "machine (they are cached on disk), later calls start at once.")
         elif self.said and since is not None and now - self.last >= self.every:
             self.last = now
             self._say(f"{self.what}: still compiling ({elapsed:.0f} s so far).")
