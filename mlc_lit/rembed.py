@@ -828,7 +828,8 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
     random_state : int, RandomState or None, default=None
         Seeds the draw of candidates, the split and the candidates' own random_state.
     n_jobs : int or None, default=None
-        Candidates evaluated in parallel (threads); the result does not depend on it.
+        Candidates evaluated in parallel (threads); the result does not depend on it. Unused for Dask input
+        (each candidate's fit uses the scheduler's workers).
     verbose : int, default=0
         Print one line per candidate when > 0.
 
