@@ -84,11 +84,11 @@ def test_bad_dask_input(problem):
 
 def test_local_cluster_search_equals_in_memory(problem):
     X, Y = problem
-    kw = dict(n_iter=3, random_state=5)
+    kw = dict(n_iter=2, random_state=5)
     mem = RandomizedEmbeddingCV(SPACE, **kw).fit(X, Y)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
-        dsk = RandomizedEmbeddingCV(SPACE, **kw).fit(*_dask(X, Y, 120))
-        labels = dsk.predict(da.from_array(X, chunks=(120, 120), asarray=False)).compute()
+        dsk = RandomizedEmbeddingCV(SPACE, **kw).fit(*_dask(X, Y, 250))
+        labels = dsk.predict(da.from_array(X, chunks=(250, 120), asarray=False)).compute()
     _assert_same_search(dsk, mem)
     np.testing.assert_array_equal(labels, mem.predict(X))
