@@ -828,7 +828,8 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
     random_state : int, RandomState or None, default=None
         Seeds the draw of candidates, the split and the candidates' own random_state.
     n_jobs : int or None, default=None
-        Candidates evaluated in parallel (threads); the result does not depend on it.
+        Candidates evaluated in parallel (threads); the result does not depend on it. Unused for Dask input
+        (each candidate's fit uses the scheduler's workers).
     verbose : int, default=0
         Print one line per candidate when > 0.
 
@@ -868,6 +869,22 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
     def _predict_proba(self, X): return _refitted(self)._predict_proba(X)
     def _decision_function(self, X): return _refitted(self)._decision_function(X)
 
+    # Dask input: the search runs chunk-wise in `mlc_lit.scale` (`fit_search`), prediction goes to the refitted model
+    def fit(self, X, Y):
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
+            from mlc_lit.scale import fit_search; return fit_search(self, X, Y)
+        return super().fit(X, Y)
+
+    def predict(self, X): return _search_or(self, "predict", X)
+    def predict_proba(self, X): return _search_or(self, "predict_proba", X)
+    def decision_function(self, X): return _search_or(self, "decision_function", X)
+    def predict_top_k(self, X, k, *, return_scores=False): return _search_or(self, "predict_top_k", X, k, return_scores=return_scores)
+
+def _search_or(search: RandomizedEmbeddingCV, name: str, X, *args, **kwargs):
+    "The refitted model's `name` for a Dask `X` (a Dask array), else the in-memory method of the base class."
+    if hasattr(X, "__dask_graph__"): return getattr(_refitted(search), name)(X, *args, **kwargs)
+    return getattr(super(RandomizedEmbeddingCV, search), name)(X, *args, **kwargs)
+
 # %% ../nbs/05_rembed.ipynb #2b171588
 def _search_splits(search: RandomizedEmbeddingCV, X, Y, seed) -> list:
     "The (train, test) index pairs: one seeded hold-out, a shuffled k-fold, or the given `cv`."
@@ -903,27 +920,36 @@ def _search_candidates(search: RandomizedEmbeddingCV, n_labels: int, seed) -> li
     return out
 
 # %% ../nbs/05_rembed.ipynb #58202f0e
+def _candidate(search: RandomizedEmbeddingCV, params, seed, n_jobs, defaults=None) -> RandomizedEmbeddingClassifier:
+    "One candidate's classifier: `defaults`, overridden by `fixed_params`, overridden by the drawn `params`; seeded."
+    return RandomizedEmbeddingClassifier(**{**(defaults or {}), **(search.fixed_params or {}), **params,
+                                            "random_state": seed, "n_jobs": n_jobs})
+
 def _evaluate_candidate(search: RandomizedEmbeddingCV, params, X, Y, splits, seed, n_jobs_each):
     "Fit one candidate on every split: its test scores and fit times."
     scorer = search.scoring if callable(search.scoring) else _SCORINGS[search.scoring][0]
     scores, times = [], []
     for tr, te in splits:
-        est = RandomizedEmbeddingClassifier(**{**(search.fixed_params or {}), **params, "random_state": seed, "n_jobs": n_jobs_each})
+        est = _candidate(search, params, seed, n_jobs_each)
         t0 = _time.perf_counter(); est.fit(X[tr], Y[tr]); times.append(_time.perf_counter() - t0)
         scores.append(float(scorer(est, X[te], Y[te])))
     return scores, times
 
-def _search_fit(search: RandomizedEmbeddingCV, X, Y):
-    "Evaluate the candidates in rounds within the time budget, store the results, refit the best."
+def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=None):
+    """Evaluate the candidates in rounds within the time budget, store the results, refit the best.
+    `evaluate(params, splits, seed)` -> (scores, fit times) replaces the in-memory `_evaluate_candidate` (then the
+    candidates run one after another); `defaults` are parameters under `fixed_params` (see `_candidate`)."""
     seeds = spawn_seeds(search.random_state, 3)
     splits, cands = _search_splits(search, X, Y, seeds[0]), _search_candidates(search, Y.shape[1], seeds[1])
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
-    workers = 1 if search.n_jobs in (None, 1) else n_threads(search.n_jobs)
+    n_jobs = search.n_jobs if evaluate is None else 1
+    workers = 1 if n_jobs in (None, 1) else n_threads(n_jobs)
     n_jobs_each = None if workers == 1 else 1
+    if evaluate is None: evaluate = lambda p, splits, seed: _evaluate_candidate(search, p, X, Y, splits, seed, n_jobs_each)
     step = len(cands) if search.time_budget is None else workers
     t0, results = _time.perf_counter(), []
     for s in range(0, len(cands), step):
-        results += parallel_map(lambda p: _evaluate_candidate(search, p, X, Y, splits, est_seed, n_jobs_each), cands[s:s + step], n_jobs=search.n_jobs)
+        results += parallel_map(lambda p: evaluate(p, splits, est_seed), cands[s:s + step], n_jobs=n_jobs)
         if search.verbose:
             for i in range(s, len(results)): print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
         if search.time_budget is not None and _time.perf_counter() - t0 >= search.time_budget and len(results) < len(cands):
@@ -934,8 +960,7 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y):
             break
     _store_search_results(search, cands[:len(results)], results, splits)
     if search.refit:
-        search.best_estimator_ = RandomizedEmbeddingClassifier(**{**(search.fixed_params or {}), **search.best_params_,
-                                                                "random_state": est_seed, "n_jobs": search.n_jobs}).fit(X, Y)
+        search.best_estimator_ = _candidate(search, search.best_params_, est_seed, search.n_jobs, defaults).fit(X, Y)
     return search
 
 # %% ../nbs/05_rembed.ipynb #46a013b1

@@ -21,7 +21,7 @@ from .metrics import _check_k
 
 # %% auto #0
 __all__ = ['is_dask', 'fit_randomized_embedding', 'decision_function', 'predict_proba', 'predict', 'predict_top_k',
-           'fit_pairwise', 'predict_pairwise']
+           'fit_pairwise', 'predict_pairwise', 'fit_search']
 
 # %% ../nbs/08_scale.ipynb #6314438f
 def is_dask(*arrays) -> bool:
@@ -452,3 +452,76 @@ def predict_pairwise(est, X):
     X = _check_predict_X(est, X)
     W = dask.delayed(est.coef_, pure=True)
     return _map_rows(_pairwise_chunk, X, est.n_labels_, np.int8, W, est.voting).astype(est._y_dtype)
+
+# %% ../nbs/08_scale.ipynb #21b3e668
+def _take_rows(A, rows):
+    """Rows `rows` (sorted global indices) of the Dask array A (one column chunk), chunk by chunk: each chunk keeps
+    its own rows among them, in order (`da.concatenate` then drops the chunks that keep none)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    bounds = np.concatenate([[0], np.cumsum(A.chunks[0])]).astype(np.int64)
+    cut = np.searchsorted(rows, bounds)
+    parts = [dask.delayed(_rows_of, pure=True)(a, rows[cut[i]:cut[i + 1]] - bounds[i])
+             for i, a in enumerate(A.to_delayed()[:, 0])]
+    return da.concatenate([da.from_delayed(p, shape=(int(cut[i + 1] - cut[i]), A.shape[1]), dtype=A.dtype, meta=A._meta)
+                           for i, p in enumerate(parts)], axis=0)
+
+def _rows_of(chunk, local):
+    "The rows `local` of one chunk (dense or CSR)."
+    return chunk[local]
+
+# %% ../nbs/08_scale.ipynb #771b06f0
+import time
+
+from mlc_lit import metrics as _mt
+
+_RANKED = {"precision@1": (_mt._precision_at_k_rows, 1), "precision@3": (_mt._precision_at_k_rows, 3),
+           "precision@5": (_mt._precision_at_k_rows, 5), "ndcg@3": (_mt._ndcg_at_k_rows, 3)}
+_PER_ROW = {"hamming": _mt._hamming_rows, "subset01": _mt._subset_rows, "example_f1": _mt._example_f1_rows}
+_COUNTED = {"macro_f1": "macro", "micro_f1": "micro"}
+
+def _score_part(Pc, Yc, name: str, k):
+    """A chunk's part of the held-out metric `name` from its predictions Pc (top-k indices or 0/1 labels) and labels Yc:
+    (Σ per-example values, rows), or the per-label counts (correct, predicted, true) for the F1 averages."""
+    if name in _COUNTED:
+        if Pc.shape[0] == 0: return tuple(np.zeros(Yc.shape[1], dtype=np.int64) for _ in range(3))
+        return _mt._label_counts(Yc, Pc)
+    if Pc.shape[0] == 0: return 0.0, 0
+    vals = _RANKED[name][0](Yc, top_k=Pc, k=k) if name in _RANKED else _PER_ROW[name](Yc, Pc)
+    return float(vals.sum()), len(vals)
+
+def _holdout_score(search, est, X, Y) -> float:
+    "`search.scoring` of the fitted candidate `est` on the Dask rows (X, Y), reduced from the chunks' parts."
+    if callable(search.scoring): return float(search.scoring(est, X, Y))
+    name = search.scoring
+    k = min(_RANKED[name][1], Y.shape[1]) if name in _RANKED else None
+    P = est.predict_top_k(X, k) if k else est.predict(X)
+    part = _pass(_score_part, P, Y, name, k)
+    if name in _COUNTED: return float(_mt._f1_from_counts(*part, _COUNTED[name], 0.0))
+    return part[0] / part[1]
+
+# %% ../nbs/08_scale.ipynb #8ef2f57d
+def fit_search(search, X, Y):
+    """Fit `search` (a `RandomizedEmbeddingCV`) on Dask arrays `X` (n, d) and `Y` (n, K) 0/1: the in-memory search's
+    splits and candidates, each candidate fitted and scored chunk by chunk, the best refitted on all rows. Called by
+    `search.fit` for Dask input."""
+    search._validate_params()
+    X, Y = _check_dask_X_Y(_as_dask(X, Y.chunks[0]) if is_dask(Y) else X, _as_dask(Y, X.chunks[0]) if is_dask(X) else Y)
+    space = search.param_distributions or {}
+    lbfgs_free = "optimizer" not in space and "optimizer" not in (search.fixed_params or {})
+    defaults = {"optimizer": "sgd"} if lbfgs_free else None
+    parts = {}                                   # the Dask rows of each split, built once
+
+    def evaluate(params, splits, seed):
+        scores, times = [], []
+        for i, (tr, te) in enumerate(splits):
+            if i not in parts: parts[i] = [_take_rows(A, np.sort(ix)) for ix in (tr, te) for A in (X, Y)]
+            Xtr, Ytr, Xte, Yte = parts[i]
+            est = _re._candidate(search, params, seed, None, defaults)
+            t0 = time.perf_counter(); est.fit(Xtr, Ytr); times.append(time.perf_counter() - t0)
+            scores.append(_holdout_score(search, est, Xte, Yte))
+        return scores, times
+
+    _re._search_fit(search, X, Y, evaluate=evaluate, defaults=defaults)
+    search.classes_, search.n_labels_, search.target_type_, search._y_dtype = np.arange(Y.shape[1]), Y.shape[1], "multilabel-indicator", Y.dtype
+    search.n_features_in_ = X.shape[1]
+    return search

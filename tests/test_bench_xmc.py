@@ -38,3 +38,12 @@ def test_suite_is_registered_and_refuses_threads(tmp_path):
     assert "xmc" in SUITES and SUITES["xmc"].data_may_be_file
     with pytest.raises(ValueError, match="one thread"): run(str(tmp_path), threads=(2,))
     with pytest.raises(ValueError, match="does not exist"): run_suite("xmc", str(tmp_path / "missing.txt"))
+
+
+def test_lshtc_shaped_split_is_seeded_and_disjoint():
+    X, Y, Xt, Yt = xmc_split("lshtc_quick", ".")
+    assert X.shape == (2000, 800) and Xt.shape == (500, 800) and Y.shape == (2000, 162) and Y.dtype == np.int8
+    assert 2.5 <= Y.sum(axis=1).mean() <= 4 and 80 <= X.getnnz(axis=1).mean() <= 110
+    X2, Y2, _, _ = xmc_split("lshtc_quick", ".")
+    np.testing.assert_array_equal(Y2, Y)
+    assert (X2 != X).nnz == 0

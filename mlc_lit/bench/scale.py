@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 
 # %% auto #0
-__all__ = ['measure_fit', 'run']
+__all__ = ['PAIRWISE_SETS', 'measure_fit', 'measure_pairwise', 'run', 'summary']
 
 # %% ../../nbs/06h_bench_scale.ipynb #6542e894
 _CHILD = r'''
@@ -72,13 +72,59 @@ def measure_fit(n: int, *, shape: str = "lshtc", scale: float = 0.01, chunk_rows
     if out.returncode: raise RuntimeError(f"the measured fit failed:\n{out.stderr[-2000:]}")
     return dict(shape=shape, scale=scale, chunk_rows=chunk_rows, scheduler=scheduler, **json.loads(out.stdout.strip().splitlines()[-1]))
 
+# %% ../../nbs/06h_bench_scale.ipynb #440361a6
+PAIRWISE_SETS = ("bibtex", "corel5k")
+
+_PAIRWISE_CHILD = r"""
+import hashlib, json, sys, time
+import numpy as np
+args = json.loads(sys.argv[1])
+from mlc_lit.bench import load_split
+from mlc_lit.qweighted import CalibratedPairwiseClassifier
+X, Y, Xt, Yt, _ = load_split(args["dataset"], args["data_dir"])
+n = min(args["n_rows"] or X.shape[0], X.shape[0])
+X, Y = X[:n], np.asarray(Y[:n])
+wrap = lambda A: A
+if args["scheduler"] == "local_cluster":
+    import dask.array as da
+    from distributed import Client, LocalCluster
+    client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None))
+    wrap = lambda A: da.from_array(A, chunks=(max(1, -(-A.shape[0] // 4)), A.shape[1]), asarray=False)
+CalibratedPairwiseClassifier(n_jobs=1).fit(wrap(X[:50]), Y[:50])          # compiles the kernels; not timed
+t0 = time.perf_counter(); est = CalibratedPairwiseClassifier(n_jobs=1).fit(wrap(X), Y); fit_s = time.perf_counter() - t0
+labels = np.ascontiguousarray(est.predict(Xt), dtype=np.int8)
+print(json.dumps(dict(n=n, fit_s=fit_s, coef_sha1=hashlib.sha1(np.ascontiguousarray(est.coef_).tobytes()).hexdigest(),
+                      labels_sha1=hashlib.sha1(labels.tobytes()).hexdigest())))
+"""
+
+def _has_data(name, data_dir) -> bool:
+    "Whether `load_split` finds data set `name` in `data_dir`."
+    from mlc_lit.bench import load_split
+    try: load_split(name, data_dir); return True
+    except (ValueError, FileNotFoundError, OSError): return False
+
+def measure_pairwise(dataset: str, data_dir, *, scheduler: str = "one_thread", n_rows: int | None = None, timeout: float = 3600) -> dict:
+    """Wall seconds of `CalibratedPairwiseClassifier().fit` on the first `n_rows` training rows of `dataset` (all by default),
+    in a fresh process with one thread ('one_thread') or on a LocalCluster of two one-thread workers ('local_cluster'),
+    and the SHA-1 of its weights and of its predicted test label sets."""
+    if scheduler not in ("one_thread", "local_cluster"):
+        raise ValueError(f"scheduler must be 'one_thread' or 'local_cluster', got {scheduler!r}.")
+    one = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}
+    args = dict(dataset=dataset, data_dir=os.fspath(data_dir), scheduler=scheduler, n_rows=n_rows)
+    out = subprocess.run([sys.executable, "-c", _PAIRWISE_CHILD, json.dumps(args)], capture_output=True, text=True,
+                         timeout=timeout, env={**os.environ, **one})
+    if out.returncode: raise RuntimeError(f"the measured pairwise fit failed:\n{out.stderr[-2000:]}")
+    return dict(dataset=dataset, scheduler=scheduler, **json.loads(out.stdout.strip().splitlines()[-1]))
+
 # %% ../../nbs/06h_bench_scale.ipynb #7fda733b
 def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = False, sizes=(6000, 12000, 24000),
-        scale: float = 0.01) -> list[dict]:
+        scale: float = 0.01, pairwise=PAIRWISE_SETS, pairwise_rows: int | None = None) -> list[dict]:
     """Rows for `mlc_lit.bench.suites.report`: `measure_fit` at each n of `sizes` (threads), and the largest again on a
-    LocalCluster of two workers. The data are generated, so `data_dir` and `datasets` are unused; each run uses
-    the machine's cores, so `threads` and `repeats` are too. `quick`: 2,000 and 4,000 rows of 1/500 size."""
-    if quick: sizes, scale = (2000, 4000), 0.002
+    LocalCluster of two workers; then `measure_pairwise` on each data set of `pairwise` found in `data_dir` (its
+    first `pairwise_rows` training rows; all by default), in one process with one thread and on the cluster. The
+    rembed data are generated; each run uses the machine's cores, so `threads` and `repeats` are unused.
+    `quick`: 2,000 and 4,000 rows of 1/500 size, and 1,000 rows of each pairwise set."""
+    if quick: sizes, scale, pairwise_rows = (2000, 4000), 0.002, pairwise_rows or 1000
     nan, rows = float("nan"), []
     runs = [(n, "threads") for n in sizes] + [(max(sizes), "local_cluster")]
     for n, sched in runs:
@@ -86,4 +132,28 @@ def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = Fal
         rows.append(dict(suite="scale", dataset=f"lshtc-{scale:g}", config=f"n={n}", impl=f"mlc_lit-dask-{sched}", threads=2,
                          fit_s=r["fit_s"], fit_cpu_s=r["fit_cpu_s"], predict_s=nan, subset01=nan, hamming=nan, example_f1=nan,
                          **{k: r[k] for k in ("peak_MiB", "cg_iter", "p_at_1", "p_at_3", "p_at_5", "p_at_1_popular")}))
+    for name in pairwise if data_dir is not None else ():
+        if not _has_data(name, data_dir): continue
+        for sched in ("one_thread", "local_cluster"):
+            r = measure_pairwise(name, data_dir, scheduler=sched, n_rows=pairwise_rows)
+            rows.append(dict(suite="scale", dataset=name, config=f"pairwise n={r['n']}", impl=f"mlc_lit-pairwise-{sched}",
+                             threads=1 if sched == "one_thread" else 2, fit_s=r["fit_s"], fit_cpu_s=nan, predict_s=nan,
+                             subset01=nan, hamming=nan, example_f1=nan, coef_sha1=r["coef_sha1"], labels_sha1=r["labels_sha1"]))
     return rows
+
+# %% ../../nbs/06h_bench_scale.ipynb #a23570f5
+def summary(rows: list[dict]) -> str:
+    "The wall-time targets of the scale suite from its rows: cluster / threaded (rembed) and cluster / one thread (pairwise)."
+    from mlc_lit.bench import format_table, verdict
+    rows = [r for r in rows if r.get("suite") == "scale"]
+    out, by = [], {(r["dataset"], r["config"], r["impl"]): r for r in rows}
+    for (ds, cfg, impl), r in by.items():
+        if impl == "mlc_lit-dask-local_cluster" and (ds, cfg, "mlc_lit-dask-threads") in by:
+            q = float(r["fit_s"]) / float(by[ds, cfg, "mlc_lit-dask-threads"]["fit_s"])
+            out.append(dict(target="rembed: cluster / threads <= 1.5", dataset=ds, config=cfg, ratio=q, verdict=verdict(q <= 1.5)))
+        if impl == "mlc_lit-pairwise-local_cluster" and (ds, cfg, "mlc_lit-pairwise-one_thread") in by:
+            ref = by[ds, cfg, "mlc_lit-pairwise-one_thread"]
+            q, same = float(r["fit_s"]) / float(ref["fit_s"]), (r["coef_sha1"], r["labels_sha1"]) == (ref["coef_sha1"], ref["labels_sha1"])
+            out.append(dict(target="pairwise: cluster / one thread <= 0.6, identical", dataset=ds, config=cfg, ratio=q,
+                            verdict=verdict(q <= 0.6 and same) + ("" if same else " (models differ)")))
+    return "wall-time targets\n" + format_table(out) if out else "wall-time targets: no pair of rows to compare"

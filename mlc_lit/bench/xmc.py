@@ -15,8 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'make_clustered_classes', 'xmc_split', 'xmc_metrics', 'run_one', 'run',
-           'summary']
+__all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'SETTINGS', 'make_clustered_classes', 'xmc_split', 'xmc_metrics',
+           'run_one', 'run', 'summary', 'compare_settings']
 
 # %% ../../nbs/06g_bench_xmc.ipynb #85e28ead
 def make_clustered_classes(n: int, n_classes: int = 1000, n_features: int = 128, *, clusters: int = 2, latent: int = 16,
@@ -38,12 +38,20 @@ def make_clustered_classes(n: int, n_classes: int = 1000, n_features: int = 128,
 
 # %% ../../nbs/06g_bench_xmc.ipynb #77eaef47
 SHARED = ("bibtex", "cal500", "corel5k")     # the shared data sets with at least 100 labels
-GENERATED = {"clusters1000": dict(n_train=10000, n_test=2000), "clusters1000_quick": dict(n_train=3000, n_test=1000)}
+GENERATED = {"clusters1000": dict(n_train=10000, n_test=2000), "clusters1000_quick": dict(n_train=3000, n_test=1000),
+             "lshtc": dict(shape="lshtc", scale=0.002, n_train=8000, n_test=2000),
+             "lshtc_quick": dict(shape="lshtc", scale=0.0005, n_train=2000, n_test=500)}
 
 def xmc_split(name: str, data_dir):
     """`(X, Y, X_test, Y_test)` (CSR X, int8 0/1 Y) of a shared data set, of the generated problem, or — when `name`
     is a file — of an Extreme Classification Repository file (`fixed_split` of its rows)."""
     from mlc_lit.data import fixed_split, load_svmlight
+    if name in GENERATED and "shape" in GENERATED[name]:      # make_extreme_multilabel's shape: the first rows train
+        from mlc_lit.data import make_extreme_multilabel
+        g = GENERATED[name]
+        X, Y = make_extreme_multilabel(g["shape"], g["scale"], n=g["n_train"] + g["n_test"], seed=0)
+        Y, m = np.asarray(Y.toarray(), dtype=np.int8), g["n_train"]
+        return X[:m], Y[:m], X[m:], Y[m:]
     if name in GENERATED:
         g = GENERATED[name]
         X, y = make_clustered_classes(g["n_train"], seed=1)
@@ -80,14 +88,15 @@ def xmc_metrics(Y_test, top, Y_train) -> dict:
 # %% ../../nbs/06g_bench_xmc.ipynb #1016ffcf
 METHODS = ("rembed", "rembed_cv", "napkinxc_plt", "omikuji")
 
-def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir: str):
-    "Fit `method` on (X, Y) with one thread and rank the top `k` labels of Xt; (top, fit_s, predict_s)."
+def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir: str, params: dict | None = None):
+    """Fit `method` on (X, Y) with one thread and rank the top `k` labels of Xt; (top, fit_s, predict_s). `params`
+    override `RandomizedEmbeddingClassifier`'s defaults for 'rembed'."""
     import time
     t0 = time.perf_counter()
     if method in ("rembed", "rembed_cv"):
         from mlc_lit.rembed import RandomizedEmbeddingClassifier, RandomizedEmbeddingCV, default_search_space
         space = {**default_search_space(), "loss": ["squared"]}   # closed-form read-outs: a candidate costs about one default fit
-        est = (RandomizedEmbeddingClassifier(random_state=0, n_jobs=1) if method == "rembed" else
+        est = (RandomizedEmbeddingClassifier(**{"random_state": 0, "n_jobs": 1, **(params or {})}) if method == "rembed" else
                RandomizedEmbeddingCV(space, time_budget=cv_budget, random_state=0, n_jobs=1)).fit(X, Y)
         t1 = time.perf_counter(); top = est.predict_top_k(Xt, k)
     elif method == "napkinxc_plt":
@@ -127,26 +136,28 @@ _CHILD = """
 import json, resource, sys
 import numpy as np, scipy.sparse as sp
 from mlc_lit.bench.xmc import _fit_predict, xmc_metrics
-import mlc_lit.rembed, napkinxc.models, omikuji   # every library loaded before the baseline, so baselines agree
-method, npz, workdir, cv_budget = json.loads(sys.argv[1])
+import importlib, importlib.util, mlc_lit.rembed
+for m in ("napkinxc.models", "omikuji"):           # every library loaded before the baseline, so baselines agree
+    if importlib.util.find_spec(m.split(".")[0]): importlib.import_module(m)
+method, npz, workdir, cv_budget, params = json.loads(sys.argv[1])
 d = np.load(npz)
 X, Xt = [sp.csr_matrix((d[p + "data"], d[p + "indices"], d[p + "indptr"]), shape=tuple(d[p + "shape"])) for p in ("X", "Xt")]
 Y, Yt = d["Y"], d["Yt"]
 rss0 = int(open("/proc/self/statm").read().split()[1]) * 4096
-top, fit_s, predict_s = _fit_predict(method, X, Y, Xt, 5, cv_budget, workdir)
+top, fit_s, predict_s = _fit_predict(method, X, Y, Xt, 5, cv_budget, workdir, params)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps(dict(fit_s=fit_s, predict_s=predict_s, peak_mb=peak / 2**20, model_mb=(peak - rss0) / 2**20, **xmc_metrics(Yt, top, Y))))
 """
 
-def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None) -> dict:
+def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: dict | None = None) -> dict:
     """One method on one split, in a fresh process with one thread for every library: its metrics, fit and
     predict seconds, its process's peak memory (`peak_mb`) and the part of it above the process with all three libraries
-    imported and the data loaded (`model_mb`)."""
+    imported and the data loaded (`model_mb`). `params`: settings of `RandomizedEmbeddingClassifier` for 'rembed'."""
     with tempfile.TemporaryDirectory() as work:
         npz = os.path.join(work, "data.npz")
         np.savez(npz, Xdata=X.data, Xindices=X.indices, Xindptr=X.indptr, Xshape=X.shape, Y=np.asarray(Y, dtype=np.int8),
                  Xtdata=Xt.data, Xtindices=Xt.indices, Xtindptr=Xt.indptr, Xtshape=Xt.shape, Yt=np.asarray(Yt, dtype=np.int8))
-        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([method, npz, work, cv_budget])],
+        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([method, npz, work, cv_budget, params])],
                              env={**os.environ, **_ONE_THREAD}, capture_output=True, text=True)
     if out.returncode: raise RuntimeError(f"{method} failed in its process:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -156,12 +167,12 @@ CV_FACTOR = 3.0   # RandomizedEmbeddingCV's time budget: this many times the def
 
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
     """The xmc suite: every method of `METHODS` on each data set (default: the shared sets with >= 100 labels and
-    the generated 1,000-class problem; `data_dir` may also be one Extreme Classification Repository file), one
-    thread each. `quick`: cal500 and a small generated problem; `threads` and `repeats` other than 1 are refused."""
+    the two generated problems; `data_dir` may also be one Extreme Classification Repository file), one
+    thread each. `quick`: cal500 and small versions of the generated problems; `threads` and `repeats` other than 1 are refused."""
     if tuple(threads) != (1,) or repeats != 1:
         raise ValueError("the xmc suite runs every method once with one thread (threads=(1,), repeats=1).")
     if datasets is None:
-        datasets = [data_dir] if os.path.isfile(data_dir) else (["cal500", "clusters1000_quick"] if quick else [*SHARED, "clusters1000"])
+        datasets = [data_dir] if os.path.isfile(data_dir) else (["cal500", "clusters1000_quick", "lshtc_quick"] if quick else [*SHARED, "clusters1000", "lshtc"])
     rows = []
     for name in datasets:
         X, Y, Xt, Yt = xmc_split(name, data_dir)
@@ -197,3 +208,18 @@ def summary(rows: list[dict]) -> str:
         out.append(row)
     return "targets (P@1 within 1 point of the better peer, fit no slower than the faster; the search above both; " \
            "peak memory at most 2x the larger peer's)\n" + format_table(out)
+
+# %% ../../nbs/06g_bench_xmc.ipynb #f644e4e4
+SETTINGS = {"defaults": {}, "bandwidth=1": {"bandwidth": 1.0}, "l2=0.1": {"l2": 0.1}, "l2_link=0.01": {"l2_link": 0.01},
+            "n_random_features=2000": {"n_random_features": 2000}, "kernel=cauchy": {"kernel": "cauchy"}}
+
+def compare_settings(data_dir, datasets=None, settings: dict | None = None) -> list[dict]:
+    """`run_one('rembed', ...)` with each of `settings` ({name: parameters changed from the defaults}; default
+    `SETTINGS`) on each data set (default: those of `run`): one row per data set and setting."""
+    settings = SETTINGS if settings is None else settings
+    rows = []
+    for name in datasets or [*SHARED, "clusters1000", "lshtc"]:
+        X, Y, Xt, Yt = xmc_split(name, data_dir)
+        for label, params in settings.items():
+            rows.append(dict(dataset=os.path.basename(name), setting=label, **run_one("rembed", X, Y, Xt, Yt, params=params)))
+    return rows
