@@ -215,74 +215,25 @@ def _bit(j):
     return np.uint64(1) << np.uint64(j & 63)
 
 # %% ../nbs/04_qweighted.ipynb #6d1c7db8
-@kernel(inline=True)
-def _apply(a, b, s, loss, votes, bucket, played, state):
-    "Book the game a vs b with score s (>= 0: the lower class wins)."
-    u, v = (a, b) if a < b else (b, a)
-    w, l = (u, v) if s >= 0 else (v, u)
-    votes[w] += 1
-    bucket[loss[l], l >> 6] &= ~_bit(l)
-    loss[l] += 1
-    bucket[loss[l], l >> 6] |= _bit(l)
-    played[a, b >> 6] |= _bit(b)
-    played[b, a >> 6] |= _bit(a)
-    state[2] = max(state[2], loss[l]); state[3] += 1
-
-@kernel(inline=True)
-def _first_in_levels(bucket, mask, level, max_level):
-    "Lowest (level, index) class in `bucket[level:max_level+1] & mask`, or -1."
-    for l in range(level, max_level + 1):
-        for w in range(bucket.shape[1]):
-            x = bucket[l, w] & mask[w]
-            if x != 0: return w * 64 + _lowest_bit(x), l
-    return -1, max_level
-
-@kernel(inline=True)
-def _first_unplayed(bucket, played_a, level, max_level):
-    "Lowest (level, index) class in `bucket[level:max_level+1]` that `played_a` (a bitset row) does not hold, or -1."
-    for l in range(level, max_level + 1):
-        for w in range(bucket.shape[1]):
-            x = bucket[l, w] & ~played_a[w]
-            if x != 0: return w * 64 + _lowest_bit(x), l
-    return -1, max_level
-
-@kernel(inline=True)
-def _level_empty(bucket, l):
-    for w in range(bucket.shape[1]):
-        if bucket[l, w] != 0: return False
-    return True
-
-# %% ../nbs/04_qweighted.ipynb #53119d49
 @kernel()
-def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, played, cand, state, opp):
-    "Reset the game of instance i and play the n calibration games (QCMLPP)."
+def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, played, cand, ccount, opp, st):
+    "Reset one slot's game for instance i and play its n calibration games (QCMLPP)."
     m = loss.shape[0]
-    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; state[:] = 0; opp[:] = 0
+    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; ccount[:] = 0; opp[:] = 0; st[:8] = 0
     for j in range(0 if mode > 0 else 1, m):
         bucket[0, j >> 6] |= _bit(j); cand[j >> 6] |= _bit(j); played[j, j >> 6] |= _bit(j)
         if mode == 0: played[j, 0] |= np.uint64(1)
-    if mode > 0:
-        for v in range(1, m):
-            _apply(0, v, _row_score(W, v - 1, X, indptr, indices, data, i, sparse), loss, votes, bucket, played, state)
-
-@kernel(inline=True)
-def _next(i, mode, loss, votes, bucket, played, cand, opp, state, labels, top):
-    """Advance the game to its next evaluation (a, b) in state[4:6]: True, or finish it: False.
-    `opp[a]`: a level below which `a` has no unplayed opponent left (only ever raised)."""
-    while True:
-        a, state[0] = _first_in_levels(bucket, cand, state[0], state[2])
-        if mode > 0 and a == 0: return False
-        if mode == 2 and votes[a] > votes[0]:
-            labels[i, a - 1] = 1; cand[a >> 6] &= ~_bit(a); continue
-        while _level_empty(bucket, state[1]): state[1] += 1
-        b, opp[a] = _first_unplayed(bucket, played[a], max(state[1], opp[a]), state[2])
-        if b < 0:
-            if mode == 0:
-                top[i] = a - 1; return False
-            labels[i, a - 1] = 1; cand[a >> 6] &= ~_bit(a); continue
-        state[4] = a; state[5] = b
-        return True
-
+    ccount[0] = m if mode > 0 else m - 1
+    if mode == 0: return
+    for v in range(1, m):
+        l = v if _row_score(W, v - 1, X, indptr, indices, data, i, sparse) >= 0 else 0
+        votes[v - l] += 1                      # the winner: 0 when v lost, v when λ0 lost
+        bucket[loss[l], l >> 6] &= ~_bit(l); ccount[loss[l]] -= 1
+        loss[l] += 1
+        bucket[loss[l], l >> 6] |= _bit(l); ccount[loss[l]] += 1
+        played[0, v >> 6] |= _bit(v); played[v, 0] |= np.uint64(1)
+        st[2] = max(st[2], loss[l])
+    st[3] = m - 1
 
 # %% ../nbs/04_qweighted.ipynb #a73bbad5
 @intrinsic
@@ -301,52 +252,108 @@ def _prefetch(typingctx, W, p, f):
 if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch
     def _prefetch(W, p, f): pass
 
-@kernel(inline=True)
-def _prefetch_row(W, p):
-    "Prefetch row p of W, one cache line (8 float64) at a time."
-    for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
-
 # %% ../nbs/04_qweighted.ipynb #3029b5fd
 def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_eval, chunk, n_slots):
     m = labels.shape[1] + 1; n = m - 1
-    nw = (m + 63) // 64
+    nw = (m + 63) // 64; one = np.uint64(1)
     N = n_eval.shape[0]
     for c in prange((N + chunk - 1) // chunk):
         loss = np.zeros((n_slots, m), dtype=np.int64); votes = np.zeros((n_slots, m), dtype=np.int64)
         bucket = np.zeros((n_slots, m + 1, nw), dtype=np.uint64); played = np.zeros((n_slots, m, nw), dtype=np.uint64)
         cand = np.zeros((n_slots, nw), dtype=np.uint64); opp = np.zeros((n_slots, m), dtype=np.int64)
-        state = np.zeros((n_slots, 6), dtype=np.int64); inst = np.full(n_slots, -1, dtype=np.int64)
+        ccount = np.zeros((n_slots, m + 1), dtype=np.int64); cur = np.zeros(n_slots, dtype=np.uint64)
+        st = np.zeros((n_slots, 9), dtype=np.int64); st[:, 8] = -1
         score = np.zeros(n_slots)
         nxt, end = c * chunk, min(N, (c + 1) * chunk)
-        n_active = 0
-        for s in range(n_slots):  # fill the slots
-            while nxt < end:
-                i = nxt; nxt += 1
-                _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s], opp[s])
-                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], opp[s], state[s], labels, top):
-                    inst[s] = i; n_active += 1; break
-                n_eval[i] = state[s, 3]
-        while n_active > 0:
-            for s in range(n_slots):   # independent evaluations: their memory loads overlap
-                if inst[s] >= 0:
-                    score[s] = _row_score(W, _pair_index(state[s, 4], state[s, 5], n), X, indptr, indices, data, inst[s], sparse)
+        n_active = 0; first = True
+        while first or n_active > 0:
+            if not first:
+                for s in range(n_slots):   # independent evaluations: their memory loads overlap
+                    if st[s, 8] >= 0:
+                        score[s] = _row_score(W, _pair_index(st[s, 4], st[s, 5], n), X, indptr, indices, data, st[s, 8], sparse)
             for s in range(n_slots):
-                i = inst[s]
-                if i < 0: continue
-                _apply(state[s, 4], state[s, 5], score[s], loss[s], votes[s], bucket[s], played[s], state[s])
-                if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], opp[s], state[s], labels, top):
-                    _prefetch_row(W, _pair_index(state[s, 4], state[s, 5], n)); continue
-                n_eval[i] = state[s, 3]; inst[s] = -1; n_active -= 1
-                while nxt < end:  # refill the slot
-                    i = nxt; nxt += 1
-                    _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s], cand[s], state[s], opp[s])
-                    if _next(i, mode, loss[s], votes[s], bucket[s], played[s], cand[s], opp[s], state[s], labels, top):
-                        inst[s] = i; n_active += 1; break
-                    n_eval[i] = state[s, 3]
+                i = st[s, 8]
+                if i < 0 and not first: continue
+                lead = True
+                if i >= 0:                 # book the game (a, b) just evaluated
+                    a, b = st[s, 4], st[s, 5]
+                    u, v = (a, b) if a < b else (b, a)
+                    w, l = (u, v) if score[s] >= 0 else (v, u)
+                    votes[s, w] += 1
+                    lv = loss[s, l]
+                    bucket[s, lv, l >> 6] &= ~_bit(l); bucket[s, lv + 1, l >> 6] |= _bit(l)
+                    loss[s, l] = lv + 1
+                    if cand[s, l >> 6] & _bit(l):
+                        ccount[s, lv] -= 1; ccount[s, lv + 1] += 1
+                    played[s, a, b >> 6] |= _bit(b); played[s, b, a >> 6] |= _bit(a)
+                    st[s, 2] = max(st[s, 2], lv + 1); st[s, 3] += 1
+                    lead = False
+                    if l == a:             # a lost: does a candidate now come before it?
+                        if ccount[s, lv] > 0: lead = True
+                        elif ccount[s, lv + 1] > 1:
+                            for w in range(a // 64 + 1):
+                                x = bucket[s, lv + 1, w] & cand[s, w]
+                                if w == a // 64: x &= _bit(a) - one
+                                if x != 0:
+                                    lead = True; break
+                        if lead: opp[s, a] = st[s, 6]
+                    elif mode == 2 and votes[s, a] > votes[s, 0]:   # a won: accepted once it has more votes than λ0
+                        opp[s, a] = st[s, 6]; labels[i, a - 1] = 1
+                        cand[s, a >> 6] &= ~_bit(a); ccount[s, loss[s, a]] -= 1; lead = True
+                while True:
+                    if i < 0:              # an idle slot takes the next instance
+                        if nxt >= end: break
+                        i = nxt; nxt += 1; st[s, 8] = i; n_active += 1
+                        _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s],
+                               cand[s], ccount[s], opp[s], st[s])
+                        lead = True
+                    alive = True
+                    if lead:               # the candidate with the lowest (loss, index) leads
+                        while ccount[s, st[s, 0]] == 0: st[s, 0] += 1
+                        a = -1
+                        for w in range(nw):
+                            x = bucket[s, st[s, 0], w] & cand[s, w]
+                            if x != 0:
+                                a = w * 64 + _lowest_bit(x); break
+                        if mode > 0 and a == 0: alive = False
+                        elif mode == 2 and votes[s, a] > votes[s, 0]:
+                            labels[i, a - 1] = 1; cand[s, a >> 6] &= ~_bit(a); ccount[s, loss[s, a]] -= 1
+                            continue
+                        else:              # its opponents are read from the lowest occupied level it may still need
+                            while True:
+                                x = np.uint64(0)
+                                for w in range(nw): x |= bucket[s, st[s, 1], w]
+                                if x != 0: break
+                                st[s, 1] += 1
+                            st[s, 4] = a; st[s, 6] = max(st[s, 1], opp[s, a]); st[s, 7] = 0
+                            cur[s] = bucket[s, st[s, 6], 0] & ~played[s, a, 0]
+                            lead = False
+                    if alive:              # the leader's next opponent: the cursor's next unplayed class
+                        a = st[s, 4]; x = cur[s]; b = -1
+                        while True:
+                            if x != 0:
+                                b = st[s, 7] * 64 + _lowest_bit(x); cur[s] = x & (x - one); break
+                            w = st[s, 7] + 1
+                            if w == nw:
+                                w = 0; st[s, 6] += 1
+                                if st[s, 6] > st[s, 2]: break
+                            st[s, 7] = w
+                            x = bucket[s, st[s, 6], w] & ~played[s, a, w]
+                        if b >= 0:
+                            st[s, 5] = b; p = _pair_index(a, b, n)
+                            for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
+                            break
+                        opp[s, a] = st[s, 6]  # a has played everybody
+                        if mode == 0:
+                            top[i] = a - 1; alive = False
+                        else:
+                            labels[i, a - 1] = 1; cand[s, a >> 6] &= ~_bit(a); ccount[s, loss[s, a]] -= 1
+                            lead = True; continue
+                    n_eval[i] = st[s, 3]; st[s, 8] = -1; n_active -= 1; i = -1   # game over: free the slot
+            first = False
 
 _qweighted_serial = kernel()(_qweighted_impl)
 _qweighted_parallel = kernel(parallel=True)(_qweighted_impl)
-
 
 # %% ../nbs/04_qweighted.ipynb #464ab6a6
 _MODES = {"qweighted": 0, "qweighted1": 1, "qweighted2": 2}
