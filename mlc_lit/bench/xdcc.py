@@ -5,6 +5,8 @@
 # %% ../../nbs/06c_bench_xdcc.ipynb #efadffc9
 from __future__ import annotations
 
+import copy
+import json
 import os
 import time
 
@@ -13,12 +15,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import measure, verdict
 from ..data import load_dataset
+from ..mlxgb import SPLITS
 from ..metrics import example_f1, hamming_loss, subset_zero_one_loss
 from ..xdcc import MLXGBClassifier, XDCCClassifier
 
 # %% auto #0
-__all__ = ['ROUNDS', 'DATASETS', 'CHAIN_TARGETS', 'TABLE3_DATASETS', 'TABLE3_MEASURES', 'run', 'summary', 'table3_rows',
-           'average_ranks']
+__all__ = ['ROUNDS', 'DATASETS', 'CHAIN_TARGETS', 'TABLE3_DATASETS', 'TABLE3_MEASURES', 'TUNE_GRID', 'TUNE_BUDGET_S', 'run',
+           'summary', 'table3_rows', 'average_ranks', 'tune', 'tuned_table3_rows', 'run_tuned', 'fig2_rows']
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #84b627c9
 ROUNDS = dict(n_estimators=100, max_depth=6, learning_rate=0.3)
@@ -185,3 +188,113 @@ def average_ranks(rows) -> list[dict]:
             ranks += rankdata(v if k == "train_cpu_s" else -v)
         for o, r in zip(out, ranks / max(len(names), 1)): o[k] = r
     return out
+
+# %% ../../nbs/06c_bench_xdcc.ipynb #f2206a22
+TUNE_GRID = dict(max_depth=(5, 10), learning_rate=(0.1, 0.3), n_estimators=(10, 20, 50, 100), split=SPLITS,
+                 xdcc_n_estimators=(100,))     # XDCC's chain is refit for every rounds value: one value only
+TUNE_BUDGET_S = 60.0            # CPU seconds of grid search per method and data set
+
+
+# %% ../../nbs/06c_bench_xdcc.ipynb #505fca1b
+def _first_trees(model, t):
+    "A shallow copy of a fitted `MLXGBClassifier` (or a scikit-learn BR/CC of them) that predicts with its first `t` trees."
+    if not isinstance(model, MLXGBClassifier):
+        out = copy.copy(model); out.estimators_ = [_first_trees(e, t) for e in model.estimators_]; return out
+    if not 1 <= t <= len(model.tree_ptr_) - 1: raise ValueError(f"t must be between 1 and {len(model.tree_ptr_) - 1}, got {t}.")
+    out = copy.copy(model); out.tree_ptr_ = model.tree_ptr_[:t + 1]; return out
+
+
+# %% ../../nbs/06c_bench_xdcc.ipynb #3b2dac2a
+def _grid(method, grid=None):
+    "The configurations searched for `method`, cheapest trees first; each is fit once (rounds: read at every value)."
+    g = TUNE_GRID if grid is None else grid
+    splits = g["split"] if method in ("ML-XGB", "XDCC") else ("sum_gain",)     # the paper tunes the split for these two
+    rounds = g["xdcc_n_estimators"] if method == "XDCC" else (max(g["n_estimators"]),)
+    return [dict(max_depth=d, learning_rate=lr, split=s, n_estimators=t)
+            for d in g["max_depth"] for lr in g["learning_rate"] for t in rounds for s in splits]
+
+def _make(method, params):
+    from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
+    if method == "BR": return MultiOutputClassifier(MLXGBClassifier(**params))
+    if method == "CC": return ClassifierChain(MLXGBClassifier(**params), order="random", random_state=0)
+    if method == "ML-XGB": return MLXGBClassifier(**params)
+    if method == "XDCC": return XDCCClassifier(**params, chain_length="cardinality", cv=None, random_state=0)
+    raise ValueError(f"Unknown method {method!r}; choose from 'BR', 'CC', 'ML-XGB', 'XDCC'.")
+
+def _readouts(method, model, X, rounds):
+    "{(read-out, params update): 0/1 predictions} of one fitted model: every rounds value, or XDCC's two read-outs."
+    if method == "XDCC":
+        cum = model.predict(X); model.set_params(cumulated=False); std = model.predict(X); model.set_params(cumulated=True)
+        return {("XDCC cum", ()): cum, ("XDCC", ()): std}
+    return {(method, (("n_estimators", t),)): _first_trees(model, t).predict(X) for t in rounds}
+
+
+# %% ../../nbs/06c_bench_xdcc.ipynb #425d462f
+def tune(method, X, Y, Xv, Yv, grid=None, budget_s=TUNE_BUDGET_S) -> dict:
+    "Grid search of `method` on (X, Y), scored by example F1 on (Xv, Yv): {read-out: (best F1, params)} and bookkeeping."
+    g = TUNE_GRID if grid is None else grid
+    best, tried, t0 = {}, 0, time.process_time()
+    configs = _grid(method, g)
+    for params in configs:
+        model = _make(method, params).fit(X, Y); tried += 1
+        for (name, upd), P in _readouts(method, model, Xv, g["n_estimators"]).items():
+            f1 = example_f1(Yv, np.asarray(P).astype(int))
+            if name not in best or f1 > best[name][0]: best[name] = (f1, dict(params, **dict(upd)))
+        if time.process_time() - t0 > budget_s: break
+    return dict(best=best, tried=tried, grid_size=len(configs), tune_cpu_s=time.process_time() - t0)
+
+def tuned_table3_rows(name, data_dir, methods=("BR", "CC", "ML-XGB", "XDCC"), grid=None, budget_s=TUNE_BUDGET_S,
+                      val_size=0.2, seed=0) -> list[dict]:
+    """Paper 3's protocol on data set `name`: tune each method on a random `val_size` of the training set (example F1),
+    refit the best configuration on the whole training set, and measure it on the test set as `table3_rows` does."""
+    from mlc_lit.bench import load_split
+    Xtr, Ytr, Xte, Yte, _ = load_split(name, data_dir)
+    n = Ytr.shape[0]; perm = np.random.default_rng(seed).permutation(n); nv = int(round(val_size * n))
+    va, fi = np.sort(perm[:nv]), np.sort(perm[nv:])
+    rows = []
+    for method in methods:
+        res = tune(method, Xtr[fi], Ytr[fi], Xtr[va], Ytr[va], grid, budget_s)
+        for m, (vf1, params) in res["best"].items():
+            est = _make(method, params)
+            t0 = time.process_time(); est.fit(Xtr, Ytr); t = time.process_time() - t0
+            if m == "XDCC": est.set_params(cumulated=False)
+            P = np.asarray(est.predict(Xte)).astype(int)
+            rows.append(dict(suite="xdcc_table3_tuned", dataset=name, method=m, n_labels=Ytr.shape[1],
+                             hamming_acc=1 - hamming_loss(Yte, P), subset_acc=1 - subset_zero_one_loss(Yte, P),
+                             example_f1=example_f1(Yte, P), train_cpu_s=t, val_example_f1=vf1,
+                             params=json.dumps(params, sort_keys=True), configs_tried=res["tried"],
+                             grid_size=res["grid_size"], tune_cpu_s=res["tune_cpu_s"]))
+    return rows
+
+def run_tuned(names, data_dir, path, **kw) -> list[dict]:
+    "`tuned_table3_rows` for each data set in `names`, the file at `path` rewritten after each (a stopped run keeps its rows)."
+    from mlc_lit.bench import read_rows, write_rows
+    rows = read_rows(path) if os.path.isfile(path) else []
+    for name in names:
+        if any(r["dataset"] == name for r in rows): continue
+        rows += tuned_table3_rows(name, data_dir, **kw); write_rows(rows, path)
+    return rows
+
+
+# %% ../../nbs/06c_bench_xdcc.ipynb #51949c20
+def fig2_rows(data_dir, settings, name="yeast", length=None) -> list[dict]:
+    """Paper 3's Fig. 2 under several settings: one XDCC chain per `(label, tree params, cv)` in `settings`, read after every
+    round (standard and cumulated), plus how certain its in-sample label-features are (the round-1 model on its own training set)."""
+    from mlc_lit.bench import load_split
+    Xtr, Ytr, Xte, Yte, _ = load_split(name, data_dir)
+    rows = []
+    for label, params, cv in settings:
+        first = MLXGBClassifier(**params).fit(Xtr, Ytr)
+        fit_sa = 1 - subset_zero_one_loss(Ytr, first.predict(Xtr)); test_sa = 1 - subset_zero_one_loss(Yte, first.predict(Xte))
+        P1 = first.predict_proba(Xtr); gap = float(np.abs(P1 - Ytr).mean())
+        chain = XDCCClassifier(**params, chain_length=length, cv=cv, random_state=0).fit(Xtr, Ytr)
+        cum = list(chain.staged_predict(Xte)); chain.set_params(cumulated=False); std = list(chain.staged_predict(Xte))
+        for r, (C, S, t) in enumerate(zip(cum, std, chain.fit_times_)):
+            C, S = np.asarray(C).astype(int), np.asarray(S).astype(int)
+            rows.append(dict(suite="xdcc_fig2", dataset=name, setting=label, cv=cv if cv is not None else "", length=r + 1,
+                             cum_subset_acc=1 - subset_zero_one_loss(Yte, C), std_subset_acc=1 - subset_zero_one_loss(Yte, S),
+                             cum_hamming_acc=1 - hamming_loss(Yte, C), std_hamming_acc=1 - hamming_loss(Yte, S),
+                             cum_example_f1=example_f1(Yte, C), fit_cpu_s=t, round1_train_subset_acc=fit_sa,
+                             round1_test_subset_acc=test_sa, round1_train_abs_error=gap, params=json.dumps(params, sort_keys=True)))
+    return rows
+
