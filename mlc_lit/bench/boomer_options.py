@@ -39,7 +39,8 @@ OPTIONS = {
                                     binary_predictor="output-wise{based_on_probabilities=true}")),
     "marginalized": (dict(probability_predictor="marginalized"), dict(probability_predictor="marginalized")),
     "example_wise_complete": (dict(loss="logistic_example_wise", head="complete"),     # configuration b, over seeds
-                              dict(loss="logistic-non-decomposable", head_type="complete")),
+                              dict(loss="logistic-non-decomposable", head_type="complete",
+                                   label_binning="none")),          # its "auto" would bin the labels
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
