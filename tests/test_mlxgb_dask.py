@@ -98,10 +98,11 @@ def test_empty_and_bad_input(client):
 
 
 def _kill_one_worker_later(client, after_s):
+    "Kill one worker process after `after_s` seconds (from a thread); the thread's `.killed_at` is the time it did."
     pids = list(client.run(os.getpid).values())
     def kill():
         time.sleep(after_s)
-        os.kill(pids[0], signal.SIGKILL)
+        os.kill(pids[0], signal.SIGKILL); t.killed_at = time.perf_counter()
     t = threading.Thread(target=kill, daemon=True); t.start()
     return t
 
@@ -114,12 +115,14 @@ def test_worker_killed_mid_fit_gives_the_same_model_or_a_clear_error(client):
     t0 = time.perf_counter(); MLXGBClassifier(**kw).fit(Xd, Yd); took = time.perf_counter() - t0
     killer = _kill_one_worker_later(client, took / 3)
     try:
-        m = MLXGBClassifier(**kw).fit(Xd, Yd)
+        m = MLXGBClassifier(**kw).fit(Xd, Yd); ended = time.perf_counter()
     except distributed.scheduler.KilledWorker:               # the clear error: never a silently different model
-        killer.join(); return
+        killer.join(); print("worker killed mid-fit: KilledWorker"); return
     killer.join()
     client.wait_for_workers(2, timeout=60)
+    assert killer.killed_at < ended                          # the worker died during the fit
     assert_same_trees(m, ref, tol=0)
+    print("worker killed mid-fit: recomputed, same model")
 
 
 def test_pickled_cluster_model_predicts_without_dask(client, tmp_path):
