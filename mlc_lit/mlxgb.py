@@ -64,24 +64,29 @@ def _columns(X):
             np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
 
 # %% ../nbs/03_mlxgb.ipynb #0ad100da
+def _rank_keep(rmin, rmax, max_bins):
+    """Indices of the entries of a rank summary (`rmin`/`rmax`: examples below each value and up to it) kept when it
+    is pruned to `max_bins` + 1 entries, as XGBoost's `hist` prunes; needs more than `max_bins` + 1 entries."""
+    m = len(rmin)
+    lo, span = rmax[0], rmin[-1] - rmax[0]
+    keep, i = [0], 1
+    for k in range(1, max_bins):
+        target = 2.0 * ((k * span) / max_bins + lo)          # twice the k-th of evenly spaced ranks
+        while i < m - 1 and target >= rmin[i + 1] + rmax[i + 1]: i += 1
+        if i == m - 1: break
+        j = i if target < rmax[i] + rmin[i + 1] else i + 1   # the nearer one (both sides doubled)
+        if j != keep[-1]: keep.append(j)
+    if keep[-1] != m - 1: keep.append(m - 1)
+    return keep
+
 def _feature_cuts(values, counts, max_bins):
     """Cut values of one feature from its sorted distinct values and their counts: the values kept when their
     rank summary is pruned to `max_bins` + 1 entries (as XGBoost's `hist` prunes an exact summary), minus the
     first; at most `max_bins` - 1 cuts, so at most `max_bins` bins."""
-    m = len(values)
-    if m > max_bins + 1:
+    if len(values) > max_bins + 1:
         rmin = np.concatenate([[0.0], np.cumsum(counts[:-1], dtype=np.float64)])   # examples below each value
         rmax = rmin + counts                                                        # ... and up to it
-        lo, span = rmax[0], rmin[-1] - rmax[0]
-        keep, i = [0], 1
-        for k in range(1, max_bins):
-            target = 2.0 * ((k * span) / max_bins + lo)          # twice the k-th of evenly spaced ranks
-            while i < m - 1 and target >= rmin[i + 1] + rmax[i + 1]: i += 1
-            if i == m - 1: break
-            j = i if target < rmax[i] + rmin[i + 1] else i + 1   # the nearer one (both sides doubled)
-            if j != keep[-1]: keep.append(j)
-        if keep[-1] != m - 1: keep.append(m - 1)
-        values = values[np.array(keep)]
+        values = values[np.array(_rank_keep(rmin, rmax, max_bins))]
     return values[1:max_bins]
 
 def _bin_features(X, max_bins, active=None):
@@ -460,6 +465,12 @@ def _concat_trees(trees, K):
     return ptr, cat(0), cat(1), cat(2), child(3), child(4), cat(5)
 
 # %% ../nbs/03_mlxgb.ipynb #0806d571
+def _dask_or(method, name, est, X):
+    "`mlc_lit.mlxgb_dask`'s chunk-wise `name` (a Dask array) for Dask `X`, else the in-memory `method`."
+    if not hasattr(X, "__dask_graph__"): return method(X)
+    from mlc_lit import mlxgb_dask
+    return getattr(mlxgb_dask, name)(est, X)
+
 class MLXGBClassifier(MultiLabelClassifier):
     """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
 
@@ -532,9 +543,18 @@ class MLXGBClassifier(MultiLabelClassifier):
         self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
 
-    def fit(self, X, y, sample_weight=None):
-        "Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted."
+    def fit(self, X, y, sample_weight=None, **dask_options):
+        """Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted. Dask input
+        (arrays, or a Dask DataFrame X) is fitted across a dask.distributed cluster by `mlc_lit.mlxgb_dask.fit`,
+        which takes the `dask_options` (`client`, `cuts`, `profile`)."""
+        if hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__"):
+            from mlc_lit.mlxgb_dask import fit; return fit(self, X, y, sample_weight, **dask_options)
+        if dask_options: raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
+
+    def predict(self, X): return _dask_or(super().predict, "predict", self, X)
+    def predict_proba(self, X): return _dask_or(super().predict_proba, "predict_proba", self, X)
+    def decision_function(self, X): return _dask_or(super().decision_function, "decision_function", self, X)
 
     def _params(self):
         return dict(kind=SPLITS.index(self.split), lam=float(self.reg_lambda), mcw=float(self.min_child_weight),

@@ -141,9 +141,15 @@ class _Chain(MultiLabelClassifier):
                               "select": [StrOptions({"unpropagated", "all"})], "cumulate": [StrOptions({"paper", "reference"})],
                               "cv": ["cv_object"]}
 
-    def fit(self, X, y, sample_weight=None):
-        "Fit the chain on `X` (n, F; NaN missing, or CSR) and `y` (n, K) 0/1, optionally weighted."
+    def fit(self, X, y, sample_weight=None, **dask_options):
+        """Fit the chain on `X` (n, F; NaN missing, or CSR) and `y` (n, K) 0/1, optionally weighted. Dask input is
+        fitted across a dask.distributed cluster (see "On a Dask cluster"; `dask_options`: `client`)."""
+        if hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__"): return _fit_chain_dask(self, X, y, sample_weight, **dask_options)
+        if dask_options: raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
+
+    def predict(self, X): return _chain_dask(self, X, False, True) if hasattr(X, "__dask_graph__") else super().predict(X)
+    def predict_proba(self, X): return _chain_dask(self, X, False, False) if hasattr(X, "__dask_graph__") else super().predict_proba(X)
 
     def _fit(self, X, Y, sample_weight=None):
         W = _check_weights(sample_weight, *Y.shape)
@@ -161,11 +167,13 @@ class _Chain(MultiLabelClassifier):
     def staged_predict_proba(self, X):
         "Probabilities after each round of the chain (a generator; the last equals `predict_proba`)."
         check_is_fitted(self)                      # here, not in the generator: the error comes at the call
+        if hasattr(X, "__dask_graph__"): return iter(_chain_dask(self, X, True, False))
         X = self._validate_X(X)
         return (out for *_, out in self._stages(X))
 
     def staged_predict(self, X):
         "0/1 predictions after each round of the chain (a generator; the last equals `predict`)."
+        if hasattr(X, "__dask_graph__"): check_is_fitted(self); return iter(_chain_dask(self, X, True, True))
         stages = self.staged_predict_proba(X)
         dtype = self._y_dtype if self.target_type_ == "multilabel-indicator" else np.int8
         return ((out >= 0.5).astype(dtype) for out in stages)
@@ -173,6 +181,7 @@ class _Chain(MultiLabelClassifier):
     def propagation_rounds(self, X):
         "Round in which each label of each example of X gets propagated (-1: never), and the propagated values."
         check_is_fitted(self)
+        if hasattr(X, "__dask_graph__"): raise TypeError("propagation_rounds takes X in memory; for Dask input use X.compute() on a sample of rows.")
         X = self._validate_X(X)
         for P, done, rounds, _ in self._stages(X): pass
         return rounds.copy(), np.where(done, P, np.nan)
@@ -236,3 +245,99 @@ class XDCCClassifier(_Chain):
         self.chain_length, self.cumulated, self.separate_and_conquer = chain_length, cumulated, separate_and_conquer
         self.select, self.cumulate, self.cv = select, cumulate, cv
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
+
+# %% ../nbs/03a_xdcc.ipynb #9c7ab94e
+def _block_of(Xc):
+    "A chunk of X as the trees take it: float64, dense C-contiguous or canonical CSR."
+    if sp.issparse(Xc):
+        X = sp.csr_matrix(Xc, dtype=np.float64)
+        if not X.has_canonical_format: X = X.copy(); X.sum_duplicates()
+        return X
+    return np.ascontiguousarray(Xc, dtype=np.float64)
+
+def _augment_block(Xc, Bc):
+    "`[x, p]` of a block: the features and the label-features (the first K columns of the block's chain state)."
+    return _augment(_block_of(Xc), Bc[:, :Bc.shape[1] // 3])
+
+def _propagate_block(Bc, Yhat, select, r):
+    "One round of eq. 8 on a block's state `[P, done, rounds]`, on its worker (a new block)."
+    K = Yhat.shape[1]
+    P, done, rounds = Bc[:, :K].copy(), Bc[:, K:2 * K] > 0.5, Bc[:, 2 * K:].astype(np.int64)
+    _propagate(P, done, Yhat, select, r, rounds)
+    return np.hstack([P, done, rounds]).astype(np.float64)
+
+def _chain_block(Xc, est, staged, labels):
+    "Every round's (staged) or the last round's output of the chain on a block of rows, side by side."
+    outs = [out for *_, out in est._stages(_block_of(Xc))]
+    out = np.hstack(outs) if staged else outs[-1]
+    return (out >= 0.5).astype(np.int8) if labels else out
+
+# %% ../nbs/03a_xdcc.ipynb #98b32baa
+def _dask_inputs(X, Y, sample_weight):
+    "X (a Dask array; a DataFrame becomes one), Y and the weights (n, K) as Dask arrays with X's row chunks."
+    import dask.array as da
+    if hasattr(X, "to_dask_array"): X = X.to_dask_array(lengths=True)
+    if not isinstance(X, da.Array): raise TypeError(f"With Dask y, X must be a Dask array or DataFrame too, got {type(X).__name__}.")
+    if any(np.isnan(c) for c in X.chunks[0]): X = X.compute_chunk_sizes()
+    X = X.rechunk({1: -1})
+    rows = X.chunks[0]
+    Y = Y if hasattr(Y, "__dask_graph__") else da.from_array(np.asarray(Y), chunks=(rows, -1))
+    if Y.ndim != 2 or Y.shape[0] != X.shape[0]: raise ValueError(f"y must be a 0/1 matrix with X's {X.shape[0]} rows for Dask input, got shape {Y.shape}.")
+    Y = Y.rechunk((rows, -1))
+    W = da.ones(Y.shape, chunks=(rows, -1)) if sample_weight is None else sample_weight
+    W = W if hasattr(W, "__dask_graph__") else da.from_array(np.asarray(W, np.float64), chunks=(rows,) + np.shape(W)[1:])
+    W = (W[:, None] if W.ndim == 1 else W) * da.ones(Y.shape, chunks=(rows, -1))
+    return X, Y, W.rechunk((rows, -1))
+
+def _fit_chain_dask(est, X, Y, sample_weight, client=None):
+    "`_fit_chain` on Dask input: each round a distributed trees fit; the chain state updated block by block on the workers."
+    import dask.array as da
+    est._validate_params()
+    X, Y, W = _dask_inputs(X, Y, sample_weight)
+    X = X.persist()
+    (n, F), K = X.shape, Y.shape[1]
+    R = _chain_rounds(est.chain_length, Y)
+    seeds = spawn_seeds(est.random_state, R + 1)
+    fold = None
+    if est.cv is not None:
+        if not isinstance(est.cv, numbers.Integral) or isinstance(est.cv, bool):
+            raise TypeError(f"For Dask input cv must be None or an integer number of folds, got {est.cv!r}.")
+        fold = da.from_array(_fold_of(_splits(est.cv, None, np.empty((n, 0)), seeds[R]), n), chunks=X.chunks[:1])
+    B = da.concatenate([da.full((n, K), np.nan, chunks=(X.chunks[0], K)), da.zeros((n, K), chunks=(X.chunks[0], K)),
+                        da.full((n, K), -1.0, chunks=(X.chunks[0], K))], axis=1).rechunk((X.chunks[0], -1)).persist()
+    params = {k: getattr(est, k) for k in _TREE_PARAMS}
+    models, times, t0 = [], [], time.perf_counter()
+    for r in range(R):
+        Xa = da.blockwise(_augment_block, "ij", X, "ia", B, "ib", new_axes={"j": F + K}, concatenate=True,
+                          dtype=np.float64, meta=X._meta).rechunk({1: -1})
+        Wr = W * (B[:, K:2 * K] < 0.5) if est.separate_and_conquer else W
+        if not bool(Wr.any().compute()): break
+        make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
+        m = make().fit(Xa, Y, sample_weight=Wr, client=client)
+        models.append(m); times.append(time.perf_counter() - t0)
+        Yhat = m.predict_proba(Xa)
+        if fold is not None and r < R - 1:
+            for f in range(est.cv):
+                if bool((Wr * (fold != f)[:, None]).any().compute()):
+                    Yhat = da.where((fold == f)[:, None], make().fit(Xa, Y, sample_weight=Wr, client=client, rows=fold != f).predict_proba(Xa), Yhat)
+        B = da.blockwise(_propagate_block, "ij", B, "ij", Yhat, "ik", est.select, None, r, None, concatenate=True,
+                         dtype=np.float64).persist()
+        if est.verbose: print(f"[XDCC] round {r + 1}/{R}: {time.perf_counter() - t0:.1f} s so far", file=sys.stderr, flush=True)
+    est.estimators_, est.fit_times_ = models, np.array(times)
+    est.train_rounds_, est.train_folds_ = B[:, 2 * K:].astype(np.int64), fold
+    est.classes_, est.n_labels_, est.target_type_, est._y_dtype, est.n_features_in_ = np.arange(K), K, "multilabel-indicator", Y.dtype, F
+    return est
+
+def _chain_dask(est, X, staged, labels):
+    "Predictions for Dask X block by block (`map_blocks`): a Dask array, or with `staged` one per round."
+    import dask.array as da
+    check_is_fitted(est)
+    if hasattr(X, "to_dask_array"): X = X.to_dask_array(lengths=True)
+    X = X.rechunk({1: -1})
+    if X.shape[1] != est.n_features_in_: raise ValueError(f"X has {X.shape[1]} features, but {type(est).__name__} was fitted with {est.n_features_in_}.")
+    K, R = est.n_labels_, len(est.estimators_)
+    dtype = np.int8 if labels else np.float64
+    out = X.map_blocks(_chain_block, est, staged, labels, dtype=dtype, chunks=(X.chunks[0], ((R if staged else 1) * K,)),
+                       meta=np.empty((0, 0), dtype))
+    if labels: out = out.astype(est._y_dtype)
+    return [out[:, r * K:(r + 1) * K] for r in range(R)] if staged else out

@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from . import QUALITY, data_folder, format_table, ratio_table
-from . import boomer, boomer_options, coldstart, gblb, qweighted, rembed, scale, xdcc, xmc
+from . import boomer, boomer_options, coldstart, gblb, qweighted, rembed, scale, xdcc, xdcc_dask, xmc
 
 # %% auto #0
 __all__ = ['SUITES', 'Suite', 'run_suite', 'report']
@@ -38,6 +38,7 @@ SUITES = {
     "xmc": Suite(xmc, "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)",
                  data_may_be_file=True),
     "scale": Suite(scale, "past one machine: Dask-backed randomized embedding, fit time and peak memory against n (LSHTC shape)"),
+    "xdcc-dask": Suite(xdcc_dask, "paper 3 on a Dask cluster: distributed ML-XGB vs xgboost.dask (multi-output trees) and our one-process fit"),
 }
 
 def run_suite(suite: str, data_dir=None, **kwargs) -> list[dict]:
