@@ -816,7 +816,7 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
-_LOW_RANK_FROM = 1   # labels; below, the packed statistics are kept (see the measurements in the prose)
+_LOW_RANK_FROM = 16  # labels; below, the packed statistics are kept (no faster there, and small: see the prose)
 _LOW_RANK = None     # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
 
 def _use_low_rank(loss, K):
@@ -854,8 +854,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
     check_memory(_fit_bytes(n, K, n_feat, loss, mode, low_rank, X.nnz if sp.issparse(X) else n * F),
                  f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values, {n_feat} search slots x {A} sums)",
-                 "The sums of complete heads take K(K+1)/2 values per sampled feature: a smaller feature_sampling, "
-                 "or a label-wise loss, needs less.")
+                 "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
+                 "a smaller feature_sampling, or a label-wise loss, needs less.")
     if low_rank: loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
     ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X)
     S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
