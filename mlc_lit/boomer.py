@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, binned_head_row, binning_rows
-from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
+from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
                           check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
@@ -816,7 +816,7 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
-_LOW_RANK_FROM = 16  # labels; below, the packed statistics are kept (no faster there, and small: see the prose)
+_LOW_RANK_FROM = 128  # labels; below, packed statistics are faster to sum and small (see the curves above `_fit_rules`)
 _LOW_RANK = None     # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
 
 def _use_low_rank(loss, K):
@@ -851,8 +851,12 @@ def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries):
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
+    x_entries = X.nnz if sp.issparse(X) else n * F
+    if not low_rank and _LOW_RANK is None and packed_layout(loss):   # packed is chosen, but does it fit? else low-rank
+        try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries), "")
+        except InsufficientMemoryError: low_rank = True
     W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
-    check_memory(_fit_bytes(n, K, n_feat, loss, mode, low_rank, X.nnz if sp.issparse(X) else n * F),
+    check_memory(_fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries),
                  f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values, {n_feat} search slots x {A} sums)",
                  "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
                  "a smaller feature_sampling, or a label-wise loss, needs less.")

@@ -114,7 +114,8 @@ def make_many_labels(folder, name: str = "many_labels", n_train: int = 13000, n_
     score = Z @ A + 0.15 * rng.normal(size=(n, n_labels))
     freq = 1.0 / np.arange(1, n_labels + 1) ** 0.8
     freq = np.clip(freq * mean_labels / freq.sum(), 1.0 / n, 0.9)[rng.permutation(n_labels)]
-    Y = score > np.quantile(score, 1.0 - freq, axis=0)
+    cut = np.sort(score, axis=0)[np.minimum(((1.0 - freq) * n).astype(np.int64), n - 1), np.arange(n_labels)]
+    Y = score >= cut                                                         # about freq_k·n examples per label
     X = np.round(Z @ rng.normal(size=(n_topics, n_features)) * 5.0 + rng.normal(size=(n, n_features)), 2)
     d = os.path.join(folder, name); os.makedirs(d, exist_ok=True)
     header = [f"@relation {name}", *(f"@attribute x{j} numeric" for j in range(n_features)),
