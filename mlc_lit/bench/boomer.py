@@ -65,10 +65,12 @@ def find_reference(data_dir):
         os.path.dirname(os.path.abspath(data_dir)), "bench", "boomer_reference.py")
     return (python, script) if os.path.isfile(python) and os.path.isfile(script) else None
 
-def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None, suite="boomer", record_failure=False):
+def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None, suite="boomer", record_failure=False,
+                  reference_from=None):
     """Rows for mlrl-boomer on one data set (empty, with the reason on stderr, where it is missing or fails).
-    `record_failure`: where it fails (a crash included), one row per config with its return code instead."""
-    ref = find_reference(data_dir)
+    `record_failure`: where it fails (a crash included), one row per config with its return code instead.
+    `reference_from`: the data folder next to which the reference script is looked for (default `data_dir`)."""
+    ref = find_reference(reference_from or data_dir)
     if ref is None:
         print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6 "
               "and liac-arff) and MLC_LIT_BOOMER_SCRIPT (boomer_reference.py)", file=sys.stderr)
