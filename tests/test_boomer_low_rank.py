@@ -95,3 +95,19 @@ def test_hypothesis_problems(problem):
             boomer._LOW_RANK = None
     _assert_same(*fits, X)
     assert np.isfinite(fits[1].head_score_).all()
+
+
+@pytest.mark.parametrize("config", ["b", "c"])
+def test_low_rank_n_jobs_csr_pickle(monkeypatch, config):
+    "On low-rank statistics the model does not depend on n_jobs or on dense vs CSR input, and survives pickling."
+    import pickle
+    import scipy.sparse as sp
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(150, 5)), 1); X[rng.random(X.shape) < 0.4] = 0.0
+    Y = ((X @ rng.normal(size=(5, 6)) + 0.3 * rng.normal(size=(150, 6))) > 0).astype(np.int8)
+    monkeypatch.setattr(boomer, "_LOW_RANK", True)
+    params = dict(CONFIGS[config], max_rules=15, random_state=0, feature_sampling=None)
+    ref = BoomerClassifier(**params).fit(X, Y)
+    for other in (BoomerClassifier(**params, n_jobs=2).fit(X, Y), BoomerClassifier(**params).fit(sp.csr_matrix(X), Y),
+                  pickle.loads(pickle.dumps(ref))):
+        _assert_same(ref, other, X)
