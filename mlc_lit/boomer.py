@@ -22,10 +22,11 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, binned_head_row, binning_rows
-from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
+from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
                           check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
+                            LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
                             _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, packed_layout, single_label_quality)
 
@@ -123,6 +124,28 @@ def _accumulate(acc, stats, i, wi, cols, all_cols):
     else:
         for c in range(acc.shape[0]): acc[c] += wi * stats[i, cols[c]]
 
+@kernel()
+def _accumulate_low_rank(acc, stats, i, wi, K, t):
+    """acc += wi * [g, packed H] of example i, from its low-rank row [g (K,), diagonal h (K,)]: H = diag(h) with
+    -g_r g_j off the diagonal, so the packed sum takes a rank-one update that reads 2K stored values.
+
+    Column j's products go through `t` (K scratch values) and are added as `_accumulate` adds stored ones, so the
+    sums are the packed path's to the last bit (fused or reassociated, they would differ in the last place)."""
+    for k in range(K): acc[k] += wi * stats[i, k]
+    c = K
+    for j in range(K):
+        gj = stats[i, j]
+        for r in range(j): t[r] = -stats[i, r] * gj
+        for r in range(j): acc[c + r] += wi * t[r]
+        acc[c + j] += wi * stats[i, K + j]
+        c += j + 1
+
+@kernel(inline=True)
+def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
+    "`_accumulate`, or with `low_rank` (stats rows [g, h], packed sums in `acc`) `_accumulate_low_rank` (scratch `t`)."
+    if low_rank: _accumulate_low_rank(acc, stats, i, wi, K, t)
+    else: _accumulate(acc, stats, i, wi, cols, all_cols)
+
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
@@ -150,17 +173,20 @@ def _diff(out, a, b):
     for c in range(out.shape[0]): out[c] = a[c] - b[c]
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
-@kernel(literal=("mode",))
+@kernel(literal=("mode", "low_rank"))
 def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
-                    total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim):
-    "Best condition on feature `f` for the examples with `covered == level`; result in `best` = (q, thr, op, label, count); `tim` as in `_offer`."
+                    total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
+    """Best condition on feature `f` for the examples with `covered == level`; result in `best` = (q, thr, op, label, count); `tim` as in `_offer`.
+
+    `low_rank`: `stats` rows are [g, h] of the example-wise loss and the running sums packed (`_accumulate_low_rank`,
+    with `scores` as its scratch between two evaluations)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     tot[:] = total                                          # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
-            _accumulate(tot, stats, i, -float(w[i]), cols, all_cols); cnt_f -= w[i]
+            _add(tot, stats, i, -float(w[i]), cols, all_cols, low_rank, K, scores); cnt_f -= w[i]
     pre[:] = 0.0; suf[:] = 0.0
     if nominal:
         cnt_all, cnt_g, last = 0, 0, 0.0
@@ -172,7 +198,7 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
                 _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
                 _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
                 suf[:] = 0.0; cnt_g = 0
-            _accumulate(suf, stats, i, float(w[i]), cols, all_cols); _accumulate(pre, stats, i, float(w[i]), cols, all_cols)
+            _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
             cnt_g += w[i]; cnt_all += w[i]; last = v
         if cnt_g > 0:
             _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
@@ -190,7 +216,7 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
             thr = 0.5 * (last_neg + v)
             _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
             _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-        _accumulate(pre, stats, i, float(w[i]), cols, all_cols); cnt_neg += w[i]; last_neg = v
+        _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_neg += w[i]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
         i = row[k]
@@ -200,7 +226,7 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
             thr = 0.5 * (v + first_pos)
             _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
             _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-        _accumulate(suf, stats, i, float(w[i]), cols, all_cols); cnt_pos += w[i]; first_pos = v
+        _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_pos += w[i]; first_pos = v
     cnt_zero = cnt_f - cnt_neg - cnt_pos
     if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
         thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
@@ -354,9 +380,11 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     [search wall seconds, searches, summation seconds outside the search, update seconds].
     `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
     label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
-    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`)."""
+    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`), and so is `LOW_RANK`: the
+    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them."""
     mode = HEAD_MODE
-    n, W = stats.shape
+    n = stats.shape[0]
+    W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
     single = mode == 1 or mode == 3
     _sample_instances(state, sampling, sample_size, w, perm_n)
     covered[:] = 0
@@ -364,7 +392,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     total[:] = 0.0; cnt = 0
     for i in range(n):
         if w[i] > 0:
-            _accumulate(total, stats, i, float(w[i]), cols, True); cnt += w[i]
+            _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
     nc, label, depth, rule_q = W, -2 if abs_score and single else -1, 0, 0.0
     F = perm_f.shape[0]
@@ -394,7 +422,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                 _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
                                 cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
                                 slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
-                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t, LOW_RANK)
             else:                                    # a frozen single label (nominal feature): its two columns
                 _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
                                 cols[:nc], False, w, covered, depth, total[:nc], cnt, 0, 1, label, l2,
@@ -425,7 +453,9 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     for i in range(n):
         if covered[i] == depth:
             rows_buf[m] = i; m += 1
-            for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
+            if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, 1.0, K, head)
+            else:
+                for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
     if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
         d = tmp_full[cols[1]] + l2
@@ -435,7 +465,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
-    one_label = single and mode == 1 and loss != 1   # label-wise loss, diagonal layout: only `label` changes
+    one_label = single and mode == 1 and loss != 1 and loss != 3   # label-wise loss: only `label` changes
     for r in range(m):                               # update scores and statistics of the covered examples
         i = rows_buf[r]
         if one_label:
@@ -452,11 +482,19 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     return depth, label, m
 
 @functools.cache
-def _grow_rule_kernel(mode: int, parallel: bool):
+def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
-    modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs."""
+    modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
+    (complete and binned heads only): statistics rows [g, h], sums packed from them."""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
-    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode))
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank)))
+
+@kernel()
+def _packed_sum(stats, K, out):
+    "out = Σ_i [g_i, packed H_i] over all rows [g, h] of `stats`, row by row (the order of `stats.sum(axis=0)`)."
+    out[:] = 0.0
+    t = np.empty(K)
+    for i in range(stats.shape[0]): _accumulate_low_rank(out, stats, i, 1.0, K, t)
 
 # %% ../nbs/01a_boomer.ipynb #6c8ed8b7
 def _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
@@ -778,6 +816,14 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
+_LOW_RANK_FROM = 128  # labels; below, packed statistics are faster to sum and small (see the curves above `_fit_rules`)
+_LOW_RANK = None     # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
+
+def _use_low_rank(loss, K):
+    "Store the example-wise loss's statistics as [g, h] (2K values per example) rather than packed (K + K(K+1)/2)?"
+    if loss != LOSS_LOGISTIC_EXAMPLE_WISE: return False
+    return (K >= _LOW_RANK_FROM) if _LOW_RANK is None else bool(_LOW_RANK)
+
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
@@ -785,33 +831,54 @@ def _kernel_config(est, F, K):
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
-    return dict(loss=LOSSES[est.loss], mode=mode, sampling=sampling,
+    return dict(loss=LOSSES[est.loss], mode=mode, low_rank=_use_low_rank(LOSSES[est.loss], K), sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
 
 # %% ../nbs/01a_boomer.ipynb #0148b79f
-def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, diagnostics=False, monitor=None):
+def _widths(K, loss, mode, low_rank):
+    """(W, A, search mode, expand): the width W of a statistics row, the width A of the sums the search keeps, the
+    head mode the search runs in, and whether complete sums are packed from low-rank rows [g, h]."""
+    P = K * (K + 1) // 2
+    if not low_rank: W = K + (P if packed_layout(loss) else K); return W, W, mode, False
+    if mode == HEAD_SINGLE_PACKED: return 2 * K, 2 * K, HEAD_SINGLE, False    # single heads read the diagonal only
+    return 2 * K, K + P, mode, True
+
+def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries):
+    "Bytes `_fit_rules` allocates: statistics and scores per example, sums and solver work per search slot, sorted X."
+    W, A, _, _ = _widths(K, loss, mode, low_rank)
+    return 8.0 * (n * (W + K) + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
+
+def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
-    W = K + (K * (K + 1) // 2 if packed_layout(loss) else K)
-    check_memory(8.0 * n * (W + K) + 40.0 * (X.nnz if sp.issparse(X) else n * F),
-                 f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values)",
-                 "A label-wise loss stores K Hessian values per example instead of K(K+1)/2; label binning speeds up the solve but stores as many.")
+    x_entries = X.nnz if sp.issparse(X) else n * F
+    if not low_rank and _LOW_RANK is None and packed_layout(loss):   # packed is chosen, but does it fit? else low-rank
+        try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries), "")
+        except InsufficientMemoryError: low_rank = True
+    W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
+    check_memory(_fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries),
+                 f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values, {n_feat} search slots x {A} sums)",
+                 "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
+                 "a smaller feature_sampling, or a label-wise loss, needs less.")
+    if low_rank: loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
     ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X)
     S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
-    g = stats.sum(axis=0)                               # the default rule: complete head on all examples
-    default_head, grow = _grow_rule_kernel(mode, n_threads(est.n_jobs) > 1)
+    if low_rank: g = np.empty(K + P); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
+    else: g = stats.sum(axis=0)
+    default_head = _grow_rule_kernel(mode, False)[0]
+    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand)[1]
     default_head(g, K, -1, float(est.l2), work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
     bufs = dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
-                covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(W, dtype=np.int64),
-                total=np.empty(W), tmp_full=np.empty(W), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, W)),
-                slot_buf=np.empty((n_feat, 4, W)), scores=np.empty((n_feat, K)), work=work, head=head,
+                covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(A, dtype=np.int64),
+                total=np.empty(A), tmp_full=np.empty(A), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, A)),
+                slot_buf=np.empty((n_feat, 4, A)), scores=np.empty((n_feat, K)), work=work, head=head,
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None)
     seeds = spawn_seeds(est.random_state, est.max_rules)

@@ -4,8 +4,9 @@
 
 # %% auto #0
 __all__ = ['LOSS_LOGISTIC_LABEL_WISE', 'LOSS_LOGISTIC_EXAMPLE_WISE', 'LOSS_SQUARED_ERROR_LABEL_WISE', 'LOSSES',
-           'HEAD_DECOMPOSABLE', 'HEAD_SINGLE', 'HEAD_COMPLETE', 'HEAD_SINGLE_PACKED', 'HEAD_BINNED', 'packed_index',
-           'label_wise_logistic', 'label_wise_logistic_loss', 'example_wise_logistic', 'example_wise_logistic_loss',
+           'LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK', 'HEAD_DECOMPOSABLE', 'HEAD_SINGLE', 'HEAD_COMPLETE',
+           'HEAD_SINGLE_PACKED', 'HEAD_BINNED', 'packed_index', 'label_wise_logistic', 'label_wise_logistic_loss',
+           'example_wise_logistic', 'example_wise_logistic_low_rank', 'example_wise_logistic_loss',
            'label_wise_squared_error', 'label_wise_squared_error_loss', 'packed_layout', 'mean_loss', 'newton_step',
            'newton_quality', 'decomposable_quality', 'single_label_quality']
 
@@ -64,7 +65,8 @@ def label_wise_logistic_loss(Y, S):
 
 # %% ../nbs/01_taylor_boosting.ipynb #40b98d0b
 @kernel()
-def _example_wise_logistic_row(y, s, g, hp):
+def _example_wise_logistic_diag_row(y, s, g, h):
+    "Gradient `g` (K,) and Hessian diagonal `h` (K,) of one example: with p_k = |g_k|, its Hessian is diag(p) − g gᵀ."
     K = y.shape[0]
     m = 0.0                                   # largest exponent, including the 0 of the "1 +" term
     for k in range(K): m = max(m, -(2.0 * y[k] - 1.0) * s[k])
@@ -75,21 +77,33 @@ def _example_wise_logistic_row(y, s, g, hp):
         if z > top: top, top_k = z, k
     for k in range(K): g[k] = -(2.0 * y[k] - 1.0) * g[k] / total     # g_k = -ỹ_k p_k
     for j in range(K):
-        c = j * (j + 1) // 2
-        for i in range(j): hp[c + i] = -g[i] * g[j]                   # h_ij = -ỹ_i ỹ_j p_i p_j
         p = abs(g[j])
         if j == top_k and p > 0.5:                                    # 1 - p_j summed, not subtracted
             rest = math.exp(-m)
             for k in range(K):
                 if k != j: rest += abs(g[k]) * total
-            hp[c + j] = p * rest / total
+            h[j] = p * rest / total
         else:
-            hp[c + j] = p * (1.0 - p)
+            h[j] = p * (1.0 - p)
+
+@kernel()
+def _example_wise_logistic_row(y, s, g, hp):
+    K = y.shape[0]
+    _example_wise_logistic_diag_row(y, s, g, hp[:K])                 # the diagonal first, in hp[:K] ...
+    for j in range(K - 1, -1, -1): hp[j * (j + 3) // 2] = hp[j]      # ... moved to (j, j), last first: no overlap
+    for j in range(1, K):
+        c = j * (j + 1) // 2
+        for i in range(j): hp[c + i] = -g[i] * g[j]                   # h_ij = -ỹ_i ỹ_j p_i p_j
 
 @kernel()
 def example_wise_logistic(Y, S, G, Hp):
     "Gradients `G` (n, K) and packed upper-triangle Hessians `Hp` (n, K(K+1)/2) of the example-wise logistic loss."
     for n in range(Y.shape[0]): _example_wise_logistic_row(Y[n], S[n], G[n], Hp[n])
+
+@kernel()
+def example_wise_logistic_low_rank(Y, S, G, D):
+    "Gradients `G` (n, K) and Hessian diagonals `D` (n, K): each example's Hessian is diag(D[n]) with −G[n]ᵢG[n]ⱼ off it."
+    for n in range(Y.shape[0]): _example_wise_logistic_diag_row(Y[n], S[n], G[n], D[n])
 
 @kernel()
 def _example_wise_logistic_loss_row(y, s):
@@ -136,10 +150,12 @@ LOSS_LOGISTIC_LABEL_WISE, LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_SQUARED_ERROR_LABEL_W
 LOSSES = {"logistic_label_wise": LOSS_LOGISTIC_LABEL_WISE, "logistic_example_wise": LOSS_LOGISTIC_EXAMPLE_WISE,
           "squared_error_label_wise": LOSS_SQUARED_ERROR_LABEL_WISE}
 
+LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK = 3     # the example-wise loss, each example stored as (g, diagonal of H)
+
 HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_COMPLETE, HEAD_SINGLE_PACKED, HEAD_BINNED = 0, 1, 2, 3, 4
 
 def packed_layout(loss: int) -> bool:
-    "Does loss code `loss` have a packed (full) Hessian rather than a diagonal one?"
+    "Does loss code `loss` store a packed (full) Hessian per example rather than K values (a diagonal, or the low-rank form's)?"
     return loss == LOSS_LOGISTIC_EXAMPLE_WISE
 
 # %% ../nbs/01_taylor_boosting.ipynb #disp
@@ -148,18 +164,20 @@ def _loss_row(loss, y, s, g, h):
     "Statistics of one example for loss code `loss` (see `LOSSES`), written into `g` and `h`."
     if loss == LOSS_LOGISTIC_LABEL_WISE: _label_wise_logistic_row(y, s, g, h)
     elif loss == LOSS_LOGISTIC_EXAMPLE_WISE: _example_wise_logistic_row(y, s, g, h)
+    elif loss == LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK: _example_wise_logistic_diag_row(y, s, g, h)
     else: _squared_error_row(y, s, g, h)
 
 @kernel()
 def _loss_value_row(loss, y, s):
     "The loss of one example for loss code `loss`."
     if loss == LOSS_LOGISTIC_LABEL_WISE: return _label_wise_logistic_loss_row(y, s)
-    if loss == LOSS_LOGISTIC_EXAMPLE_WISE: return _example_wise_logistic_loss_row(y, s)
+    if loss == LOSS_LOGISTIC_EXAMPLE_WISE or loss == LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK: return _example_wise_logistic_loss_row(y, s)
     return _squared_error_loss_row(y, s)
 
 def mean_loss(loss: int, Y, S) -> float:
     "Mean loss per example of scores `S` for labels `Y` under loss code `loss`."
-    return (label_wise_logistic_loss, example_wise_logistic_loss, label_wise_squared_error_loss)[loss](Y, S)
+    return (label_wise_logistic_loss, example_wise_logistic_loss, label_wise_squared_error_loss,
+            example_wise_logistic_loss)[loss](Y, S)
 
 # %% ../nbs/01_taylor_boosting.ipynb #newton
 @kernel(inline=True)

@@ -43,3 +43,16 @@ def test_peak_memory_in_a_fresh_process():
     big = np.ones(600 * 2**17)            # 600 MiB resident here must not count in the child (ru_maxrss did)
     m = peak_memory("emotions", DATA, max_rules=5)
     assert 20 < m["loaded_MiB"] <= m["peak_MiB"] < big.nbytes / 2**20
+
+
+def test_reference_crash_is_recorded(tmp_path, monkeypatch):
+    "A reference that dies of a signal (mlrl-boomer segfaults on delicious's shape) leaves rows with its return code."
+    from mlc_lit.bench.boomer import run_reference
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nkill -SEGV $$\n"); fake.chmod(0o755)
+    script = tmp_path / "boomer_reference.py"; script.write_text("")
+    monkeypatch.setenv("MLC_LIT_BOOMER_PYTHON", str(fake)); monkeypatch.setenv("MLC_LIT_BOOMER_SCRIPT", str(script))
+    rows = run_reference("many_labels", tmp_path, ["a", "c"], suite="many-labels", record_failure=True)
+    assert [(r["config"], r["returncode"]) for r in rows] == [("a", -11), ("c", -11)]
+    assert all(r["fit_s"] != r["fit_s"] for r in rows)                        # NaN: no time to compare
+    assert run_reference("many_labels", tmp_path, ["a"]) == []                # the other suites: no rows, as before

@@ -65,9 +65,12 @@ def find_reference(data_dir):
         os.path.dirname(os.path.abspath(data_dir)), "bench", "boomer_reference.py")
     return (python, script) if os.path.isfile(python) and os.path.isfile(script) else None
 
-def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None, suite="boomer"):
-    "Rows for mlrl-boomer on one data set (empty, with the reason on stderr, where it is missing or fails)."
-    ref = find_reference(data_dir)
+def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None, suite="boomer", record_failure=False,
+                  reference_from=None):
+    """Rows for mlrl-boomer on one data set (empty, with the reason on stderr, where it is missing or fails).
+    `record_failure`: where it fails (a crash included), one row per config with its return code instead.
+    `reference_from`: the data folder next to which the reference script is looked for (default `data_dir`)."""
+    ref = find_reference(reference_from or data_dir)
     if ref is None:
         print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6 "
               "and liac-arff) and MLC_LIT_BOOMER_SCRIPT (boomer_reference.py)", file=sys.stderr)
@@ -80,8 +83,10 @@ def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None,
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:                     # e.g. its ARFF reader rejects slashdot: report, go on without it
             last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
-            print(f"mlrl-boomer failed on {name}: {last}", file=sys.stderr)
-            return []
+            print(f"mlrl-boomer failed on {name} (return code {done.returncode}): {last}", file=sys.stderr)
+            if not record_failure: return []
+            return [dict(suite=suite, dataset=name, config=c, impl="mlrl-boomer", threads=threads, fit_s=float("nan"),
+                         returncode=done.returncode, note=f"failed: {last}"[:120]) for c in configs]
         with open(out) as fh: rows = list(csv.DictReader(fh))
     return [dict(suite=suite, dataset=r["dataset"], config=r["config"], impl="mlrl-boomer", threads=int(r["threads"]),
                  fit_s=float(r["fit_s_median"]), fit_cpu_s=float(r["fit_cpu_s_median"]),

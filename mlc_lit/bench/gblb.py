@@ -9,14 +9,17 @@ import multiprocessing
 import os
 import statistics
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
 
 from . import format_table, load_split, nominal_features, verdict
 from .boomer import COMMON, CONFIGS, fit_and_score, run_reference, warm_up
 
 # %% auto #0
 __all__ = ['BINNINGS', 'DATASETS', 'MAX_RULES', 'MEMORY_DATASETS', 'REFERENCE_CONFIG', 'binning_params', 'run_binnings',
-           'peak_memory', 'run', 'speedups', 'summary']
+           'peak_memory', 'run', 'make_many_labels', 'run_many_labels', 'run_many', 'ManyLabels', 'speedups', 'summary']
 
 # %% ../../nbs/06b_bench_gblb.ipynb #109f931e
 BINNINGS = {"none": dict(label_binning=None),
@@ -97,6 +100,82 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, binnings=
                 if r["dataset"] == name and r["impl"] == "mlc_lit" and r["config"] == REFERENCE_CONFIG and r["threads"] == threads[0]:
                     r.update(peak_memory(name, data_dir, REFERENCE_CONFIG, threads[0], max_rules))
     return rows
+
+# %% ../../nbs/06b_bench_gblb.ipynb #mlgen01
+def make_many_labels(folder, name: str = "many_labels", n_train: int = 13000, n_test: int = 3000, n_labels: int = 1000,
+                     n_features: int = 500, mean_labels: float = 19.0, n_topics: int = 40, n_words: float = 20.0,
+                     seed: int = 0) -> str:
+    "Write a correlated-label problem as the Mulan folder `folder/name` (see above); returns `folder`."
+    rng = np.random.default_rng(seed)
+    n = n_train + n_test
+    Z = rng.dirichlet(np.full(n_topics, 0.2), size=n)                        # topic weights per example
+    A = np.zeros((n_topics, n_labels))                                       # each label: one or two topics
+    for k in range(n_labels):
+        A[rng.choice(n_topics, 1 + (rng.random() < 0.5), replace=False), k] = rng.uniform(0.5, 1.5)
+    score = Z @ A + 0.15 * rng.normal(size=(n, n_labels))
+    freq = 1.0 / np.arange(1, n_labels + 1) ** 0.8
+    freq = np.clip(freq * mean_labels / freq.sum(), 1.0 / n, 0.9)[rng.permutation(n_labels)]
+    cut = np.sort(score, axis=0)[np.minimum(((1.0 - freq) * n).astype(np.int64), n - 1), np.arange(n_labels)]
+    Y = score >= cut                                                         # about freq_k·n examples per label
+    words = Z @ rng.dirichlet(np.full(n_features, 0.05), size=n_topics)      # each topic's vocabulary
+    X = (rng.random((n, n_features)) < -np.expm1(-n_words * words)).astype(np.float64)   # word present (Poisson)
+    d = os.path.join(folder, name); os.makedirs(d, exist_ok=True)
+    header = [f"@relation {name}", *(f"@attribute x{j} numeric" for j in range(n_features)),
+              *(f"@attribute y{k} {{0,1}}" for k in range(n_labels)), "@data"]
+    for part, rows in (("train", range(n_train)), ("test", range(n_train, n))):
+        with open(os.path.join(d, f"{name}-{part}.arff"), "w") as fh:
+            fh.write("\n".join(header) + "\n")
+            for i in rows:
+                xs = [f"{j} {X[i, j]:g}" for j in np.flatnonzero(X[i])]
+                fh.write("{" + ",".join(xs + [f"{n_features + k} 1" for k in np.flatnonzero(Y[i])]) + "}\n")
+    with open(os.path.join(d, f"{name}.xml"), "w") as fh:
+        fh.write('<?xml version="1.0" encoding="utf-8"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">\n'
+                 + "".join(f'<label name="y{k}"></label>\n' for k in range(n_labels)) + "</labels>\n")
+    return folder
+
+# %% ../../nbs/06b_bench_gblb.ipynb #mlrun01
+def _fit_fresh(name, data_dir, params):
+    "In a fresh process: fit `params` on `name`, predict its test split; times, losses and peak memory."
+    from mlc_lit.bench.boomer import _losses
+    from mlc_lit.boomer import BoomerClassifier
+    X, Y, Xt, Yt, _ = load_split(name, data_dir, exact_names=True)
+    compile_s = warm_up(params, X, Y, Xt)                  # kernels compiled or loaded before the timed fit
+    loaded = _peak_rss_mib(); t0 = time.perf_counter()
+    clf = BoomerClassifier(**params).fit(X, Y)
+    fit_s = time.perf_counter() - t0; P = clf.predict(Xt)
+    return dict(fit_s=fit_s, n_labels=Y.shape[1], n_train=X.shape[0], **_losses(Yt, P), n_rules=clf.n_rules_,
+                loaded_MiB=loaded, peak_MiB=_peak_rss_mib(), compile_s=compile_s)
+
+def run_many_labels(data_dir=None, datasets=None, configs=("a", "c"), threads=1, max_rules=100, reference=True,
+                    cache=None, quick=False, **generate) -> list[dict]:
+    "Rows (each fit in a fresh process, with `peak_MiB`) for the generated problem or the Mulan `datasets` of `data_dir`."
+    reference_from = data_dir                    # where boomer_reference.py is looked for: next to the --data folder
+    if not datasets:
+        cache = cache or os.path.join(os.path.expanduser("~"), ".cache", "mlc_lit", "many_labels")
+        if quick: generate = dict(dict(n_train=1300, n_test=300, n_labels=100, mean_labels=8), **generate)
+        name = "many_labels" + ("_quick" if quick else "")
+        if not os.path.isfile(os.path.join(cache, name, f"{name}-test.arff")): make_many_labels(cache, name, **generate)
+        data_dir, datasets = cache, [name]
+    if quick: max_rules = min(max_rules, 10)
+    rows = []
+    ctx = multiprocessing.get_context("spawn")
+    for name in datasets:
+        for c in configs:
+            params = dict(COMMON, **CONFIGS[c], n_jobs=threads, max_rules=max_rules)
+            with ProcessPoolExecutor(1, mp_context=ctx) as pool:
+                r = pool.submit(_fit_fresh, name, os.path.abspath(data_dir), params).result()
+            rows.append(dict(suite="many-labels", dataset=name, config=c, impl="mlc_lit", threads=threads, **r))
+        if reference: rows += run_reference(name, data_dir, list(configs), threads, 1, max_rules, suite="many-labels",
+                                            record_failure=True, reference_from=reference_from)
+    return rows
+
+def run_many(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
+    "`mlc-lit bench --suite many-labels`: `run_many_labels` on one thread count (`repeats` is not used: one fit each)."
+    return [r for t in threads for r in run_many_labels(data_dir, datasets, threads=t, quick=quick)]
+
+class ManyLabels:
+    "The many-labels suite's module-like entry (`run`, no `summary`) for `mlc_lit.bench.suites.SUITES`."
+    run = staticmethod(run_many)
 
 # %% ../../nbs/06b_bench_gblb.ipynb #8aea636f
 def speedups(rows) -> list[dict]:

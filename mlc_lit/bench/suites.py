@@ -31,6 +31,8 @@ SUITES = {
     "boomer-options": Suite(boomer_options, "BOOMER vs mlrl-boomer with each option (hold-out, pruning, time limit, "
                                             "default rule, calibration, GFM, ...), several seeds, ECE and rules kept"),
     "gblb": Suite(gblb, "paper 2: label binning vs mlrl-boomer (configuration c) and vs no binning"),
+    "many-labels": Suite(gblb.ManyLabels, "complete heads on ~1000 labels (generated, or --datasets of --data): "
+                                          "configurations a and c, 100 rules, peak memory, mlrl-boomer's return code"),
     "xdcc": Suite(xdcc, "paper 3: ML-XGB / XDCC vs XGBoost and scikit-learn chains"),
     "qweighted": Suite(qweighted, "paper 4: QWeighted voting vs full voting, binary relevance and logistic regression"),
     "rembed": Suite(rembed, "paper 5: randomized embedding vs one-vs-rest logistic regression"),
