@@ -401,20 +401,27 @@ def _client():
         return get_client()
     except (ImportError, ValueError): return None
 
+def _block_rows(n: int, a: int, b: int) -> tuple:
+    "The two row ranges of the weight matrix that classes a ≤ v < b own: their calibration rows and their pair rows."
+    return slice(a - 1, b - 1), slice(n + (a - 1) * (a - 2) // 2, n + (b - 1) * (b - 2) // 2)
+
 def _train_block(data, n_features: int, a: int, b: int):
-    """Train the perceptrons of classes a ≤ v < b (`qweighted`'s training kernel restricted to them): their
-    calibration rows and their pair rows, which are contiguous in the weight matrix."""
-    (Xd, indptr, indices, data_, sparse), Y, rel_ptr, rel_cls, order = data
+    """Train the perceptrons of classes a ≤ v < b (`qweighted`'s training kernel restricted to them) and return their
+    calibration rows and their pair rows, already unscaled when the data were standardised (row by row, so the bits
+    equal the in-memory fit's)."""
+    (Xd, indptr, indices, data_, sparse), Y, rel_ptr, rel_cls, order, stats = data
     n = Y.shape[1]
     W = np.zeros((_qw.n_pairs(n), n_features + 1))        # pages other blocks own are never touched
     _qw._train_serial(W, Xd, indptr, indices, data_, Y, rel_ptr, rel_cls, order, sparse, False, np.array([a, b], dtype=np.int64))
-    return W[a - 1:b - 1].copy(), W[n + (a - 1) * (a - 2) // 2:n + (b - 1) * (b - 2) // 2].copy()
+    parts = tuple(W[rows].copy() for rows in _block_rows(n, a, b))
+    return tuple(_qw._unscale_weights(P, *stats) for P in parts) if stats is not None else parts
 
 # %% ../nbs/08_scale.ipynb #9f4b50f8
 def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
     """Fit `est` (a `CalibratedPairwiseClassifier`) with its label blocks as Dask tasks: the standardised data go to
-    each worker once (scattered), each task trains the perceptrons of a range of labels, and the weight rows
-    come back. Called by `est.fit` for Dask input; the weights equal the in-memory fit's."""
+    each worker once (scattered), each task trains and unscales the perceptrons of a range of labels, and their weight
+    rows are copied into one preallocated matrix as they arrive. Called by `est.fit` for Dask input; the weights equal
+    the in-memory fit's."""
     X, Y = (A.compute() if is_dask(A) else A for A in (X, Y))
     est._validate_params()
     X = est._validate_X(X, reset=True)
@@ -425,18 +432,24 @@ def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
     n, F = Y.shape[1], Xs.shape[1]
     check_memory(_qw._weights_bytes(n, F), f"The weights of {_qw.n_pairs(n)} perceptrons over {F} features")
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
-    data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order)
+    data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats)
     client = _client()
     workers = sum(client.nthreads().values()) if client else dask.system.CPU_COUNT
-    bounds = _qw._class_blocks(n, F, False, n_blocks or 2 * workers)
+    bounds = _qw._class_blocks(n, F, False, n_blocks or 2 * workers).tolist()
+    blocks = list(zip(bounds[:-1], bounds[1:]))
+    W = np.empty((_qw.n_pairs(n), F + 1))
+    def put(ab, parts):
+        for rows, P in zip(_block_rows(n, *ab), parts): W[rows] = P
     if client:
+        from distributed import as_completed
         [shared] = client.scatter([data], broadcast=True)
-        parts = client.gather([client.submit(_train_block, shared, F, a, b, pure=False) for a, b in zip(bounds[:-1], bounds[1:])])
+        futures = {client.submit(_train_block, shared, F, a, b, pure=False): (a, b) for a, b in blocks}
+        for fut, parts in as_completed(futures, with_results=True):
+            put(futures[fut], parts); fut.release()
     else:
         shared = dask.delayed(data, pure=True)
-        parts = dask.compute(*[dask.delayed(_train_block)(shared, F, a, b) for a, b in zip(bounds[:-1], bounds[1:])])
-    W = np.concatenate([p[0] for p in parts] + [p[1] for p in parts])
-    est.coef_ = _qw._unscale_weights(W, *stats) if est.scale else W
+        for ab, parts in zip(blocks, dask.compute(*[dask.delayed(_train_block)(shared, F, a, b) for a, b in blocks])): put(ab, parts)
+    est.coef_ = W
     return est
 
 # %% ../nbs/08_scale.ipynb #ccbff757
