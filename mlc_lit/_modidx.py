@@ -679,6 +679,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'mlc_lit.scale._spectral_rank_of': ('scale.html#_spectral_rank_of', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._stats_chunk': ('scale.html#_stats_chunk', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._take_rows': ('scale.html#_take_rows', 'mlc_lit/scale.py'),
+                               'mlc_lit.scale._task_bounds': ('scale.html#_task_bounds', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._top_k_block': ('scale.html#_top_k_block', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._train_block': ('scale.html#_train_block', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._tree_sum': ('scale.html#_tree_sum', 'mlc_lit/scale.py'),
