@@ -404,12 +404,23 @@ def _scaled(X, m, mean, std):
     "X standardised by `_scaling`'s statistics (CSR stays CSR)."
     return X @ sp.diags(1.0 / (m * std)) if sp.issparse(X) else np.ascontiguousarray((X / m - mean) / std)
 
+@kernel(fastmath=False)
+def _unscale_rows(W, m, std, v):
+    "In place, row by row: feature weights divided by `m` then by `std`; the bias less their dot product with `v`, summed left to right."
+    F = W.shape[1] - 1
+    for i in range(W.shape[0]):
+        s = 0.0
+        for j in range(F):
+            w = W[i, j]
+            s += w * v[j]
+            W[i, j] = w / m[j] / std[j]
+        W[i, F] -= s
+
 def _unscale_weights(W, m, mean, std):
-    "Weights (last column the bias) on standardised features -> the same scores on the features as given."
-    out = np.empty_like(W)
-    out[:, :-1] = W[:, :-1] / m / std
-    out[:, -1] = W[:, -1] - W[:, :-1] @ (mean / std)
-    return out
+    """Weights (last column the bias) on standardised features -> the same scores on the features as given, in place
+    (returns W). Every row is computed on its own, so a block of rows unscaled apart gets the same bits."""
+    _unscale_rows(W, m, std, mean / std)
+    return W
 
 def _train(est, X, Y, calib_only=False):
     "Train the pairwise (or calibration) perceptrons of `est` on X, standardised first when `est.scale`."
