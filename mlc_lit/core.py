@@ -36,9 +36,9 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
-           'compile_seconds', 'compile_notice', 'check_X', 'csr_arrays', 'check_Y', 'check_X_Y', 'spawn_seeds',
-           'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
-           'int_at_least', 'MultiLabelClassifier']
+           'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'check_Y', 'check_X_Y',
+           'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget',
+           'check_memory', 'int_at_least', 'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -230,9 +230,14 @@ def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator
     kw = dict(accept_sparse="csr" if accept_sparse else False, dtype=np.float64, order="C",
               ensure_all_finite="allow-nan" if allow_nan else True, accept_large_sparse=True)
     X = validate_data(estimator, X, reset=reset, **kw) if estimator is not None else check_array(X, **kw)
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)  # scipy sparse arrays become matrices: one type inside the library
-        if not X.has_canonical_format: X = X.copy(); X.sum_duplicates()
+    return as_float64(X) if sp.issparse(X) else X
+
+def as_float64(X):
+    """`X` as the kernels read it: a float64 C-contiguous array, or a float64 CSR matrix in canonical format (scipy
+    sparse arrays become matrices, duplicates are summed). No other check: a Dask chunk may have no rows."""
+    if not sp.issparse(X): return np.ascontiguousarray(X, dtype=np.float64)
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if not X.has_canonical_format: X = X.copy(); X.sum_duplicates()
     return X
 
 # %% ../nbs/00_core.ipynb #22bfd1da

@@ -12,7 +12,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .core import check_Y, csr_arrays, kernel, spawn_seeds
+from .core import as_float64, check_Y, csr_arrays, kernel, spawn_seeds
 from .losses import label_wise_logistic
 from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _buffer, _choose, _concat_trees, _data_args, _first_best,
                            _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle)
@@ -67,11 +67,8 @@ def _check_input(X, Y, sample_weight):
 # %% ../nbs/03b_mlxgb_dask.ipynb #68fa568f
 def _load(Xc, Yc, Wc, rows, offset):
     "One partition as its worker keeps it: X (float64, dense or canonical CSR) with the kernels' view, Y, W, active rows."
-    if sp.issparse(Xc):
-        X = sp.csr_matrix(Xc, dtype=np.float64)
-        if not X.has_canonical_format: X = X.copy(); X.sum_duplicates()
-        vals = X.data
-    else: X = vals = np.ascontiguousarray(Xc, dtype=np.float64)
+    X = as_float64(Xc)
+    vals = X.data if sp.issparse(X) else X
     if np.isinf(vals).any(): raise ValueError("X contains infinity; only NaN (missing) is allowed besides finite values.")
     K = Yc.shape[1]
     Y = check_Y(Yc.toarray() if sp.issparse(Yc) else Yc) if Yc.shape[0] else np.zeros((0, K), np.int8)
@@ -473,8 +470,7 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
 # %% ../nbs/03b_mlxgb_dask.ipynb #16a18aa0
 def _scores_chunk(Xc, base, *trees):
     "Scores of a chunk of rows: the trees' kernel on the chunk (float64, dense or canonical CSR)."
-    X = sp.csr_matrix(Xc, dtype=np.float64) if sp.issparse(Xc) else np.ascontiguousarray(Xc, dtype=np.float64)
-    if sp.issparse(X) and not X.has_canonical_format: X = X.copy(); X.sum_duplicates()
+    X = as_float64(Xc)
     S = np.repeat(base[None, :], X.shape[0], axis=0)
     _predict_trees(*_data_args(X), *trees, S)
     return S

@@ -16,7 +16,7 @@ from scipy.special import expit
 
 from . import qweighted as _qw
 from . import rembed as _re
-from .core import _encode_target, _top_k_of, check_memory, csr_arrays, spawn_seeds
+from .core import _encode_target, _top_k_of, as_float64, check_memory, csr_arrays, spawn_seeds
 from .metrics import _check_k
 
 # %% auto #0
@@ -61,11 +61,8 @@ def _check_dask_X_Y(X, Y=None):
 # %% ../nbs/08_scale.ipynb #a037a4c3
 def _x_chunk(Xc, intercept: bool):
     "A chunk of X as float64 (dense C-contiguous or canonical CSR), finite, with a column of ones when `intercept`."
-    if sp.issparse(Xc):
-        Xc = sp.csr_matrix(Xc, dtype=np.float64)
-        if not Xc.has_canonical_format: Xc = Xc.copy(); Xc.sum_duplicates()
-        vals = Xc.data
-    else: Xc = vals = np.ascontiguousarray(Xc, dtype=np.float64)
+    Xc = as_float64(Xc)
+    vals = Xc.data if sp.issparse(Xc) else Xc
     if not np.isfinite(vals).all(): raise ValueError("X contains NaN or infinity; Dask input must be finite.")
     return _re._with_intercept(Xc) if intercept else Xc
 
