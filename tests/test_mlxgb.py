@@ -39,6 +39,19 @@ def test_matches_xgboost_multi_output_tree(mcw, depth):
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.parametrize("gamma", [0.5, 2.0])
+def test_gamma_is_xgboosts_min_split_loss(gamma):
+    "gamma is compared with the gain without eq. (5)'s 1/2, as XGBoost's min_split_loss is (03_mlxgb, the Newton section)."
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _toy(n=150, F=4, K=3, seed=1)
+    kw = dict(n_estimators=8, max_depth=4, learning_rate=0.3, reg_lambda=1.0, min_child_weight=1.0, gamma=gamma)
+    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", max_bin=256, base_score=0.5,
+                            n_jobs=1, objective="binary:logistic", **kw).fit(X, Y)
+    ours = MLXGBClassifier(base_score=0.5, **kw).fit(X, Y)
+    assert len(ours.feature_) < len(MLXGBClassifier(base_score=0.5, **(kw | dict(gamma=0.0))).fit(X, Y).feature_)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+
+
 def test_exact_matches_xgboost_single_label():
     xgb = pytest.importorskip("xgboost")
     X, Y = _toy(n=150, F=4, K=1, seed=2, grid=False)
