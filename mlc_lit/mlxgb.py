@@ -46,6 +46,36 @@ def _leaf_weights(s, K, lam, mcw, eta, out):
         h = s[K + j]
         out[j] = 0.0 if (h <= 0.0 or h < mcw) else -eta * s[j] / (h + lam)
 
+# %% ../nbs/03_mlxgb.ipynb #8a143fd4
+@kernel()
+def _split_gain(L, P, R, K, lam, mcw, kind, min_label, score_p):
+    "Gain S(L) + S(R) - S(P) of a candidate whose left sums are `L` (R = P - L is written to `R`)."
+    for t in range(2 * K): R[t] = P[t] - L[t]
+    if min_label:
+        for j in range(K):
+            if L[K + j] < mcw or R[K + j] < mcw: return -np.inf
+    return _score(L, K, lam, mcw, kind) + _score(R, K, lam, mcw, kind) - score_p
+
+# %% ../nbs/03_mlxgb.ipynb #8d4053dd
+def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
+    "Best gain per (feature, slot) by trying every threshold between distinct values and both NaN directions."
+    n, F = X.shape; K = gh.shape[1] // 2
+    out = np.full((F, ns), -np.inf)
+    for s in range(ns):
+        rows = np.flatnonzero(slot == s)
+        P = gh[rows].sum(0); sp_ = _score(P, K, lam, mcw, kind)
+        for f in range(F):
+            x = X[rows, f]; miss = np.isnan(x)
+            vals = np.unique(x[~miss])
+            cands = [(v, False) for v in vals[1:]] + [(v, True) for v in vals[1:]]
+            if miss.any(): cands += [(np.inf, False), (-np.inf, True)]
+            for thr, dl in cands:
+                left = np.where(miss, dl, x < thr)
+                if left.all() or not left.any(): continue
+                g = _split_gain(gh[rows[left]].sum(0), P, np.empty(2 * K), K, lam, mcw, kind, min_label, sp_)
+                out[f, s] = max(out[f, s], g)
+    return out
+
 # %% ../nbs/03_mlxgb.ipynb #dd774f42
 def _columns(X):
     "Per feature, the stored non-NaN entries sorted by value and the rows holding NaN, as CSC-like arrays."
@@ -63,7 +93,7 @@ def _columns(X):
     return (sp.issparse(X), np.r_[0, np.cumsum(counts)].astype(np.int64), rows[~nan][order], vals[~nan][order],
             np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
 
-# %% ../nbs/03_mlxgb.ipynb #0ad100da
+# %% ../nbs/03_mlxgb.ipynb #2c08ca65
 def _rank_keep(rmin, rmax, max_bins):
     """Indices of the entries of a rank summary (`rmin`/`rmax`: examples below each value and up to it) kept when it
     is pruned to `max_bins` + 1 entries, as XGBoost's `hist` prunes; needs more than `max_bins` + 1 entries."""
@@ -79,6 +109,7 @@ def _rank_keep(rmin, rmax, max_bins):
     if keep[-1] != m - 1: keep.append(m - 1)
     return keep
 
+# %% ../nbs/03_mlxgb.ipynb #ad8dfced
 def _feature_cuts(values, counts, max_bins):
     """Cut values of one feature from its sorted distinct values and their counts: the values kept when their
     rank summary is pruned to `max_bins` + 1 entries (as XGBoost's `hist` prunes an exact summary), minus the
@@ -89,6 +120,7 @@ def _feature_cuts(values, counts, max_bins):
         values = values[np.array(_rank_keep(rmin, rmax, max_bins))]
     return values[1:max_bins]
 
+# %% ../nbs/03_mlxgb.ipynb #45d3405b
 def _bin_features(X, max_bins, active=None):
     "Quantile cuts per feature (from the `active` rows) and each stored value's bin (dense: (F, n); CSR: CSC order)."
     n, F = X.shape
@@ -123,7 +155,18 @@ def _bin_features(X, max_bins, active=None):
     if sp.issparse(X): return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
     return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 
-# %% ../nbs/03_mlxgb.ipynb #0be3316c
+# %% ../nbs/03_mlxgb.ipynb #8ed10b26
+@kernel()
+def _node_sums(gh, slot, sums, counts):
+    "Sum the rows' `[g, h]` per slot (rows with slot -1 are skipped)."
+    sums[:] = 0.0; counts[:] = 0
+    for i in range(gh.shape[0]):
+        s = slot[i]
+        if s < 0: continue
+        counts[s] += 1
+        for t in range(gh.shape[1]): sums[s, t] += gh[i, t]
+
+# %% ../nbs/03_mlxgb.ipynb #c354cebe
 @kernel(vectorize=True)
 def _gains(C, nc, K, lam, mcw, kind, min_label, out):
     "Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its right sums."
@@ -148,6 +191,7 @@ def _gains(C, nc, K, lam, mcw, kind, min_label, out):
             for c in range(nc):
                 if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw): out[0, c] = -np.inf
 
+# %% ../nbs/03_mlxgb.ipynb #c1a3a200
 _TIE = 1e-10
 
 @kernel()
@@ -155,6 +199,7 @@ def _better(g, b):
     "Is gain `g` better than `b` by more than rounding noise? (Near-ties keep the earlier candidate.)"
     return g > b + _TIE * (1.0 + abs(b)) if b > -np.inf else g > b
 
+# %% ../nbs/03_mlxgb.ipynb #b37066e8
 @kernel()
 def _buffer(ns, T, n_max):
     "Candidate buffer: sums (2T x cap), slot, thresholds (missing right, left), flag; cap bounds it to ~1 MB."
@@ -170,6 +215,7 @@ def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
     cs[nc] = s; ct[nc, 0] = thr_a; ct[nc, 1] = thr_b; cf[nc] = flag
     return nc + 1
 
+# %% ../nbs/03_mlxgb.ipynb #c5c17588
 @kernel()
 def _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best):
     "Score the recorded candidates in order, keeping each slot's best with missing rows right (best[:, :2]) and left (best[:, 2:])."
@@ -197,7 +243,7 @@ def _choose(best, fi, out_gain, out_thr, out_dl):
         if _better(best[s, 2], best[s, 0]): out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 2], best[s, 3], 1
         else: out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 0], best[s, 1], 0
 
-# %% ../nbs/03_mlxgb.ipynb #56b2a15a
+# %% ../nbs/03_mlxgb.ipynb #4e4df9b6
 def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot, sums, counts, score_p,
                        lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
     ns, T = sums.shape
@@ -258,10 +304,11 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
             _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
             _choose(best, fi, out_gain, out_thr, out_dl)
 
+# %% ../nbs/03_mlxgb.ipynb #961e118a
 _exact_splits = kernel()(_exact_splits_impl)
 _exact_splits_par = kernel(parallel=True)(_exact_splits_impl)
 
-# %% ../nbs/03_mlxgb.ipynb #881d4957
+# %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
 def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_vals, features, gh, slot,
                       sums, counts, score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
     ns, T = sums.shape
@@ -321,19 +368,16 @@ def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_v
             _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
             _choose(best, fi, out_gain, out_thr, out_dl)
 
+# %% ../nbs/03_mlxgb.ipynb #d51d6ac4
 _hist_splits = kernel()(_hist_splits_impl)
 _hist_splits_par = kernel(parallel=True)(_hist_splits_impl)
 
-# %% ../nbs/03_mlxgb.ipynb #bc6479bc
-@kernel()
-def _node_sums(gh, slot, sums, counts):
-    "Sum the rows' `[g, h]` per slot (rows with slot -1 are skipped)."
-    sums[:] = 0.0; counts[:] = 0
-    for i in range(gh.shape[0]):
-        s = slot[i]
-        if s < 0: continue
-        counts[s] += 1
-        for t in range(gh.shape[1]): sums[s, t] += gh[i, t]
+# %% ../nbs/03_mlxgb.ipynb #f9624fbb
+def _data_args(X):
+    "(dense, X2d, indptr, indices, data) as the kernels read them."
+    if sp.issparse(X): return (False, np.zeros((1, 1)), *csr_arrays(X))
+    z = np.zeros(1, np.int64)
+    return (True, X, z, z, np.zeros(1))
 
 @kernel()
 def _value(dense, X, indptr, indices, data, i, f):
@@ -372,14 +416,17 @@ def _predict_impl(dense, X, indptr, indices, data, roots, feature, threshold, de
 _predict_trees = kernel()(_predict_impl)
 _predict_trees_par = kernel(parallel=True)(_predict_impl)
 
-# %% ../nbs/03_mlxgb.ipynb #aa09fd03
-_EPS_GAIN = 1e-6
+# %% ../nbs/03_mlxgb.ipynb #281bad62
+def _naive_leaf(feature, threshold, default_left, left, right, root, x):
+    "Leaf reached by row `x` from node `root` (slow Python walk: NaN follows `default_left`, else left iff x < threshold)."
+    v = root
+    while feature[v] >= 0:
+        xv = x[feature[v]]
+        v = (left[v] if default_left[v] == 1 else right[v]) if np.isnan(xv) else (left[v] if xv < threshold[v] else right[v])
+    return v
 
-def _data_args(X):
-    "(dense, X2d, indptr, indices, data) as the kernels read them."
-    if sp.issparse(X): return (False, np.zeros((1, 1)), *csr_arrays(X))
-    z = np.zeros(1, np.int64)
-    return (True, X, z, z, np.zeros(1))
+# %% ../nbs/03_mlxgb.ipynb #47c2ccc1
+_EPS_GAIN = 1e-6
 
 def _first_best(gain):
     "Per slot (column), the first feature whose gain is within rounding noise of the best (XGBoost: lowest index)."
@@ -387,6 +434,7 @@ def _first_best(gain):
     tol = np.where(np.isfinite(top), _TIE * (1.0 + np.abs(top)), 0.0)
     return np.argmax(gain >= top - tol, axis=0)
 
+# %% ../nbs/03_mlxgb.ipynb #add39883
 def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
     "Grow one tree level by level; `prep` holds the column structure (exact) or the bins (hist)."
     K = gh.shape[1] // 2
@@ -424,7 +472,7 @@ def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
     return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
             np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
 
-# %% ../nbs/03_mlxgb.ipynb #6b24f8d3
+# %% ../nbs/03_mlxgb.ipynb #f3b2ae3e
 _TREE_CONSTRAINTS = {
     "n_estimators": [int_at_least(0)], "max_depth": [int_at_least(0)], "learning_rate": [POSITIVE],
     "reg_lambda": [NON_NEGATIVE], "gamma": [NON_NEGATIVE], "min_child_weight": [NON_NEGATIVE],
@@ -456,6 +504,7 @@ def _base_margin(base_score, Y, W):
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return np.log(p) - np.log1p(-p)
 
+# %% ../nbs/03_mlxgb.ipynb #e1cdecb5
 def _concat_trees(trees, K):
     "Stack per-tree arrays into one flat ensemble (child indices made absolute)."
     ptr = np.r_[0, np.cumsum([len(t[0]) for t in trees])].astype(np.int64)
@@ -464,13 +513,14 @@ def _concat_trees(trees, K):
     child = lambda j: np.concatenate([np.where(t[j] >= 0, t[j] + o, -1) for t, o in zip(trees, ptr)])
     return ptr, cat(0), cat(1), cat(2), child(3), child(4), cat(5)
 
-# %% ../nbs/03_mlxgb.ipynb #0806d571
+# %% ../nbs/03_mlxgb.ipynb #4cd6a012
 def _dask_or(method, name, est, X):
     "`mlc_lit.mlxgb_dask`'s chunk-wise `name` (a Dask array) for Dask `X`, else the in-memory `method`."
     if not hasattr(X, "__dask_graph__"): return method(X)
     from mlc_lit import mlxgb_dask
     return getattr(mlxgb_dask, name)(est, X)
 
+# %% ../nbs/03_mlxgb.ipynb #55d2b993
 class MLXGBClassifier(MultiLabelClassifier):
     """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
 

@@ -1,5 +1,6 @@
 """Tests for mlc_lit.mlxgb that notebooks express badly: the independent check against XGBoost, kernels
-against slow NumPy versions, edge cases, n_jobs invariance, dense == CSR, pickle, scikit-learn's checks."""
+against the slow versions shown in 03_mlxgb (`_naive_best`, `_naive_leaf`), edge cases, n_jobs invariance,
+dense == CSR, pickle, scikit-learn's checks."""
 import os
 import pickle
 
@@ -9,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlc_lit.mlxgb import SPLITS, MLXGBClassifier, _columns, _bin_features, _exact_splits, \
-    _hist_splits, _node_sums, _predict_trees, _data_args, _score
+    _hist_splits, _node_sums, _predict_trees, _data_args, _score, _naive_best, _naive_leaf
 
 SMALL = dict(n_estimators=4, max_depth=3)
 
@@ -38,6 +39,19 @@ def test_matches_xgboost_multi_output_tree(mcw, depth):
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.parametrize("gamma", [0.5, 2.0])
+def test_gamma_is_xgboosts_min_split_loss(gamma):
+    "gamma is compared with the gain without eq. (5)'s 1/2, as XGBoost's min_split_loss is (03_mlxgb, the Newton section)."
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _toy(n=150, F=4, K=3, seed=1)
+    kw = dict(n_estimators=8, max_depth=4, learning_rate=0.3, reg_lambda=1.0, min_child_weight=1.0, gamma=gamma)
+    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", max_bin=256, base_score=0.5,
+                            n_jobs=1, objective="binary:logistic", **kw).fit(X, Y)
+    ours = MLXGBClassifier(base_score=0.5, **kw).fit(X, Y)
+    assert len(ours.feature_) < len(MLXGBClassifier(base_score=0.5, **(kw | dict(gamma=0.0))).fit(X, Y).feature_)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
+
+
 def test_exact_matches_xgboost_single_label():
     xgb = pytest.importorskip("xgboost")
     X, Y = _toy(n=150, F=4, K=1, seed=2, grid=False)
@@ -49,28 +63,6 @@ def test_exact_matches_xgboost_single_label():
 
 
 # ------------------------------------------------------------------ kernels against slow NumPy versions
-def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
-    "Best gain per (feature, slot) by trying every threshold between distinct values and both NaN directions."
-    n, F = X.shape; K = gh.shape[1] // 2
-    out = np.full((F, ns), -np.inf)
-    for s in range(ns):
-        rows = np.flatnonzero(slot == s)
-        P = gh[rows].sum(0); sp_ = _score(P, K, lam, mcw, kind)
-        for f in range(F):
-            x = X[rows, f]; miss = np.isnan(x)
-            vals = np.unique(x[~miss])
-            cands = [(v, False) for v in vals[1:]] + [(v, True) for v in vals[1:]]
-            if miss.any(): cands += [(np.inf, False), (-np.inf, True)]
-            for thr, dl in cands:
-                left = np.where(miss, dl, x < thr)
-                if left.all() or not left.any(): continue
-                L = gh[rows[left]].sum(0); R = P - L
-                if min_label and (np.any(L[K:] < mcw) or np.any(R[K:] < mcw)): continue
-                g = _score(L, K, lam, mcw, kind) + _score(R, K, lam, mcw, kind) - sp_
-                out[f, s] = max(out[f, s], g)
-    return out
-
-
 def _check_split_kernels(kind, sparse, K):
     X, _ = _toy(n=60, F=3, K=3, seed=kind, zeros=0.3, nans=0.15)
     rng = np.random.default_rng(kind)
@@ -107,12 +99,8 @@ def test_split_kernels_flush_full_candidate_buffers(kind, sparse):
 
 
 def _leaf(m, x, t):
-    "Leaf reached by row x in tree t (slow Python walk)."
-    v = m.tree_ptr_[t]
-    while m.feature_[v] >= 0:
-        xv = x[m.feature_[v]]
-        v = (m.left_[v] if m.default_left_[v] == 1 else m.right_[v]) if np.isnan(xv) else (m.left_[v] if xv < m.threshold_[v] else m.right_[v])
-    return v
+    "Leaf reached by row x in tree t of model m (the chapter's slow walk, `_naive_leaf`)."
+    return _naive_leaf(m.feature_, m.threshold_, m.default_left_, m.left_, m.right_, m.tree_ptr_[t], x)
 
 
 def test_predict_kernel_against_naive():
