@@ -328,8 +328,9 @@ def _randbelow(state, n):
 
 @kernel()
 def _sample_instances(state, mode, sample_size, w, perm):
-    "Example weights: 0 none (all 1), 1 bootstrap (n draws with replacement), 2 `sample_size` without replacement."
+    "Example weights: 0 none (all 1), 1 bootstrap (n draws with replacement), 2 `sample_size` without replacement, 3 given."
     n = w.shape[0]
+    if mode == 3: return                             # drawn by the caller (stratified sampling, `_stratified_draw`)
     if mode == 0:
         w[:] = 1; return
     w[:] = 0
@@ -587,9 +588,10 @@ class BoomerClassifier(MultiLabelClassifier):
         of every mlc_lit estimator is (the rules would never change the default rule's prediction).
     l2 : float, default=1.0
         L2 regularisation weight ω on the heads.
-    instance_sampling : {'bootstrap', 'subsample', None}, default='bootstrap'
-        Examples each rule is grown on: a bootstrap sample (the paper), 66% without replacement, or all
-        (the reference's default). The head is always recomputed on all covered training examples.
+    instance_sampling : {'bootstrap', 'subsample', 'stratified_output_wise', 'stratified_example_wise', None}, default='bootstrap'
+        Examples each rule is grown on: a bootstrap sample (the paper), 66% without replacement, a stratified 66%
+        (each label's positives, or each label vector's examples, keep their share: `mlc_lit.pruning.StratifiedSampler`),
+        or all (the reference's default). The head is always recomputed on all covered training examples.
     feature_sampling : {'log2'}, float, int or None, default='log2'
         Features tried at each refinement: ⌊log2(F − 1) + 1⌋, a fraction of F, a number, or all.
     label_binning : {None, 'equal_width'}, default=None
@@ -654,6 +656,9 @@ class BoomerClassifier(MultiLabelClassifier):
     based_on_probabilities : bool, default=False
         `predictor` 'label_wise' / 'example_wise' decides on (calibrated) probabilities instead of scores.
         `predictor='gfm'` predicts the label vector maximising the expected example-based F1.
+    instance_sample_size : float in (0, 1] or None, default=None
+        Share of the training examples in each rule's sample for `instance_sampling` 'subsample' and the stratified
+        ones (mlrl-boomer's `sample_size`); None: 0.66. Refused with 'bootstrap' (n draws) and None.
 
     Attributes
     ----------
@@ -693,7 +698,7 @@ class BoomerClassifier(MultiLabelClassifier):
     _parameter_constraints = {
         "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise"})],
         "head": [StrOptions({"auto", "single", "complete"})], "max_rules": [int_at_least(1)],
-        "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample"}), None],
+        "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
         "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
         "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
         "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise", "gfm"})],
@@ -707,7 +712,9 @@ class BoomerClassifier(MultiLabelClassifier):
         "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
         "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
         "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
-        "based_on_probabilities": ["boolean"]}
+        "based_on_probabilities": ["boolean"],
+        # rule induction and pruning (issue 18): stratified instance sampling
+        "instance_sample_size": [Interval(RealNotInt, 0, 1, closed="right"), None]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -715,7 +722,8 @@ class BoomerClassifier(MultiLabelClassifier):
                  random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False,
                  holdout=None, holdout_size=0.33, global_pruning=None, pruning_options=None, time_limit=None,
                  default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
-                 probability_predictor="auto", based_on_probabilities=False):
+                 probability_predictor="auto", based_on_probabilities=False,
+                 instance_sample_size=None):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -725,6 +733,7 @@ class BoomerClassifier(MultiLabelClassifier):
         self.time_limit, self.default_rule, self.marginal_calibration = time_limit, default_rule, marginal_calibration
         self.joint_calibration, self.calibrate_on_holdout = joint_calibration, calibrate_on_holdout
         self.probability_predictor, self.based_on_probabilities = probability_predictor, based_on_probabilities
+        self.instance_sample_size = instance_sample_size
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -827,12 +836,26 @@ def _use_low_rank(loss, K):
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
-    sampling = {"bootstrap": 1, "subsample": 2, None: 0}[est.instance_sampling]
+    sampling = {"bootstrap": 1, "subsample": 2, None: 0, "stratified_output_wise": 3, "stratified_example_wise": 3}[est.instance_sampling]
+    _check_instance_sample_size(est)
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
     return dict(loss=LOSSES[est.loss], mode=mode, low_rank=_use_low_rank(LOSSES[est.loss], K), sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
+
+# %% ../nbs/01a_boomer.ipynb #5a1e0a02
+def _check_instance_sample_size(est):
+    "`instance_sample_size` needs an instance sampling without replacement."
+    if est.instance_sample_size is not None and est.instance_sampling in (None, "bootstrap"):
+        raise ValueError(f"instance_sample_size={est.instance_sample_size!r} needs instance_sampling 'subsample', "
+                         f"'stratified_output_wise' or 'stratified_example_wise'; got instance_sampling={est.instance_sampling!r}.")
+
+def _stratified_sampler(est, Y, seeds):
+    "(sampler, generator) for per-rule stratified sampling: strata of `Y` found once, draws seeded from `seeds[0]`."
+    size = _SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size
+    strategy = est.instance_sampling
+    return _pruning.StratifiedSampler(Y, strategy, size), np.random.default_rng(int(seeds[0]))
 
 # %% ../nbs/01a_boomer.ipynb #0148b79f
 def _widths(K, loss, mode, low_rank):
@@ -882,11 +905,13 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None)
     seeds = spawn_seeds(est.random_state, est.max_rules)
-    sample_size = max(1, int(round(_SUBSAMPLE_FRACTION * n)))
+    sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
+    stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
+            if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
             depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
                                    sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
                                    stats, **bufs, abs_score=est.single_label == "abs_score")
