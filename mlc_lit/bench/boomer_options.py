@@ -46,6 +46,9 @@ OPTIONS = {
                                dict(instance_sampling="stratified-output-wise")),
     "stratified_example_wise": (dict(instance_sampling="stratified_example_wise"),
                                 dict(instance_sampling="stratified-example-wise")),
+    "irep": (dict(instance_sampling="subsample", rule_pruning="irep"),        # IREP prunes on what the sample left out
+             dict(instance_sampling="without-replacement", rule_pruning="irep")),
+    "post_optimization": (dict(post_optimization="sequential"), dict(post_optimization="sequential")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
