@@ -328,8 +328,9 @@ def _randbelow(state, n):
 
 @kernel()
 def _sample_instances(state, mode, sample_size, w, perm):
-    "Example weights: 0 none (all 1), 1 bootstrap (n draws with replacement), 2 `sample_size` without replacement."
+    "Example weights: 0 none (all 1), 1 bootstrap (n draws with replacement), 2 `sample_size` without replacement, 3 given."
     n = w.shape[0]
+    if mode == 3: return                             # drawn by the caller (stratified sampling, `_stratified_draw`)
     if mode == 0:
         w[:] = 1; return
     w[:] = 0
@@ -363,6 +364,31 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
         for k in range(ptr[f], ptr[f + 1]):
             if covered[row[k]] == level and _cond_holds(val[k], thr, op): covered[row[k]] = level + 1
 
+# %% ../nbs/01a_boomer.ipynb #5a1e0b02
+@kernel(literal=("mode",))
+def _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, low_rank, acc, scores, work, t):
+    """The number of leading conditions IREP keeps (1..`depth`): the prefix whose covered prune-set examples (weight 0,
+    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `acc`, `scores`, `work`, `t`: scratch."""
+    numba.literally(mode)
+    single = mode == 1 or mode == 3
+    acc[:] = 0.0
+    cnt, best_d, best_q = 0, depth, math.inf
+    for d in range(depth, 0, -1):                    # longest prefix first; each step adds the examples of level d
+        for i in range(covered.shape[0]):
+            if covered[i] == d and w[i] == 0:
+                cnt += 1
+                if single:
+                    acc[0] += stats[i, cols[0]]; acc[1] += stats[i, cols[1]]
+                else: _add(acc, stats, i, 1.0, cols, True, low_rank, K, t)
+        q = 0.0
+        if cnt > 0:
+            if single:
+                den = acc[1] + l2
+                q = -0.5 * acc[0] * acc[0] / den if den > 0.0 else 0.0
+            else: q = _quality(acc, mode, K, label, l2, scores, work)[0]
+        if q <= best_q: best_d, best_q = d, q
+    return best_d
+
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
@@ -372,7 +398,7 @@ def _default_head_impl(g, K, label, l2, work, head):
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
-                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False):
+                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False, fixed_label=-1):
     """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
 
     Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
@@ -380,6 +406,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     [search wall seconds, searches, summation seconds outside the search, update seconds].
     `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
     label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
+    `fixed_label` >= 0: a single-label head on that label from the start (post-optimisation re-learning a rule).
     The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`), and so is `LOW_RANK`: the
     statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them."""
     mode = HEAD_MODE
@@ -395,6 +422,11 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
     nc, label, depth, rule_q = W, -2 if abs_score and single else -1, 0, 0.0
+    if fixed_label >= 0 and single:                  # keep the label: only its two columns, as after a first condition
+        label = fixed_label
+        cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+        g0, h0 = total[cols[0]], total[cols[1]]
+        total[0] = g0; total[1] = h0; nc = 2
     F = perm_f.shape[0]
     while depth < max_conditions:
         for j in range(n_feat):                      # sample features without replacement
@@ -446,6 +478,11 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         else:
             total[:nc] = slot_v[best_s, :nc]
     if depth == 0: return 0, -1, 0
+    if IREP:                                         # rule_pruning='irep' (compiled in only then): cut trailing conditions
+        if depth > 1:
+            depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, LOW_RANK, tmp_full, scores[0], work[0], head)
+            for i in range(n):
+                if covered[i] > depth: covered[i] = depth
     t = _clock() if tim is not None else 0.0
     m = 0                                            # the head, on all covered training examples
     tmp_full[:] = 0.0
@@ -481,13 +518,17 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
 
+IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
+
 @functools.cache
-def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False):
+def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
-    (complete and binned heads only): statistics rows [g, h], sums packed from them."""
+    (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
+    of its own; without it, the kernel is the one it always was)."""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
-    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank)))
+    extra = dict(IREP=True) if irep else {}
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), **extra))
 
 @kernel()
 def _packed_sum(stats, K, out):
@@ -587,9 +628,10 @@ class BoomerClassifier(MultiLabelClassifier):
         of every mlc_lit estimator is (the rules would never change the default rule's prediction).
     l2 : float, default=1.0
         L2 regularisation weight ω on the heads.
-    instance_sampling : {'bootstrap', 'subsample', None}, default='bootstrap'
-        Examples each rule is grown on: a bootstrap sample (the paper), 66% without replacement, or all
-        (the reference's default). The head is always recomputed on all covered training examples.
+    instance_sampling : {'bootstrap', 'subsample', 'stratified_output_wise', 'stratified_example_wise', None}, default='bootstrap'
+        Examples each rule is grown on: a bootstrap sample (the paper), 66% without replacement, a stratified 66%
+        (each label's positives, or each label vector's examples, keep their share: `mlc_lit.pruning.StratifiedSampler`),
+        or all (the reference's default). The head is always recomputed on all covered training examples.
     feature_sampling : {'log2'}, float, int or None, default='log2'
         Features tried at each refinement: ⌊log2(F − 1) + 1⌋, a fraction of F, a number, or all.
     label_binning : {None, 'equal_width'}, default=None
@@ -654,6 +696,19 @@ class BoomerClassifier(MultiLabelClassifier):
     based_on_probabilities : bool, default=False
         `predictor` 'label_wise' / 'example_wise' decides on (calibrated) probabilities instead of scores.
         `predictor='gfm'` predicts the label vector maximising the expected example-based F1.
+    instance_sample_size : float in (0, 1] or None, default=None
+        Share of the training examples in each rule's sample for `instance_sampling` 'subsample' and the stratified
+        ones (mlrl-boomer's `sample_size`); None: 0.66. Refused with 'bootstrap' (n draws) and None.
+    rule_pruning : {None, 'irep'}, default=None
+        'irep': after a rule is grown on its instance sample, keep the prefix of its conditions whose best head has
+        the lowest quality on the examples left out of the sample (ties: the shorter); see "Rule pruning: IREP".
+        Without `instance_sampling` there are no such examples and nothing is pruned (as in mlrl-boomer).
+    post_optimization : {None, 'sequential'}, default=None
+        'sequential': after learning, re-learn each rule in turn in the context of all others (see "Sequential
+        post-optimisation").
+    post_optimization_options : dict or None, default=None
+        Over `POST_OPTIMIZATION_DEFAULTS`: `num_iterations` (2), `refine_heads` (False: a single-label head keeps its
+        label), `resample_features` (True; False is not supported).
 
     Attributes
     ----------
@@ -693,7 +748,7 @@ class BoomerClassifier(MultiLabelClassifier):
     _parameter_constraints = {
         "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise"})],
         "head": [StrOptions({"auto", "single", "complete"})], "max_rules": [int_at_least(1)],
-        "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample"}), None],
+        "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
         "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
         "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
         "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise", "gfm"})],
@@ -707,7 +762,11 @@ class BoomerClassifier(MultiLabelClassifier):
         "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
         "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
         "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
-        "based_on_probabilities": ["boolean"]}
+        "based_on_probabilities": ["boolean"],
+        # rule induction and pruning (issue 18): stratified instance sampling
+        "instance_sample_size": [Interval(RealNotInt, 0, 1, closed="right"), None],
+        "rule_pruning": [StrOptions({"irep"}), None],
+        "post_optimization": [StrOptions({"sequential"}), None], "post_optimization_options": [dict, None]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -715,7 +774,8 @@ class BoomerClassifier(MultiLabelClassifier):
                  random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False,
                  holdout=None, holdout_size=0.33, global_pruning=None, pruning_options=None, time_limit=None,
                  default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
-                 probability_predictor="auto", based_on_probabilities=False):
+                 probability_predictor="auto", based_on_probabilities=False,
+                 instance_sample_size=None, rule_pruning=None, post_optimization=None, post_optimization_options=None):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -725,6 +785,8 @@ class BoomerClassifier(MultiLabelClassifier):
         self.time_limit, self.default_rule, self.marginal_calibration = time_limit, default_rule, marginal_calibration
         self.joint_calibration, self.calibrate_on_holdout = joint_calibration, calibrate_on_holdout
         self.probability_predictor, self.based_on_probabilities = probability_predictor, based_on_probabilities
+        self.instance_sample_size, self.rule_pruning = instance_sample_size, rule_pruning
+        self.post_optimization, self.post_optimization_options = post_optimization, post_optimization_options
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -827,12 +889,27 @@ def _use_low_rank(loss, K):
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
-    sampling = {"bootstrap": 1, "subsample": 2, None: 0}[est.instance_sampling]
+    sampling = {"bootstrap": 1, "subsample": 2, None: 0, "stratified_output_wise": 3, "stratified_example_wise": 3}[est.instance_sampling]
+    _check_instance_sample_size(est)
+    if est.post_optimization is not None: _post_optimization_options(est)    # its options checked before any rule
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
     return dict(loss=LOSSES[est.loss], mode=mode, low_rank=_use_low_rank(LOSSES[est.loss], K), sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
+
+# %% ../nbs/01a_boomer.ipynb #5a1e0a02
+def _check_instance_sample_size(est):
+    "`instance_sample_size` needs an instance sampling without replacement."
+    if est.instance_sample_size is not None and est.instance_sampling in (None, "bootstrap"):
+        raise ValueError(f"instance_sample_size={est.instance_sample_size!r} needs instance_sampling 'subsample', "
+                         f"'stratified_output_wise' or 'stratified_example_wise'; got instance_sampling={est.instance_sampling!r}.")
+
+def _stratified_sampler(est, Y, seeds):
+    "(sampler, generator) for per-rule stratified sampling: strata of `Y` found once, draws seeded from `seeds[0]`."
+    size = _SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size
+    strategy = est.instance_sampling
+    return _pruning.StratifiedSampler(Y, strategy, size), np.random.default_rng(int(seeds[0]))
 
 # %% ../nbs/01a_boomer.ipynb #0148b79f
 def _widths(K, loss, mode, low_rank):
@@ -870,7 +947,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     if low_rank: g = np.empty(K + P); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0)
     default_head = _grow_rule_kernel(mode, False)[0]
-    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand)[1]
+    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0)[1]
     default_head(g, K, -1, float(est.l2), work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
@@ -882,11 +959,13 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None)
     seeds = spawn_seeds(est.random_state, est.max_rules)
-    sample_size = max(1, int(round(_SUBSAMPLE_FRACTION * n)))
+    sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
+    stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
+            if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
             depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
                                    sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
                                    stats, **bufs, abs_score=est.single_label == "abs_score")
@@ -905,6 +984,12 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                     shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
                 print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
                       f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
+    if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
+        regrow = lambda state, fixed: grow(state, loss, K, float(est.l2), float(est.shrinkage), sampling, sample_size, n_feat,
+                                           n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs,
+                                           abs_score=est.single_label == "abs_score", fixed_label=fixed)
+        with numba_threads(est.n_jobs):
+            _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head=mode in (1, 3))
     _store_model(est, conds, heads, Y)
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
@@ -931,6 +1016,43 @@ def _warn_early_stop(est, r, n_feat):
                   "on its sample, or no split has a negative quality). mlrl-boomer stops in the same case; another "
                   "random_state, feature_sampling=None or instance_sampling=None may get further.", ConvergenceWarning,
                   stacklevel=7)   # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
+
+# %% ../nbs/01a_boomer.ipynb #5a1e0c02
+POST_OPTIMIZATION_DEFAULTS = dict(num_iterations=2, refine_heads=False, resample_features=True)
+
+def _post_optimization_options(est):
+    "`post_optimization_options` over `POST_OPTIMIZATION_DEFAULTS`, checked."
+    o = dict(POST_OPTIMIZATION_DEFAULTS, **(est.post_optimization_options or {}))
+    unknown = set(o) - set(POST_OPTIMIZATION_DEFAULTS)
+    if unknown: raise ValueError(f"post_optimization_options: unknown option(s) {sorted(unknown)}; known: {sorted(POST_OPTIMIZATION_DEFAULTS)}.")
+    n = o["num_iterations"]
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"post_optimization_options['num_iterations'] must be an int >= 1; got {n!r}.")
+    for k in ("refine_heads", "resample_features"):
+        if not isinstance(o[k], (bool, np.bool_)): raise ValueError(f"post_optimization_options[{k!r}] must be a bool; got {o[k]!r}.")
+    if not o["resample_features"]:
+        raise ValueError("post_optimization_options['resample_features']=False (search only the old rule's features) is not "
+                         "supported; use True (mlrl-boomer's default).")
+    return o
+
+def _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head):
+    "Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`/`heads` updated in place."
+    o = _post_optimization_options(est)
+    Xc = X.tocsc() if sp.issparse(X) else X
+    states = np.random.SeedSequence([int(seeds[0]), 1]).generate_state(o["num_iterations"] * len(conds), dtype=np.uint64)
+    for it in range(o["num_iterations"]):
+        for r in range(1, len(conds)):
+            rows = np.flatnonzero(_pruning._covered(Xc, *conds[r])).astype(np.int64)
+            labels, scores = heads[r]
+            S[np.ix_(rows, labels)] -= scores; _refresh_stats(loss, Y, S, stats, rows)     # the model without rule r
+            if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])
+            fixed = int(labels[0]) if single_head and len(labels) == 1 and not o["refine_heads"] else -1
+            depth, label, _ = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed)
+            if depth == 0:                            # nothing found: the old rule goes back
+                S[np.ix_(rows, labels)] += scores; _refresh_stats(loss, Y, S, stats, rows); continue
+            conds[r] = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
+            new = np.arange(Y.shape[1], dtype=np.int32) if label < 0 else np.array([label], np.int32)
+            heads[r] = (new, bufs["head"][new].copy())
 
 # %% ../nbs/01a_boomer.ipynb #tphase01
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):

@@ -14,33 +14,53 @@ import scipy.sparse as sp
 from .losses import example_wise_logistic_loss, label_wise_logistic_loss, label_wise_squared_error_loss
 
 # %% auto #0
-__all__ = ['PRUNING_DEFAULTS', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules', 'truncate_model', 'prepare',
-           'finish']
+__all__ = ['PRUNING_DEFAULTS', 'StratifiedSampler', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules',
+           'truncate_model', 'prepare', 'finish']
 
 # %% ../nbs/01d_pruning.ipynb #82e7c2a1
+class StratifiedSampler:
+    """Draws of `round(size · n)`-ish subsets of the rows of `Y` (n, K) 0/1 under `strategy` ('random',
+    'stratified_example_wise', 'stratified_output_wise'); the strata are found once, each `draw(rng)` is one subset.
+
+    The hold-out split draws once (`holdout_mask`); per-rule instance sampling draws once per rule."""
+    def __init__(self, Y, strategy: str, size: float):
+        if strategy not in ("random", "stratified_example_wise", "stratified_output_wise"):
+            raise ValueError(f"strategy must be 'random', 'stratified_output_wise' or 'stratified_example_wise'; got {strategy!r}.")
+        Y = np.asarray(Y); n = Y.shape[0]
+        self.strategy, self.n, self.size = strategy, n, size
+        if strategy == "stratified_example_wise":      # one stratum per distinct label vector
+            _, group = np.unique(Y, axis=0, return_inverse=True); group = group.ravel()
+            self.strata = [np.flatnonzero(group == g) for g in range(group.max() + 1)] if n else []
+        elif strategy == "stratified_output_wise":     # labels from the rarest; each takes its examples not yet placed
+            placed, pos = np.zeros(n, bool), Y.sum(axis=0)
+            self.strata = []                            # (positives of label k, its examples not placed before, target)
+            for k in np.argsort(pos, kind="stable"):
+                relevant = Y[:, k] == 1
+                self.strata.append((np.flatnonzero(relevant), np.flatnonzero(relevant & ~placed), int(round(size * pos[k]))))
+                placed |= relevant
+            self.rest = np.flatnonzero(~placed)
+
+    def draw(self, rng):
+        "(n,) bool: the rows in this draw, from `rng` (a numpy Generator)."
+        n, size = self.n, self.size
+        hold = np.zeros(n, bool)
+        if self.strategy == "random":
+            hold[rng.permutation(n)[:int(round(size * n))]] = True
+        elif self.strategy == "stratified_example_wise":
+            for members in self.strata:
+                hold[rng.permutation(members)[:int(round(size * members.size))]] = True
+        else:
+            for relevant, members, target in self.strata:
+                want = target - int(hold[relevant].sum())
+                hold[rng.permutation(members)[:max(0, want)]] = True
+            hold[rng.permutation(self.rest)[:max(0, int(round(size * n)) - int(hold.sum()))]] = True
+        return hold
+
 def holdout_mask(Y, strategy: str, size: float, rng):
     "(n,) bool: which rows of `Y` (n, K) 0/1 form the hold-out set under `strategy`, drawing from `rng` (a numpy Generator)."
-    n = Y.shape[0]
-    hold = np.zeros(n, bool)
-    if strategy == "random":
-        hold[rng.permutation(n)[:int(round(size * n))]] = True
-    elif strategy == "stratified_example_wise":
-        _, group = np.unique(Y, axis=0, return_inverse=True)
-        for g in range(group.max() + 1):
-            members = rng.permutation(np.flatnonzero(group.ravel() == g))
-            hold[members[:int(round(size * members.size))]] = True
-    elif strategy == "stratified_output_wise":
-        placed = np.zeros(n, bool)
-        pos = Y.sum(axis=0)
-        for k in np.argsort(pos, kind="stable"):
-            members = rng.permutation(np.flatnonzero((Y[:, k] == 1) & ~placed))
-            want = int(round(size * pos[k])) - int(hold[Y[:, k] == 1].sum())
-            hold[members[:max(0, want)]] = True; placed[members] = True
-        rest = rng.permutation(np.flatnonzero(~placed))
-        hold[rest[:max(0, int(round(size * n)) - int(hold.sum()))]] = True
-    else:
+    if strategy not in ("random", "stratified_example_wise", "stratified_output_wise"):
         raise ValueError(f"holdout must be None, 'random', 'stratified_output_wise' or 'stratified_example_wise'; got {strategy!r}.")
-    return hold
+    return StratifiedSampler(Y, strategy, size).draw(rng)
 
 # %% ../nbs/01d_pruning.ipynb #2b2f7890
 def _covered(Xc, features, thresholds, ops):

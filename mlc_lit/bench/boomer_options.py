@@ -41,6 +41,14 @@ OPTIONS = {
     "example_wise_complete": (dict(loss="logistic_example_wise", head="complete"),     # configuration b, over seeds
                               dict(loss="logistic-non-decomposable", head_type="complete",
                                    label_binning="none")),          # its "auto" would bin the labels
+    # rule induction (issue 18): each rule grown on a stratified 66 % sample (both sides' default sample size)
+    "stratified_output_wise": (dict(instance_sampling="stratified_output_wise"),
+                               dict(instance_sampling="stratified-output-wise")),
+    "stratified_example_wise": (dict(instance_sampling="stratified_example_wise"),
+                                dict(instance_sampling="stratified-example-wise")),
+    "irep": (dict(instance_sampling="subsample", rule_pruning="irep"),        # IREP prunes on what the sample left out
+             dict(instance_sampling="without-replacement", rule_pruning="irep")),
+    "post_optimization": (dict(post_optimization="sequential"), dict(post_optimization="sequential")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
