@@ -544,6 +544,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'mlc_lit.mlxgb_dask._load': ('mlxgb_dask.html#_load', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._map_rows': ('mlxgb_dask.html#_map_rows', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._merge': ('mlxgb_dask.html#_merge', 'mlc_lit/mlxgb_dask.py'),
+                                    'mlc_lit.mlxgb_dask._merge_add': ('mlxgb_dask.html#_merge_add', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._nbytes': ('mlxgb_dask.html#_nbytes', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._pack': ('mlxgb_dask.html#_pack', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._partitions': ('mlxgb_dask.html#_partitions', 'mlc_lit/mlxgb_dask.py'),

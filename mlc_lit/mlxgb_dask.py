@@ -318,17 +318,37 @@ def _level_hist(part, gh, slot, ns, features, off, build):
     _fill_hist(dense, bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
     return sums, counts, _pack(idx, cnt.ravel()[idx], hist, cnt.size)
 
+@kernel()
+def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
+    "Two sparse histograms (sorted places) added into `idx, c, h` (room for both): one merge pass; returns the places used."
+    T = ha.shape[1]
+    i = j = k = 0
+    while i < ia.shape[0] or j < ib.shape[0]:
+        if j == ib.shape[0] or (i < ia.shape[0] and ia[i] < ib[j]):
+            idx[k] = ia[i]; c[k] = ca[i]
+            for t in range(T): h[k, t] = ha[i, t]
+            i += 1
+        elif i == ia.shape[0] or ib[j] < ia[i]:
+            idx[k] = ib[j]; c[k] = cb[j]
+            for t in range(T): h[k, t] = hb[j, t]
+            j += 1
+        else:
+            idx[k] = ia[i]; c[k] = ca[i] + cb[j]
+            for t in range(T): h[k, t] = ha[i, t] + hb[j, t]
+            i += 1; j += 1
+        k += 1
+    return k
+
 def _add_level(a, b):
     "Node sums, counts and packed histograms of two groups of rows added (every bin's sum is `a + b`, as dense)."
     sums, counts = a[0] + b[0], a[1] + b[1]
     if a[2] is None: return sums, counts, None
     if a[2][0] is None and b[2][0] is None: return sums, counts, (None, a[2][1] + b[2][1], a[2][2] + b[2][2], a[2][3])
     (ia, ca, ha), (ib, cb, hb) = _unpack(a[2]), _unpack(b[2])
-    idx = np.union1d(ia, ib)
-    pa, pb = np.searchsorted(idx, ia), np.searchsorted(idx, ib)
-    c = np.zeros(len(idx), np.int64); c[pa] = ca; c[pb] += cb
-    h = np.zeros((len(idx), ha.shape[1])); h[pa] = ha; h[pb] += hb
-    return sums, counts, _pack(idx, c, h, a[2][3])
+    m = len(ia) + len(ib)
+    idx, c, h = np.empty(m, np.int64), np.empty(m, np.int64), np.empty((m, ha.shape[1]))
+    k = _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h)
+    return sums, counts, _pack(idx[:k], c[:k], h[:k], a[2][3])
 
 def _nbytes(x):
     "Bytes of the arrays in a (nested) tuple: what a partial result weighs on the wire."
