@@ -36,9 +36,9 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
-           'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'check_Y', 'check_X_Y',
-           'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget',
-           'check_memory', 'int_at_least', 'MultiLabelClassifier']
+           'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client', 'check_Y',
+           'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError',
+           'memory_budget', 'check_memory', 'int_at_least', 'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -245,6 +245,14 @@ def csr_arrays(X):
     "`(indptr, indices, data)` of a CSR matrix as contiguous int64, int64, float64 arrays."
     return (np.ascontiguousarray(X.indptr, dtype=np.int64), np.ascontiguousarray(X.indices, dtype=np.int64),
             np.ascontiguousarray(X.data, dtype=np.float64))
+
+# %% ../nbs/00_core.ipynb #c11f26e9
+def current_client():
+    "The current dask.distributed Client, or None (none started, or distributed not installed)."
+    try:
+        from distributed import get_client
+        return get_client()
+    except (ImportError, ValueError): return None
 
 # %% ../nbs/00_core.ipynb #d6c281fa
 def check_Y(Y, n_samples: int | None = None, *, accept_sparse: bool = False):

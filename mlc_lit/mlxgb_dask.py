@@ -12,7 +12,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .core import as_float64, check_Y, csr_arrays, kernel, spawn_seeds
+from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
 from .losses import label_wise_logistic
 from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _buffer, _choose, _concat_trees, _data_args, _first_best,
                            _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle)
@@ -23,13 +23,11 @@ __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decisi
 # %% ../nbs/03b_mlxgb_dask.ipynb #46ceec99
 def _client(client=None):
     "The given dask.distributed Client, or the current one (a clear error when there is none)."
-    if client is not None: return client
-    try:
-        from distributed import get_client
-        return get_client()
-    except (ImportError, ValueError) as e:
+    client = client if client is not None else current_client()
+    if client is None:
         raise ValueError("Fitting on Dask input needs a dask.distributed Client: start one first (e.g. "
-                         "`from distributed import Client; client = Client()`) or pass client=...") from e
+                         "`from distributed import Client; client = Client()`) or pass client=...")
+    return client
 
 def _as_array(A, name):
     "A 2-D Dask array of `A` (a Dask DataFrame becomes one, with known chunk sizes), one column chunk."
@@ -185,26 +183,39 @@ def _bin(part, cut_ptr, cut_vals):
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0487929a
 @kernel()
-def _build_hist(dense, bins, cptr, crows, features, off, gh, slot, hist, cnt):
-    "Add each row's `[g, h]` to its node's (slot's) bin of every feature in `features` (bins of feature `fi` start at `off[fi]`)."
-    T = gh.shape[1]
-    n = slot.shape[0]
+def _count_hist(dense, bins, cptr, crows, features, off, bslot, cnt):
+    "Count each row of a built node (`bslot[i]` ≥ 0) in its node's bin of every feature in `features` (feature `fi`'s bins from `off[fi]`)."
+    n = bslot.shape[0]
     for fi in range(features.shape[0]):
         f = features[fi]; o = off[fi]
         lo, hi = (0, n) if dense else (cptr[f], cptr[f + 1])
         for e in range(lo, hi):
             i = e if dense else crows[e]
-            s = slot[i]
+            s = bslot[i]
             if s < 0: continue
-            b = o + (bins[f, i] if dense else bins[0, e])
-            cnt[s, b] += 1
-            for t in range(T): hist[s, b, t] += gh[i, t]
+            cnt[s, o + (bins[f, i] if dense else bins[0, e])] += 1
+
+@kernel()
+def _fill_hist(dense, bins, cptr, crows, features, off, gh, bslot, pos, hist):
+    "Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached."
+    T = gh.shape[1]
+    n = bslot.shape[0]
+    for fi in range(features.shape[0]):
+        f = features[fi]; o = off[fi]
+        lo, hi = (0, n) if dense else (cptr[f], cptr[f + 1])
+        for e in range(lo, hi):
+            i = e if dense else crows[e]
+            s = bslot[i]
+            if s < 0: continue
+            r = pos[s, o + (bins[f, i] if dense else bins[0, e])]
+            for t in range(T): hist[r, t] += gh[i, t]
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 @kernel()
-def _splits_from_hist(dense, hist, cnt, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts, score_p,
-                      lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
-    "Best split per node and feature from summed histograms: the candidate walk of the single-process hist kernel."
+def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts,
+                      score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
+    """Best split per node and feature from a level's summed histograms (node s: entries `ptr[s]:ptr[s+1]`, bin
+    `lbins`, count `lcnt`, sums `lhist`; bins no row reached are absent): the candidate walk of the single-process kernel."""
     ns, T = sums.shape
     K = T // 2
     max_nb = 1
@@ -216,10 +227,16 @@ def _splits_from_hist(dense, hist, cnt, off, n_bins, zero_bin, cut_ptr, cut_vals
     buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
     for fi in range(features.shape[0]):
         f = features[fi]; nb = n_bins[f]; c0 = cut_ptr[f]; o = off[fi]
-        for s in range(ns):
+        for s in range(ns):                        # the node's bins of feature f, zeros where absent
             for b in range(nb + 1):
-                c[s, b] = cnt[s, o + b]
-                for t in range(T): h[s, b, t] = hist[s, o + b, t]
+                c[s, b] = 0
+                for t in range(T): h[s, b, t] = 0.0
+            lo = ptr[s] + np.searchsorted(lbins[ptr[s]:ptr[s + 1]], o)
+            hi = ptr[s] + np.searchsorted(lbins[ptr[s]:ptr[s + 1]], o + nb + 1)
+            for e in range(lo, hi):
+                b = lbins[e] - o
+                c[s, b] = lcnt[e]
+                for t in range(T): h[s, b, t] = lhist[e, t]
         if not dense:                              # implicit zeros: the node's total minus everything stored
             for s in range(ns):
                 m = counts[s]
@@ -268,19 +285,75 @@ def _first_slots(part, seed, subsample):
         slot[rng.random(len(slot)) >= subsample] = -1
     return slot
 
-def _level_hist(part, gh, slot, ns, features, off):
-    "The partition's histograms (ns, bins, 2K) and bin counts of the nodes being split, with its node sums and counts."
+def _pack(idx, c, h, size):
+    """Histogram entries `(idx, counts, sums)` of `size` (node, bin) places as they travel: sparse (the flat places some
+    row reached, as int32 where they fit) or, when that is not smaller, dense (`idx` None, every place)."""
+    per = h.shape[1] * 8 + 8
+    if len(idx) * (per + 4) < size * per: return (idx.astype(np.int32 if size < 2**31 else np.int64), c, h, size)
+    C, H = np.zeros(size, np.int64), np.zeros((size, h.shape[1]))
+    C[idx] = c; H[idx] = h
+    return (None, C, H, size)
+
+def _unpack(hp):
+    "The reached places of a packed histogram, sorted: `(idx, counts, sums)`."
+    idx, C, H, _ = hp
+    if idx is not None: return idx.astype(np.int64), C, H
+    idx = np.flatnonzero(C)
+    return idx, C[idx], H[idx]
+
+def _level_hist(part, gh, slot, ns, features, off, build):
+    """The partition's node sums and counts of the level's `ns` nodes, and the packed histograms (counts and `[g, h]`
+    per bin) of the nodes in `build` only, in that order; no histograms with `features` None."""
     sums, counts = np.zeros((ns, gh.shape[1])), np.zeros(ns, np.int64)
     _node_sums(gh, slot, sums, counts)
-    if features is None: return None, None, sums, counts
-    hist, cnt = np.zeros((ns, off[-1], gh.shape[1])), np.zeros((ns, off[-1]), np.int64)
+    if features is None: return sums, counts, None
+    to_built = np.full(ns + 1, -1, np.int64); to_built[build] = np.arange(len(build))
+    bslot = to_built[slot]                              # slot -1 reads the last entry, -1
     dense, bins, cptr, crows = part["bins"]
-    _build_hist(dense, bins, cptr, crows, features, off, gh, slot, hist, cnt)
-    return hist, cnt, sums, counts
+    cnt = np.zeros((len(build), off[-1]), np.int64)
+    _count_hist(dense, bins, cptr, crows, features, off, bslot, cnt)
+    idx = np.flatnonzero(cnt)
+    pos = np.full(cnt.size, -1, np.int64); pos[idx] = np.arange(len(idx))
+    hist = np.zeros((len(idx), gh.shape[1]))
+    _fill_hist(dense, bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
+    return sums, counts, _pack(idx, cnt.ravel()[idx], hist, cnt.size)
+
+@kernel()
+def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
+    "Two sparse histograms (sorted places) added into `idx, c, h` (room for both): one merge pass; returns the places used."
+    T = ha.shape[1]
+    i = j = k = 0
+    while i < ia.shape[0] or j < ib.shape[0]:
+        if j == ib.shape[0] or (i < ia.shape[0] and ia[i] < ib[j]):
+            idx[k] = ia[i]; c[k] = ca[i]
+            for t in range(T): h[k, t] = ha[i, t]
+            i += 1
+        elif i == ia.shape[0] or ib[j] < ia[i]:
+            idx[k] = ib[j]; c[k] = cb[j]
+            for t in range(T): h[k, t] = hb[j, t]
+            j += 1
+        else:
+            idx[k] = ia[i]; c[k] = ca[i] + cb[j]
+            for t in range(T): h[k, t] = ha[i, t] + hb[j, t]
+            i += 1; j += 1
+        k += 1
+    return k
 
 def _add_level(a, b):
-    "Histograms, counts and node sums of two groups of rows added."
-    return tuple(None if x is None else x + y for x, y in zip(a, b))
+    "Node sums, counts and packed histograms of two groups of rows added (every bin's sum is `a + b`, as dense)."
+    sums, counts = a[0] + b[0], a[1] + b[1]
+    if a[2] is None: return sums, counts, None
+    if a[2][0] is None and b[2][0] is None: return sums, counts, (None, a[2][1] + b[2][1], a[2][2] + b[2][2], a[2][3])
+    (ia, ca, ha), (ib, cb, hb) = _unpack(a[2]), _unpack(b[2])
+    m = len(ia) + len(ib)
+    idx, c, h = np.empty(m, np.int64), np.empty(m, np.int64), np.empty((m, ha.shape[1]))
+    k = _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h)
+    return sums, counts, _pack(idx[:k], c[:k], h[:k], a[2][3])
+
+def _nbytes(x):
+    "Bytes of the arrays in a (nested) tuple: what a partial result weighs on the wire."
+    if isinstance(x, np.ndarray): return x.nbytes
+    return sum(_nbytes(y) for y in x) if isinstance(x, tuple) else 0
 
 def _route_rows(part, slot, sfeat, sthr, sdl, to_left, to_right):
     "The rows' slots one level down (a new array: the previous level's stays as it was)."
@@ -298,9 +371,51 @@ def _initial_scores(part, base):
     return np.repeat(base[None, :], part["Y"].shape[0], axis=0)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #f97eaa7b
-def _choose_splits(total, cuts, features, off, p, last):
-    "On the worker that holds the summed histograms: the nodes' leaf values and (unless `last`) their chosen splits."
-    hist, cnt, sums, counts = total
+def _assemble(total, prev, build, sib, nbt):
+    """On the worker holding the reduced sums: the level's histograms per node, `(sums, counts, ptr, bins, cnt, hist)`
+    with node s's reached bins at `ptr[s]:ptr[s+1]`. Built nodes come from `total`; `sib` pairs each built node with
+    its sibling's slot and their parent's index in `prev` (the last level's), and the sibling is parent − built."""
+    sums, counts, hp = total
+    ns = len(sums)
+    if hp is None: return sums, counts, None, None, None, None
+    idx, c, h = _unpack(hp)
+    node, b = np.divmod(idx, nbt)
+    at = np.searchsorted(node, np.arange(len(build) + 1))
+    per = {int(s): (b[at[j]:at[j + 1]], c[at[j]:at[j + 1]], h[at[j]:at[j + 1]]) for j, s in enumerate(build)}
+    for j, (s, q) in enumerate(sib):
+        _, _, pptr, pb, pc, ph = prev
+        pb, pc, ph = pb[pptr[q]:pptr[q + 1]], pc[pptr[q]:pptr[q + 1]], ph[pptr[q]:pptr[q + 1]]
+        cb, cc, ch = per[int(build[j])]
+        pos = np.searchsorted(pb, cb)                  # a child reaches only bins its parent reached
+        if len(cb) and (pos.max() >= len(pb) or (pb[pos] != cb).any()): raise RuntimeError("a child's histogram has a bin its parent lacks")
+        sc, sh = pc.copy(), ph.copy()
+        sc[pos] -= cc; sh[pos] -= ch
+        keep = sc > 0                                  # bins only the built child reached: gone (no rounding residue)
+        per[int(s)] = (pb[keep], sc[keep], sh[keep])
+    ptr = np.r_[0, np.cumsum([len(per[s][0]) for s in range(ns)])].astype(np.int64)
+    T = sums.shape[1]
+    cat = lambda k, empty: np.concatenate([per[s][k] for s in range(ns)]) if ns else empty
+    return (sums, counts, ptr, cat(0, np.empty(0, np.int64)).astype(np.int64), cat(1, np.empty(0, np.int64)),
+            cat(2, np.empty((0, T))).reshape(-1, T))
+
+def _left_counts(level, cuts, features, off, ok, sfeat, sthr, sdl):
+    "Rows each split sends left (from the level's bin counts): what decides which child's histograms get built."
+    sums, counts, ptr, lb, lc, _ = level
+    dense, n_bins, zero_bin, cut_ptr, cut_vals = cuts
+    left = np.zeros(len(counts), np.int64)
+    for s in np.flatnonzero(ok):
+        f = sfeat[s]; fi = np.searchsorted(features, f); o, nb = off[fi], n_bins[f]
+        e = slice(ptr[s] + np.searchsorted(lb[ptr[s]:ptr[s + 1]], o), ptr[s] + np.searchsorted(lb[ptr[s]:ptr[s + 1]], o + nb + 1))
+        rel, cc = lb[e] - o, lc[e]
+        bthr = nb if np.isinf(sthr[s]) else np.searchsorted(cut_vals[cut_ptr[f]:cut_ptr[f + 1]], sthr[s]) + 1
+        left[s] = cc[rel < bthr].sum() + (cc[rel == nb].sum() if sdl[s] else 0)
+        if not dense and zero_bin[f] < bthr: left[s] += counts[s] - cc.sum()     # CSR's implicit zeros
+    return left
+
+def _choose_splits(level, cuts, features, off, p, last):
+    """On the worker that holds the level's histograms: the nodes' leaf values and (unless `last`) their chosen splits,
+    with whether the left child has no more rows than the right (the one whose histograms are built next)."""
+    sums, counts, ptr, lb, lc, lh = level
     dense, n_bins, zero_bin, cut_ptr, cut_vals = cuts
     ns, T = sums.shape
     K = T // 2
@@ -311,19 +426,23 @@ def _choose_splits(total, cuts, features, off, p, last):
     score_p = np.array([_score(sums[s], K, lam, mcw, kind) for s in range(ns)])
     nf = len(features)
     gain = np.full((nf, ns), -np.inf); cut = np.zeros((nf, ns)); dleft = np.zeros((nf, ns), np.int8)
-    _splits_from_hist(dense, hist, cnt, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts, score_p,
+    _splits_from_hist(dense, ptr, lb, lc, lh, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts, score_p,
                       lam, mcw, kind, min_label, gain, cut, dleft)
     best = _first_best(gain)
     bgain = gain[best, np.arange(ns)]
     ok = (bgain > _EPS_GAIN) & (bgain >= p["gamma"])
-    return values, (ok, np.where(ok, features[best], -1).astype(np.int64), cut[best, np.arange(ns)], dleft[best, np.arange(ns)])
+    sfeat, sthr, sdl = np.where(ok, features[best], -1).astype(np.int64), cut[best, np.arange(ns)], dleft[best, np.arange(ns)]
+    left = _left_counts(level, cuts, features, off, ok, sfeat, sthr, sdl)
+    return values, (ok, sfeat, sthr, sdl, left <= counts - left)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #8f8e609e
-def _tree_reduce(client, futures, groups, func=_add_level, *args, on_home=None):
+def _tree_reduce(client, futures, groups, func=_add_level, *args, on_home=None, crossed=None):
     """Pairwise sums of `futures`: first within each group of indices, then across groups; a fixed order. With
-    `on_home`, each addition runs on the home worker of its left operand's first partition."""
+    `on_home`, each addition runs on the home worker of its left operand's first partition; `crossed` (a list)
+    collects the right operands that another worker's addition reads (what travels)."""
     def add(a, b):
         if on_home is None: return (a[0], client.submit(func, a[1], b[1], *args))
+        if crossed is not None and on_home.home[a[0]] != on_home.home[b[0]]: crossed.append(b)
         return (a[0], on_home(a[0], func, a[1], b[1], *args))
     def pairwise(fs):
         while len(fs) > 1: fs = [add(fs[i], fs[i + 1]) if i + 1 < len(fs) else fs[i] for i in range(0, len(fs), 2)]
@@ -340,25 +459,33 @@ def _sent_bytes(client):
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #c80c182e
-def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, groups, log):
-    "Grow one tree level by level on the cluster; the client holds only the tree and each level's chosen splits."
+def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, groups, log, subtract=True):
+    """Grow one tree level by level on the cluster; the client holds only the tree and each level's chosen splits.
+    With `subtract`, each level builds the histograms of the smaller child of every split only (the root's at first)."""
     K = p["K"]
     feature, thr, dl, left, right, values = [-1], [np.nan], [0], [-1], [-1], [np.zeros(K)]
     slot_nodes = np.array([0])
+    build, sib, prev = np.array([0]), [], None
     for depth in range(p["max_depth"] + 1):
         ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
         t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
-        hs = [on_home(i, _level_hist, b, g, s, ns, None if last else features, off) for i, (b, g, s) in enumerate(zip(parts, gh, slots))]
+        hs = [on_home(i, _level_hist, b, g, s, ns, None if last else features, off, build) for i, (b, g, s) in enumerate(zip(parts, gh, slots))]
         if log is not None: _wait(hs); t1 = time.perf_counter()
-        total = _tree_reduce(client, hs, groups, on_home=on_home)
-        vals, split = on_home(0, _choose_splits, total, cuts, features, off, p, last).result()
+        crossed = [] if log is not None else None
+        total = _tree_reduce(client, hs, groups, on_home=on_home, crossed=crossed)
+        level = on_home(0, _assemble, total, prev, build, sib, int(off[-1]))
+        vals, split = on_home(0, _choose_splits, level, cuts, features, off, p, last).result()
         t2 = time.perf_counter()
         for s in range(ns): values[slot_nodes[s]] = vals[s]
+        row = dict(depth=depth, n_nodes=ns, n_built=0 if last else len(build), hist_s=t1 - t0, reduce_s=t2 - t1) if log is not None else None
+        if log is not None:        # what the reduction's cross-worker operands weighed, and what the workers sent
+            row["payload"] = int(sum(client.gather([on_home(i, _nbytes, f) for i, f in crossed])))
         if split is None or not split[0].any():
-            if log is not None: log.append(dict(depth=depth, n_nodes=ns, hist_s=t1 - t0, reduce_s=t2 - t1, route_s=0.0, bytes=_sent_bytes(client) - b0))
+            if log is not None: log.append(dict(row, route_s=0.0, bytes=_sent_bytes(client) - b0))
             break
-        ok, sfeat, sthr, sdl = split
+        ok, sfeat, sthr, sdl, small_left = split
         to_left = np.full(ns, -1, np.int64); to_right = np.full(ns, -1, np.int64); nxt = []
+        build, sib = [], []
         for s in np.flatnonzero(ok):
             v = slot_nodes[s]
             feature[v], thr[v], dl[v] = int(sfeat[s]), float(sthr[s]), int(sdl[s])
@@ -366,11 +493,15 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
                 feature.append(-1); thr.append(np.nan); dl.append(0); left.append(-1); right.append(-1); values.append(np.zeros(K))
                 (left if side == 0 else right)[v] = len(feature) - 1
                 (to_left if side == 0 else to_right)[s] = len(nxt); nxt.append(len(feature) - 1)
+            lo = len(nxt) - 2
+            if subtract:
+                build.append(lo if small_left[s] else lo + 1); sib.append((lo + 1 if small_left[s] else lo, int(s)))
+        build = np.array(build if subtract else range(len(nxt)), np.int64)
+        prev = level if subtract else None
         slots = [on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right) for i, (b, s) in enumerate(zip(parts, slots))]
         if log is not None:
             _wait(slots)
-            log.append(dict(depth=depth, n_nodes=ns, hist_s=t1 - t0, reduce_s=t2 - t1, route_s=time.perf_counter() - t2,
-                            bytes=_sent_bytes(client) - b0))
+            log.append(dict(row, route_s=time.perf_counter() - t2, bytes=_sent_bytes(client) - b0))
         slot_nodes = np.array(nxt)
     return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
             np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
@@ -395,6 +526,7 @@ def _partitions(client, X, Y, W, rows=None):
     def on_home(i, func, *args):
         "A task of partition i, on its home worker (any other if that one is lost): no work stealing moves partitions."
         return client.submit(func, *args, workers=None if home[i] is None else [home[i]], allow_other_workers=True)
+    on_home.home = home
     groups = [g for g in ([i for i in range(P) if i * len(workers) // P == j] for j in range(len(workers))) if g]
     return parts, groups, on_home
 
@@ -413,12 +545,13 @@ def _check_cuts(cuts, F):
     return np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64), (np.concatenate(cuts) if F else np.empty(0))
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #fc37e910
-def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False, rows=None):
+def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False, rows=None, subtract=True):
     """Fit `est` (an `MLXGBClassifier`, tree_method='hist') on Dask `X` (n, F; dense or CSR chunks, or a Dask DataFrame)
     and `Y` (n, K) 0/1 across the workers of `client` (default: the current Client). Row partitions stay on the workers;
     the client sends trees and splits and receives each level's splits. `cuts`: the cut values to use instead of the
     merged quantile summaries; `profile`: record each level's times and bytes in `est.dask_levels_`; `rows`: a Dask
-    bool array, the rows taking part (others are as absent; used by XDCC's folds). Called by `est.fit` for Dask input."""
+    bool array, the rows taking part (others are as absent; used by XDCC's folds); `subtract=False`: build every node's
+    histograms instead of the smaller child's only (a check of the subtraction). Called by `est.fit` for Dask input."""
     est._validate_params()
     if est.tree_method != "hist":
         raise ValueError("tree_method='exact' needs every row of a feature sorted in one place; on Dask input use tree_method='hist'.")
@@ -456,7 +589,7 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
         off = np.r_[0, np.cumsum(n_bins[features] + 1)].astype(np.int64)
         slots = [on_home(i, _first_slots, q, seeds[t], float(est.subsample)) for i, q in enumerate(binned)]
         lt = [] if profile else None
-        tree = _grow_tree_dask(client, on_home, binned, gh, slots, features, off, cut_info, p, groups, lt)
+        tree = _grow_tree_dask(client, on_home, binned, gh, slots, features, off, cut_info, p, groups, lt, subtract)
         if profile: log.extend(dict(tree=t, **r) for r in lt)
         S = [on_home(i, _add_tree, q, s, tree) for i, (q, s) in enumerate(zip(binned, S))]
         trees.append(tree)

@@ -16,7 +16,7 @@ from scipy.special import expit
 
 from . import qweighted as _qw
 from . import rembed as _re
-from .core import _encode_target, _top_k_of, as_float64, check_memory, csr_arrays, spawn_seeds
+from .core import _encode_target, _top_k_of, as_float64, check_memory, csr_arrays, current_client, spawn_seeds
 from .metrics import _check_k
 
 # %% auto #0
@@ -391,13 +391,6 @@ def predict_top_k(est, X, k: int, *, return_scores: bool = False):
     return (top, B[:, k:]) if return_scores else top
 
 # %% ../nbs/08_scale.ipynb #6b8a0855
-def _client():
-    "The active dask.distributed Client, or None (then the local threaded scheduler runs the tasks)."
-    try:
-        from distributed import get_client
-        return get_client()
-    except (ImportError, ValueError): return None
-
 def _block_rows(n: int, a: int, b: int) -> tuple:
     "The two row ranges of the weight matrix that classes a ≤ v < b own: their calibration rows and their pair rows."
     return slice(a - 1, b - 1), slice(n + (a - 1) * (a - 2) // 2, n + (b - 1) * (b - 2) // 2)
@@ -439,7 +432,7 @@ def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
     check_memory(_qw._weights_bytes(n, F), f"The weights of {_qw.n_pairs(n)} perceptrons over {F} features")
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
     data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats)
-    client = _client()
+    client = current_client()                            # None: the local threaded scheduler runs the tasks
     workers = sum(client.nthreads().values()) if client else dask.system.CPU_COUNT
     n_tasks = n_blocks or 2 * workers                     # few tasks: each one passes over all the examples
     blocks = _task_bounds(_qw._class_blocks(n, F, False, n_tasks), n_tasks)

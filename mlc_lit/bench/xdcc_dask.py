@@ -75,14 +75,16 @@ def _row(name, config, impl, threads, fit_s, P, Yte, **extra):
 
 # %% ../../nbs/06j_bench_xdcc_dask.ipynb #07389deb
 def _bytes_per_level(client, Xd, Yd, params):
-    "One profiled tree: the most bytes the workers sent on a split level, and the formula's value for that level."
+    """One profiled tree, on its split level with the most histograms built: the bytes the workers sent, the packed
+    histograms that crossed workers (reached bins only, where that is smaller), the formula's dense bound, nodes, built."""
     from mlc_lit.mlxgb import MLXGBClassifier
     m = MLXGBClassifier(**dict(params, n_estimators=1), tree_method="hist").fit(Xd, Yd, client=client, profile=True)
     nb, K = int(np.sum(np.diff(m.cuts_[0]) + 2)), Yd.shape[1]
     W = len(client.scheduler_info()["workers"])
     lv = [r for r in m.dask_levels_ if r["depth"] < params["max_depth"]]
-    top = max(lv, key=lambda r: r["n_nodes"])
-    return top["bytes"], (W - 1) * top["n_nodes"] * nb * (2 * K + 1) * 8, top["n_nodes"]
+    top = max(lv, key=lambda r: (r["n_built"], r["n_nodes"]))
+    bound = (W - 1) * (top["n_built"] * nb + top["n_nodes"]) * (2 * K + 1) * 8
+    return top["bytes"], top["payload"], bound, top["n_nodes"], top["n_built"]
 
 def _one(name, make_data, params, workers, chunk_rows):
     "Rows of one data set: ours and xgboost.dask on a fresh LocalCluster each, and ours in one process with one thread."
@@ -98,8 +100,8 @@ def _one(name, make_data, params, workers, chunk_rows):
             P = _proba(impl, client, model, Xte)
             extra = dict(peak_worker_MiB=max(_peak_MiB(client)), loadavg=os.getloadavg()[0])
             if impl == "mlc_lit":
-                sent, formula, nodes = _bytes_per_level(client, Xd, Yd, params)
-                extra.update(bytes_level=sent, bytes_formula=formula, level_nodes=nodes,
+                sent, payload, formula, nodes, built = _bytes_per_level(client, Xd, Yd, params)
+                extra.update(bytes_level=sent, bytes_payload=payload, bytes_formula=formula, level_nodes=nodes, level_built=built,
                              data_share_MiB=Xd.nbytes / workers / 2**20)
             rows.append(_row(name, config, impl, workers, fit_s, P, Yte, **extra))
     Xd, Yd, Xte, Yte = make_data(chunk_rows)
@@ -156,7 +158,8 @@ def summary(rows) -> str:
             r1 = ours["fit_s"] / one["fit_s"]
             line += f" {ours['threads']} workers / 1 process = {r1:.2f}x" + (f" (target <= 0.6: {verdict(r1 <= 0.6)})" if name.startswith("generated-1000000") else "") + ";"
         if ours.get("bytes_level") is not None:
-            line += (f" bytes on the {ours['level_nodes']}-node level {int(ours['bytes_level']):,} vs formula {int(ours['bytes_formula']):,};"
+            line += (f" bytes on the {ours['level_nodes']}-node level ({ours.get('level_built', ours['level_nodes'])} built) {int(ours['bytes_level']):,}"
+                     f" vs packed histograms {int(ours.get('bytes_payload', ours['bytes_formula'])):,}, dense bound {int(ours['bytes_formula']):,};"
                      f" peak worker {ours['peak_worker_MiB']:.0f} MiB (data share {ours['data_share_MiB']:.0f} MiB)")
         out.append(line)
     return "\n".join(out)
