@@ -654,6 +654,15 @@ class BoomerClassifier(MultiLabelClassifier):
     based_on_probabilities : bool, default=False
         `predictor` 'label_wise' / 'example_wise' decides on (calibrated) probabilities instead of scores.
         `predictor='gfm'` predicts the label vector maximising the expected example-based F1.
+    feature_binning : {None, 'equal_width', 'equal_frequency'}, default=None
+        Search the rules on B bins of each numeric feature instead of its sorted values (`mlc_lit.binning`): bins of
+        equal width or of about equal numbers of examples; the stored thresholds are the bins' boundaries.
+    feature_bin_ratio : float in (0, 1), default=0.33
+        Bins per feature: ⌈feature_bin_ratio·n⌉ for n training examples (fewer where bins stay empty).
+    feature_min_bins : int >= 2, default=2
+        At least this many bins (at most n).
+    feature_max_bins : int or None, default=None
+        At most this many bins (None: no limit).
 
     Attributes
     ----------
@@ -707,7 +716,11 @@ class BoomerClassifier(MultiLabelClassifier):
         "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
         "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
         "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
-        "based_on_probabilities": ["boolean"]}
+        "based_on_probabilities": ["boolean"],
+        # feature binning: mlc_lit.binning
+        "feature_binning": [StrOptions({"equal_width", "equal_frequency"}), None],
+        "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")], "feature_min_bins": [int_at_least(2)],
+        "feature_max_bins": [int_at_least(2), None]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -715,7 +728,8 @@ class BoomerClassifier(MultiLabelClassifier):
                  random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False,
                  holdout=None, holdout_size=0.33, global_pruning=None, pruning_options=None, time_limit=None,
                  default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
-                 probability_predictor="auto", based_on_probabilities=False):
+                 probability_predictor="auto", based_on_probabilities=False,
+                 feature_binning=None, feature_bin_ratio=0.33, feature_min_bins=2, feature_max_bins=None):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -725,6 +739,8 @@ class BoomerClassifier(MultiLabelClassifier):
         self.time_limit, self.default_rule, self.marginal_calibration = time_limit, default_rule, marginal_calibration
         self.joint_calibration, self.calibrate_on_holdout = joint_calibration, calibrate_on_holdout
         self.probability_predictor, self.based_on_probabilities = probability_predictor, based_on_probabilities
+        self.feature_binning, self.feature_bin_ratio = feature_binning, feature_bin_ratio
+        self.feature_min_bins, self.feature_max_bins = feature_min_bins, feature_max_bins
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -861,7 +877,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                  "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
                  "a smaller feature_sampling, or a label-wise loss, needs less.")
     if low_rank: loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
-    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X)
+    bins = _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None   # (FeatureBins, presorted codes)
+    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
     S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
@@ -893,6 +910,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
+            if bins is not None: conds[-1] = (conds[-1][0], raw_thresholds(bins[0], *conds[-1]), conds[-1][2])  # codes -> values
             labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads.append((labels, head[labels].copy()))
             if monitor is not None and monitor(conds, heads): break   # time limit, pre-pruning (mlc_lit.pruning)
@@ -931,6 +949,20 @@ def _warn_early_stop(est, r, n_feat):
                   "on its sample, or no split has a negative quality). mlrl-boomer stops in the same case; another "
                   "random_state, feature_sampling=None or instance_sampling=None may get further.", ConvergenceWarning,
                   stacklevel=7)   # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
+
+# %% ../nbs/01a_boomer.ipynb #fbin01a1
+from .binning import bin_features, presort_codes, raw_thresholds
+
+def _bin_features(est, X, nominal):
+    """With `feature_binning`: (`FeatureBins`, presorted codes) of the training `X` (`mlc_lit.binning`). The rule
+    search then runs unchanged on the codes; dense codes without nominal features are sorted by counting."""
+    if est.feature_max_bins is not None and est.feature_max_bins < est.feature_min_bins:
+        raise ValueError(f"feature_max_bins ({est.feature_max_bins}) must be >= feature_min_bins ({est.feature_min_bins}) or None.")
+    bins, C = bin_features(X, est.feature_binning, est.feature_bin_ratio, est.feature_min_bins, est.feature_max_bins,
+                           nominal.astype(bool))
+    if sp.issparse(C): return bins, _presort(C)
+    if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T))
+    return bins, presort_codes(C, bins)
 
 # %% ../nbs/01a_boomer.ipynb #tphase01
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):
