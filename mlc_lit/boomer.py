@@ -381,7 +381,10 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
     label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
     The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`), and so is `LOW_RANK`: the
-    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them."""
+    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them.
+    With `BINNED` (feature binning, compiled in too) a single-label head's first condition is searched by one sweep of
+    all labels' sums per feature, as nominal features are: with at most B candidates, reading each example's row once
+    beats K scalar sweeps that each read it again."""
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -409,7 +412,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif single and label == -1 and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
+            elif single and label == -1 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: a sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -482,12 +485,13 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     return depth, label, m
 
 @functools.cache
-def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False):
+def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, binned: bool = False):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them."""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
-    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank)))
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
+                                                      BINNED=bool(binned)))
 
 @kernel()
 def _packed_sum(stats, K, out):
@@ -887,7 +891,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     if low_rank: g = np.empty(K + P); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0)
     default_head = _grow_rule_kernel(mode, False)[0]
-    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand)[1]
+    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, bins is not None)[1]
     default_head(g, K, -1, float(est.l2), work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
