@@ -955,7 +955,7 @@ def _warn_early_stop(est, r, n_feat):
                   stacklevel=7)   # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a1
-from .binning import bin_features, presort_codes, raw_thresholds
+from mlc_lit.binning import bin_features, presort_codes, raw_thresholds
 
 def _bin_features(est, X, nominal):
     """With `feature_binning`: (`FeatureBins`, presorted codes) of the training `X` (`mlc_lit.binning`). The rule
