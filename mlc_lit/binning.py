@@ -15,7 +15,8 @@ from .losses import _complete_head
 
 # %% auto #0
 __all__ = ['pack_upper', 'unpack_upper', 'bins_per_sign', 'binned_head', 'binning_workspace', 'binned_complete_head',
-           'binning_rows', 'binned_head_row']
+           'binning_rows', 'binned_head_row', 'feature_bins', 'feature_bin_bounds', 'FeatureBins', 'bin_features',
+           'raw_thresholds', 'presort_codes']
 
 # %% ../nbs/02_label_binning.ipynb #01994678
 def pack_upper(M: np.ndarray) -> np.ndarray:
@@ -200,3 +201,128 @@ def binned_head_row(g, H, l2, row, head):
     U_bin = row[o:o + _u_size(B)]; o += _u_size(B)
     return binned_head(g, H, l2, row[0], int(row[1]), int(row[2]), row[3] != 0.0, criteria, ints[:K],
                        ints[K:K + B], ints[K + B:], g_bin, H_bin, U_bin, row[o:o + B], head)
+
+# %% ../nbs/02_label_binning.ipynb #fbin0201
+import scipy.sparse as sp
+from typing import NamedTuple
+
+def feature_bins(n_examples: int, bin_ratio: float, min_bins: int, max_bins: int | None) -> int:
+    "Bins of a numeric feature over `n_examples` examples: ⌈bin_ratio·n⌉, at least min(min_bins, n), at most max_bins."
+    b = math.ceil(bin_ratio * n_examples)
+    b = max(b, min(min_bins, n_examples))
+    return b if max_bins is None else min(b, max_bins)
+
+# %% ../nbs/02_label_binning.ipynb #fbin0203
+@kernel(fastmath=False)
+def _frequency_cuts(values, counts, per_bin, out):
+    "Boundaries of equal-frequency bins over sorted distinct `values` with multiplicities `counts`; returns how many."
+    m, cnt = 0, 0
+    for j in range(values.shape[0]):
+        if j > 0 and cnt >= per_bin:                 # the bin is full and the value changes: close it
+            out[m] = 0.5 * (values[j - 1] + values[j]); m += 1; cnt = 0
+        cnt += counts[j]
+    return m
+
+def feature_bin_bounds(x: np.ndarray, n_zeros: int, n_bins: int, method: str) -> np.ndarray:
+    """Sorted boundaries between the bins of one numeric feature: `x` its non-missing stored values, `n_zeros` more
+    values 0 not stored (a sparse column's), `n_bins` the bins asked for; `method` 'equal_width' or 'equal_frequency'."""
+    x = np.asarray(x, np.float64)
+    if x.size + n_zeros == 0: return np.empty(0)
+    if method == "equal_width":
+        lo, hi = (x.min(), x.max()) if x.size else (0.0, 0.0)
+        if n_zeros: lo, hi = min(lo, 0.0), max(hi, 0.0)
+        if not hi > lo: return np.empty(0)
+        width = (hi - lo) / n_bins
+        occupied = np.zeros(n_bins, bool)
+        occupied[np.minimum(((x - lo) / width).astype(np.int64), n_bins - 1)] = True
+        if n_zeros: occupied[min(int((0.0 - lo) / width), n_bins - 1)] = True
+        used = np.flatnonzero(occupied)
+        return lo + (used[:-1] + 1) * width          # the upper edge of every occupied bin but the last
+    values, counts = np.unique(x, return_counts=True)
+    if n_zeros:
+        j = np.searchsorted(values, 0.0)
+        if j < values.size and values[j] == 0.0: counts[j] += n_zeros
+        else: values, counts = np.insert(values, j, 0.0), np.insert(counts, j, n_zeros)
+    out = np.empty(max(values.size - 1, 0))
+    m = _frequency_cuts(values, counts.astype(np.int64), -(-(x.size + n_zeros) // n_bins), out)
+    return out[:m]
+
+# %% ../nbs/02_label_binning.ipynb #fbin0205
+class FeatureBins(NamedTuple):
+    "Bins of every feature: boundaries of feature f at `bounds[ptr[f]:ptr[f + 1]]`; `zero[f]` the bin of the value 0."
+    bounds: np.ndarray
+    ptr: np.ndarray
+    zero: np.ndarray
+
+def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max_bins: int | None = None,
+                 nominal=None):
+    """Bin every numeric feature of `X` (dense, or CSR); returns (`FeatureBins`, codes). A value's code is its bin
+    minus the bin of 0, so values in the zero's bin get code 0 (and, like zeros, need no sorting); NaN stays NaN.
+    Codes are float64 of shape (F, n), one feature per row, for dense `X`, and a CSR matrix like `X` for CSR `X`.
+    Nominal features (mask `nominal`) keep their values and have no boundaries."""
+    n, F = X.shape
+    n_bins = feature_bins(n, bin_ratio, min_bins, max_bins)
+    nominal = np.zeros(F, bool) if nominal is None else np.asarray(nominal, bool)
+    sparse = sp.issparse(X)
+    C = sp.csc_matrix(X, dtype=np.float64, copy=True) if sparse else np.empty((F, n))
+    bounds, ptr, zero = [], np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
+    for f in range(F):
+        col = C.data[C.indptr[f]:C.indptr[f + 1]] if sparse else np.asarray(X[:, f], np.float64)
+        n_zeros = n - col.size if sparse else 0
+        if nominal[f]:
+            b = np.empty(0)
+            if not sparse: C[f] = col
+        else:
+            missing = np.isnan(col)
+            b = feature_bin_bounds(col[~missing], n_zeros, n_bins, method)
+            zero[f] = np.searchsorted(b, 0.0)
+            code = np.searchsorted(b, col).astype(np.float64) - zero[f]
+            code[missing] = np.nan
+            if sparse: col[:] = code
+            else: C[f] = code
+        bounds.append(b); ptr[f + 1] = ptr[f] + b.size
+    if sparse: C = C.tocsr(); C.eliminate_zeros()
+    return FeatureBins(np.concatenate(bounds) if bounds else np.empty(0), ptr, zero), C
+
+def raw_thresholds(bins: FeatureBins, features, thresholds, ops) -> np.ndarray:
+    """The thresholds of conditions found on codes (≤ and > only, on binned features), in the features' own values:
+    a code threshold t separates the codes ≤ ⌊t⌋ from the rest, so it becomes the boundary above bin ⌊t⌋ + zero[f]."""
+    out = np.array(thresholds, np.float64)
+    for c, (f, t, op) in enumerate(zip(features, thresholds, ops)):
+        if op <= 1 and bins.ptr[f + 1] > bins.ptr[f]:
+            out[c] = bins.bounds[bins.ptr[f] + int(math.floor(t)) + bins.zero[f]]
+    return out
+
+# %% ../nbs/02_label_binning.ipynb #fbin0208
+@kernel()
+def _presort_codes(C, lo, n_codes, ptr, val, row, pos_start, nan_ptr, nan_row):
+    "Counting sort of the dense codes `C` (F, n) per feature: the six arrays of the rule search's presorted X."
+    F, n = C.shape
+    p, q = 0, 0
+    for f in range(F):
+        ptr[f], nan_ptr[f] = p, q
+        start = np.zeros(n_codes[f] + 1, np.int64)      # start[b]: entries with a smaller code than lo + b
+        for i in range(n):
+            c = C[f, i]
+            if c != c: nan_row[q] = i; q += 1
+            elif c != 0.0: start[int(c) - lo[f] + 1] += 1
+        for b in range(n_codes[f]): start[b + 1] += start[b]
+        pos_start[f] = p + start[-lo[f]]                   # after the negative codes (code 0 is never stored)
+        for i in range(n):
+            c = C[f, i]
+            if c == c and c != 0.0:
+                k = p + start[int(c) - lo[f]]; start[int(c) - lo[f]] += 1
+                val[k], row[k] = c, i
+        p += start[n_codes[f] - 1] if n_codes[f] > 0 else 0
+    ptr[F], nan_ptr[F] = p, q
+
+def presort_codes(C, bins: FeatureBins):
+    "(ptr, value, row, pos_start, nan_ptr, nan_row) of dense codes `C` (F, n) of `bin_features` without nominal features."
+    F, n = C.shape
+    nan = np.isnan(C)
+    nnz, n_nan = int(np.count_nonzero(C) - nan.sum()), int(nan.sum())
+    n_codes = np.diff(bins.ptr) + 1
+    ptr, pos_start, nan_ptr = np.empty(F + 1, np.int64), np.empty(F, np.int64), np.empty(F + 1, np.int64)
+    val, row, nan_row = np.empty(nnz), np.empty(nnz, np.int64), np.empty(n_nan, np.int64)
+    _presort_codes(C, -bins.zero, n_codes, ptr, val, row, pos_start, nan_ptr, nan_row)
+    return ptr, val, row, pos_start, nan_ptr, nan_row

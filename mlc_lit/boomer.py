@@ -408,7 +408,10 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
     `fixed_label` >= 0: a single-label head on that label from the start (post-optimisation re-learning a rule).
     The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`), and so is `LOW_RANK`: the
-    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them."""
+    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them.
+    With `BINNED` (feature binning, compiled in too) a single-label head's first condition is searched by one sweep of
+    all labels' sums per feature, as nominal features are: with at most B candidates, reading each example's row once
+    beats K scalar sweeps that each read it again."""
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -441,7 +444,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif single and label == -1 and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
+            elif single and label == -1 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: a sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -521,14 +524,15 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
 IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
 
 @functools.cache
-def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False):
+def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
     of its own; without it, the kernel is the one it always was)."""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
     extra = dict(IREP=True) if irep else {}
-    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), **extra))
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
+                                                      BINNED=bool(binned), **extra))
 
 @kernel()
 def _packed_sum(stats, K, out):
@@ -709,6 +713,15 @@ class BoomerClassifier(MultiLabelClassifier):
     post_optimization_options : dict or None, default=None
         Over `POST_OPTIMIZATION_DEFAULTS`: `num_iterations` (2), `refine_heads` (False: a single-label head keeps its
         label), `resample_features` (True; False is not supported).
+    feature_binning : {None, 'equal_width', 'equal_frequency'}, default=None
+        Search the rules on B bins of each numeric feature instead of its sorted values (`mlc_lit.binning`): bins of
+        equal width or of about equal numbers of examples; the stored thresholds are the bins' boundaries.
+    feature_bin_ratio : float in (0, 1), default=0.33
+        Bins per feature: ⌈feature_bin_ratio·n⌉ for n training examples (fewer where bins stay empty).
+    feature_min_bins : int >= 2, default=2
+        At least this many bins (at most n).
+    feature_max_bins : int or None, default=None
+        At most this many bins (None: no limit).
 
     Attributes
     ----------
@@ -766,7 +779,11 @@ class BoomerClassifier(MultiLabelClassifier):
         # rule induction and pruning (issue 18): stratified instance sampling
         "instance_sample_size": [Interval(RealNotInt, 0, 1, closed="right"), None],
         "rule_pruning": [StrOptions({"irep"}), None],
-        "post_optimization": [StrOptions({"sequential"}), None], "post_optimization_options": [dict, None]}
+        "post_optimization": [StrOptions({"sequential"}), None], "post_optimization_options": [dict, None],
+        # feature binning: mlc_lit.binning
+        "feature_binning": [StrOptions({"equal_width", "equal_frequency"}), None],
+        "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")], "feature_min_bins": [int_at_least(2)],
+        "feature_max_bins": [int_at_least(2), None]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -775,7 +792,8 @@ class BoomerClassifier(MultiLabelClassifier):
                  holdout=None, holdout_size=0.33, global_pruning=None, pruning_options=None, time_limit=None,
                  default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
                  probability_predictor="auto", based_on_probabilities=False,
-                 instance_sample_size=None, rule_pruning=None, post_optimization=None, post_optimization_options=None):
+                 instance_sample_size=None, rule_pruning=None, post_optimization=None, post_optimization_options=None,
+                 feature_binning=None, feature_bin_ratio=0.33, feature_min_bins=2, feature_max_bins=None):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -787,6 +805,8 @@ class BoomerClassifier(MultiLabelClassifier):
         self.probability_predictor, self.based_on_probabilities = probability_predictor, based_on_probabilities
         self.instance_sample_size, self.rule_pruning = instance_sample_size, rule_pruning
         self.post_optimization, self.post_optimization_options = post_optimization, post_optimization_options
+        self.feature_binning, self.feature_bin_ratio = feature_binning, feature_bin_ratio
+        self.feature_min_bins, self.feature_max_bins = feature_min_bins, feature_max_bins
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -938,7 +958,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                  "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
                  "a smaller feature_sampling, or a label-wise loss, needs less.")
     if low_rank: loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
-    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X)
+    bins = _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None   # (FeatureBins, presorted codes)
+    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
     S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
@@ -947,7 +968,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     if low_rank: g = np.empty(K + P); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0)
     default_head = _grow_rule_kernel(mode, False)[0]
-    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0)[1]
+    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
+                             bins is not None)[1]
     default_head(g, K, -1, float(est.l2), work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
@@ -972,6 +994,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
+            if bins is not None: conds[-1] = (conds[-1][0], raw_thresholds(bins[0], *conds[-1]), conds[-1][2])  # codes -> values
             labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads.append((labels, head[labels].copy()))
             if monitor is not None and monitor(conds, heads): break   # time limit, pre-pruning (mlc_lit.pruning)
@@ -989,7 +1012,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                                            n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs,
                                            abs_score=est.single_label == "abs_score", fixed_label=fixed)
         with numba_threads(est.n_jobs):
-            _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head=mode in (1, 3))
+            _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head=mode in (1, 3),
+                           to_values=None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2]))
     _store_model(est, conds, heads, Y)
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
@@ -1017,6 +1041,20 @@ def _warn_early_stop(est, r, n_feat):
                   "random_state, feature_sampling=None or instance_sampling=None may get further.", ConvergenceWarning,
                   stacklevel=7)   # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
 
+# %% ../nbs/01a_boomer.ipynb #fbin01a1
+from mlc_lit.binning import bin_features, presort_codes, raw_thresholds
+
+def _bin_features(est, X, nominal):
+    """With `feature_binning`: (`FeatureBins`, presorted codes) of the training `X` (`mlc_lit.binning`). The rule
+    search then runs unchanged on the codes; dense codes without nominal features are sorted by counting."""
+    if est.feature_max_bins is not None and est.feature_max_bins < est.feature_min_bins:
+        raise ValueError(f"feature_max_bins ({est.feature_max_bins}) must be >= feature_min_bins ({est.feature_min_bins}) or None.")
+    bins, C = bin_features(X, est.feature_binning, est.feature_bin_ratio, est.feature_min_bins, est.feature_max_bins,
+                           nominal.astype(bool))
+    if sp.issparse(C): return bins, _presort(C)
+    if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T))
+    return bins, presort_codes(C, bins)
+
 # %% ../nbs/01a_boomer.ipynb #5a1e0c02
 POST_OPTIMIZATION_DEFAULTS = dict(num_iterations=2, refine_heads=False, resample_features=True)
 
@@ -1035,8 +1073,9 @@ def _post_optimization_options(est):
                          "supported; use True (mlrl-boomer's default).")
     return o
 
-def _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head):
-    "Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`/`heads` updated in place."
+def _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head, to_values=None):
+    """Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`/`heads` updated in place.
+    `to_values` maps a new rule's body from bin codes to feature values (feature binning; `conds` hold values)."""
     o = _post_optimization_options(est)
     Xc = X.tocsc() if sp.issparse(X) else X
     states = np.random.SeedSequence([int(seeds[0]), 1]).generate_state(o["num_iterations"] * len(conds), dtype=np.uint64)
@@ -1051,6 +1090,7 @@ def _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds,
             if depth == 0:                            # nothing found: the old rule goes back
                 S[np.ix_(rows, labels)] += scores; _refresh_stats(loss, Y, S, stats, rows); continue
             conds[r] = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
+            if to_values is not None: conds[r] = to_values(conds[r])
             new = np.arange(Y.shape[1], dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads[r] = (new, bufs["head"][new].copy())
 

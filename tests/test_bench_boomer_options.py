@@ -26,7 +26,8 @@ def test_option_table():
     assert {"plain", "pre_pruning", "post_pruning", "time_limit_1s", "no_default_rule", "marginal_isotonic",
             "gfm", "gfm_calibrated", "based_on_probabilities", "marginalized", "holdout", "example_wise_complete",
             "stratified_output_wise", "stratified_example_wise", "irep",
-            "post_optimization"} == set(OPTIONS)
+            "post_optimization",
+            "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32"} == set(OPTIONS)
     with pytest.raises(ValueError, match="Unknown configuration"):
         run(DATA, datasets=["emotions"], configs=["beam_search"], reference=False)
 

@@ -16,8 +16,10 @@ import numpy as np
 from . import format_table, load_split, measure, nominal_features, verdict
 
 # %% auto #0
-__all__ = ['OPTIONS', 'OURS', 'REFERENCE', 'DATASETS', 'SEEDS', 'make', 'rule_counts', 'fit_one', 'warm_up', 'run_side',
-           'reference_main', 'reference_python', 'run_reference', 'run', 'side_by_side', 'summary']
+__all__ = ['OPTIONS', 'OURS', 'REFERENCE', 'DATASETS', 'SEEDS', 'SCALE_SIZES', 'make', 'rule_counts', 'fit_one', 'warm_up',
+           'run_side', 'reference_main', 'reference_python', 'run_reference', 'run', 'side_by_side', 'summary',
+           'make_binning_problem', 'scale_side', 'scale_reference_main', 'run_binning_scale', 'scale_summary',
+           'BinningScale']
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #85044b93
 OPTIONS = {
@@ -49,6 +51,10 @@ OPTIONS = {
     "irep": (dict(instance_sampling="subsample", rule_pruning="irep"),        # IREP prunes on what the sample left out
              dict(instance_sampling="without-replacement", rule_pruning="irep")),
     "post_optimization": (dict(post_optimization="sequential"), dict(post_optimization="sequential")),
+    "feature_binning_equal_width": (dict(feature_binning="equal_width"), dict(feature_binning="equal-width")),
+    "feature_binning_equal_frequency": (dict(feature_binning="equal_frequency"), dict(feature_binning="equal-frequency")),
+    "equal_frequency_32": (dict(feature_binning="equal_frequency", feature_max_bins=32),     # the scale target's setting
+                           dict(feature_binning="equal-frequency{max_bins=32}")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
@@ -217,3 +223,87 @@ def summary(rows, tolerance: float = 0.02, ece_margin: float = 0.01, rules_margi
             line += f"; ECE {r['d_ece']:+.3f} vs reference, target <= +{ece_margin:g}: {verdict(r['d_ece'] <= ece_margin)}"
         lines.append(line)
     return "\n".join(lines)
+
+# %% ../../nbs/06i_bench_boomer_options.ipynb #fbsc0002
+SCALE_SIZES = dict(full=dict(n=10**6, n_features=50, n_labels=20, max_rules=100),
+                   quick=dict(n=20_000, n_features=50, n_labels=20, max_rules=10))
+
+def make_binning_problem(folder, n: int, n_features: int = 50, n_labels: int = 20, n_test: int | None = None, seed: int = 0):
+    "Write X.npy (float32), Y.npy (uint8) and their test parts Xt.npy, Yt.npy (`n_test`, default n/10) to `folder`."
+    rng = np.random.default_rng(seed)
+    n_test = n_test or max(n // 10, 100)
+    W = rng.normal(size=(n_features, n_labels)) * (rng.random((n_features, n_labels)) < 0.2)   # few features per label
+    os.makedirs(folder, exist_ok=True)
+    for part, m in (("", n), ("t", n_test)):
+        X = rng.normal(size=(m, n_features)).astype(np.float32)
+        score = X @ W + 0.5 * rng.normal(size=(m, n_labels))
+        np.save(os.path.join(folder, f"X{part}.npy"), X)
+        np.save(os.path.join(folder, f"Y{part}.npy"), (score > 0.7 * score.std(axis=0)).astype(np.uint8))
+    return folder
+
+# %% ../../nbs/06i_bench_boomer_options.ipynb #fbsc0003
+def scale_side(impl: str, folder, max_rules: int, config: str = "equal_frequency_32", seed: int = 1) -> dict:
+    "One side's row on the problem in `folder`: compiled (or loaded) on a small slice first, then one timed fit."
+    X, Y = np.load(os.path.join(folder, "X.npy")), np.load(os.path.join(folder, "Y.npy"))
+    Xt, Yt = np.load(os.path.join(folder, "Xt.npy")), np.load(os.path.join(folder, "Yt.npy"))
+    if impl == "mlc_lit": X, Xt = X.astype(np.float64), Xt.astype(np.float64)   # what our fit would convert to anyway
+    compile_s = warm_up(impl, config, X[:2000], Y[:2000], Xt)
+    r = fit_one(impl, config, seed, X, Y, Xt, Yt, 1, max_rules)
+    return dict(suite="feature-binning-scale", dataset=f"generated_{X.shape[0]}x{X.shape[1]}x{Y.shape[1]}", **r,
+                max_rules=max_rules, compile_s=compile_s)
+
+def scale_reference_main(argv=None) -> None:
+    "Entry point in the reference interpreter: `scale_side('mlrl-boomer', ...)`, its row as JSON to the `out` file."
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    a = json.loads((argv or sys.argv[1:])[0])
+    with open(a["out"], "w") as fh: json.dump(scale_side("mlrl-boomer", a["folder"], a["max_rules"], a["config"]), fh)
+
+# %% ../../nbs/06i_bench_boomer_options.ipynb #fbsc0004
+def run_binning_scale(data_dir=None, quick: bool = False, n: int | None = None, max_rules: int | None = None,
+                      reference: bool = True, folder=None, **size) -> list[dict]:
+    """Rows of both sides on a generated problem (`SCALE_SIZES`, 'quick' or 'full'; `n`, `max_rules` and `size`
+    override). The problem is written to `folder` (default: a temporary folder, removed after)."""
+    p = dict(SCALE_SIZES["quick" if quick else "full"], **size)
+    if n: p["n"] = n
+    if max_rules: p["max_rules"] = max_rules
+    with tempfile.TemporaryDirectory() as tmp:
+        where = make_binning_problem(folder or tmp, p["n"], p["n_features"], p["n_labels"])
+        rows = [scale_side("mlc_lit", where, p["max_rules"])]
+        python = reference_python() if reference else None
+        if reference and python is None: print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON", file=sys.stderr)
+        if python:
+            import mlc_lit
+            root = os.path.dirname(os.path.dirname(os.path.abspath(mlc_lit.__file__)))
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+            out = os.path.join(tmp, "ref.json")
+            arg = json.dumps(dict(folder=os.path.abspath(where), max_rules=p["max_rules"], config="equal_frequency_32", out=out))
+            done = subprocess.run([python, "-c", "from mlc_lit.bench.boomer_options import scale_reference_main; "
+                                   "scale_reference_main()", arg], capture_output=True, text=True, env=env)
+            if done.returncode == 0:
+                with open(out) as fh: rows.append(json.load(fh))
+            else: print(f"mlrl-boomer failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr)
+    return rows
+
+def scale_summary(rows, target: float = 0.5) -> str:
+    "Our fit time over mlrl-boomer's on each generated problem, with the rules each side learned, against `target`."
+    by = {}
+    for r in rows:
+        if r.get("suite") == "feature-binning-scale": by.setdefault(r["dataset"], {})[r["impl"]] = r
+    lines = []
+    for name, b in by.items():
+        if "mlc_lit" not in b or "mlrl-boomer" not in b: continue
+        o, t = b["mlc_lit"], b["mlrl-boomer"]
+        q = o["fit_s"] / t["fit_s"]
+        lines.append(f"{name}, equal-frequency <= 32 bins, 1 thread: fit {o['fit_s']:.2f} s ({o['n_rules_learned']} rules) vs "
+                     f"mlrl-boomer {t['fit_s']:.2f} s ({t['n_rules_learned']} rules) = {q:.2f}x (CPU {o['fit_cpu_s'] / t['fit_cpu_s']:.2f}x), "
+                     f"target <= {target:g}x: {verdict(q <= target)}; subset 0/1 {o['subset01']:.3f} vs {t['subset01']:.3f}, "
+                     f"Hamming {o['hamming']:.4f} vs {t['hamming']:.4f}")
+    return "\n".join(lines) or "feature-binning-scale: no problem with rows of both sides"
+
+class BinningScale:
+    "The feature-binning-scale suite's module-like entry (`run`, `summary`) for `mlc_lit.bench.suites.SUITES`."
+    @staticmethod
+    def run(data_dir=None, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
+        "`mlc-lit bench --suite feature-binning-scale [--quick]` (one thread; `datasets` and `repeats` are not used)."
+        return run_binning_scale(data_dir, quick=quick)
+    summary = staticmethod(scale_summary)

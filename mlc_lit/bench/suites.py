@@ -40,6 +40,8 @@ SUITES = {
     "xmc": Suite(xmc, "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)",
                  data_may_be_file=True),
     "scale": Suite(scale, "past one machine: Dask-backed randomized embedding, fit time and peak memory against n (LSHTC shape)"),
+    "feature-binning-scale": Suite(boomer_options.BinningScale, "equal-frequency feature binning (<= 32 bins) vs "
+                                   "mlrl-boomer on a generated 10^6 x 50 x 20 problem (--quick: 2*10^4 examples)"),
     "xdcc-dask": Suite(xdcc_dask, "paper 3 on a Dask cluster: distributed ML-XGB vs xgboost.dask (multi-output trees) and our one-process fit"),
 }
 

@@ -1,0 +1,94 @@
+"""BoomerClassifier(feature_binning=...) (mlc_lit.binning): dense = CSR, n_jobs invariance, pickle, thresholds on bin
+boundaries, constant and missing features, other options alongside, scikit-learn's estimator checks."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mlc_lit.binning import bin_features
+from mlc_lit.boomer import BoomerClassifier
+
+METHODS = ["equal_width", "equal_frequency"]
+
+
+def _data(n=200, F=8, K=4, seed=0, nan=0.05):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, F)), 2)
+    X[rng.random(X.shape) < 0.3] = 0.0
+    Y = ((X @ rng.normal(size=(F, K)) + 0.3 * rng.normal(size=(n, K))) > 0).astype(np.int8)
+    X[rng.random(X.shape) < nan] = np.nan
+    return X, Y
+
+
+def _same(a, b):
+    assert a.n_rules_ == b.n_rules_
+    for name in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("kw", [{}, dict(loss="logistic_example_wise", label_binning="equal_width"),
+                                dict(holdout="random", global_pruning="pre_pruning",
+                                     pruning_options=dict(min_rules=5, num_past=3, num_recent=3))])
+def test_dense_equals_csr(method, kw):
+    X, Y = _data()
+    a = BoomerClassifier(max_rules=30, random_state=3, feature_binning=method, feature_bin_ratio=0.05, **kw).fit(X, Y)
+    b = BoomerClassifier(max_rules=30, random_state=3, feature_binning=method, feature_bin_ratio=0.05, **kw).fit(
+        sp.csr_matrix(X), Y)
+    _same(a, b)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(sp.csr_matrix(X)))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_n_jobs_invariance_and_pickle(method):
+    X, Y = _data(F=12)
+    a = BoomerClassifier(max_rules=30, random_state=5, n_jobs=1, feature_binning=method, feature_max_bins=8).fit(X, Y)
+    b = BoomerClassifier(max_rules=30, random_state=5, n_jobs=2, feature_binning=method, feature_max_bins=8).fit(X, Y)
+    _same(a, b)
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_thresholds_are_bin_boundaries(method):
+    X, Y = _data(seed=1)
+    m = BoomerClassifier(max_rules=40, random_state=0, feature_binning=method, feature_max_bins=6).fit(X, Y)
+    bins, _ = bin_features(X, method, 0.33, 2, 6)
+    assert len(m.cond_threshold_) > 0
+    for f, t in zip(m.cond_feature_, m.cond_threshold_):
+        assert t in bins.bounds[bins.ptr[f]:bins.ptr[f + 1]]
+    assert all(np.diff(bins.ptr) <= 5)                      # at most 6 bins: at most 5 boundaries
+
+
+def test_constant_and_missing_features_get_no_condition():
+    X, Y = _data(seed=2)
+    X[:, 0] = 1.5; X[:, 3] = np.nan; X[:, 5] = 0.0
+    for method in METHODS:
+        m = BoomerClassifier(max_rules=30, random_state=0, feature_binning=method, feature_sampling=None).fit(X, Y)
+        assert not set(m.cond_feature_.tolist()) & {0, 3, 5}
+
+
+def test_default_is_unchanged():
+    X, Y = _data(seed=3)
+    a = BoomerClassifier(max_rules=20, random_state=0).fit(X, Y)
+    b = BoomerClassifier(max_rules=20, random_state=0, feature_binning=None, feature_bin_ratio=0.5).fit(X, Y)
+    _same(a, b)
+
+
+@pytest.mark.parametrize("bad, msg", [(dict(feature_binning="equal-width"), "feature_binning"),
+                                      (dict(feature_binning="equal_width", feature_bin_ratio=0.0), "feature_bin_ratio"),
+                                      (dict(feature_binning="equal_width", feature_min_bins=1), "feature_min_bins"),
+                                      (dict(feature_binning="equal_width", feature_min_bins=5, feature_max_bins=3),
+                                       "feature_max_bins")])
+def test_bad_options(bad, msg):
+    X, Y = _data(n=30)
+    with pytest.raises(ValueError, match=msg): BoomerClassifier(**bad).fit(X, Y)
+
+
+@parametrize_with_checks([BoomerClassifier(max_rules=10, random_state=0, feature_binning="equal_width"),
+                          BoomerClassifier(max_rules=10, random_state=0, feature_binning="equal_frequency",
+                                           feature_max_bins=4)])
+def test_sklearn_contract(estimator, check):
+    check(estimator)
