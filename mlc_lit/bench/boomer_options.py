@@ -41,6 +41,11 @@ OPTIONS = {
     "example_wise_complete": (dict(loss="logistic_example_wise", head="complete"),     # configuration b, over seeds
                               dict(loss="logistic-non-decomposable", head_type="complete",
                                    label_binning="none")),          # its "auto" would bin the labels
+    # partial heads (ranked by |score|, as the reference ranks them) and output sampling, at the reference's defaults
+    "partial_fixed": (dict(head="partial_fixed", single_label="abs_score"), dict(head_type="partial-fixed")),
+    "partial_dynamic": (dict(head="partial_dynamic", single_label="abs_score"), dict(head_type="partial-dynamic")),
+    "output_round_robin": (dict(output_sampling="round_robin"), dict(output_sampling="round-robin")),
+    "output_without_replacement": (dict(output_sampling="without_replacement"), dict(output_sampling="without-replacement")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
