@@ -784,7 +784,7 @@ class BoomerClassifier(MultiLabelClassifier):
     label_binning : {None, 'equal_width'}, default=None
         Gradient-based label binning (GBLB, paper 2, `mlc_lit.binning`) for complete heads of the
         example-wise loss, the default rule included: labels share a score per bin, so each candidate
-        solves a B×B instead of a K×K system. Ignored for label-wise losses and single-label heads.
+        solves a B×B instead of a K×K system. Ignored for label-wise losses, single-label and partial heads.
     bin_ratio : float in (0, 1], default=0.04
         Bins per sign of the labels' criteria: ⌈bin_ratio·n⌉ for the n labels of that sign.
     min_bins : int, default=1
