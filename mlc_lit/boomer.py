@@ -28,7 +28,7 @@ from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
                             _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
-                            mean_loss, packed_layout, single_label_quality)
+                            mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
@@ -42,6 +42,113 @@ def _refresh_stats(loss, Y, S, stats, rows):
         n = rows[r]
         _loss_row(loss, Y[n], S[n], stats[n, :K], stats[n, K:])
 
+# %% ../nbs/01a_boomer.ipynb #phead02
+HEAD_PARTIAL, HEAD_PARTIAL_PACKED = 5, 6   # partial heads on label-wise sums [g, h] / on example-wise sums [g, packed H]
+_N_PARTIAL = 5                             # a partial mode's work row ends with (n_fixed, threshold, exponent, by_abs, root)
+
+@kernel(inline=True)
+def _criterion(g, d, by_abs):
+    "The criterion of one output with gradient sum `g` and regularised Hessian sum `d` = h + ω: |g|/d or ½g²/d (0 if d <= 0)."
+    if not d > 0.0: return 0.0
+    return abs(g) / d if by_abs else 0.5 * g * g / d
+
+@kernel()
+def _output_criteria(v, K, l2, layout, by_abs, crit):
+    "crit[k] for the sums `v` = [g, h]; `layout` 0: h is the diagonal (K values), 1 or 2: h is packed (its diagonal is read)."
+    for k in range(K): crit[k] = _criterion(v[k], v[K + (packed_index(k, k) if layout > 0 else k)] + l2, by_abs)
+
+@kernel()
+def _select_outputs(crit, n_fixed, root, sel):
+    """The outputs a partial head predicts, ascending, into `sel`; returns how many. `n_fixed` > 0: the `n_fixed`
+    largest criteria (ties: the lower index); 0: those with c - min >= root (max - min), root = (1 - threshold)^(1/exponent)."""
+    K = crit.shape[0]
+    if n_fixed > 0:
+        n, m = min(n_fixed, K), 0
+        for k in range(K):                           # insert into the top list, kept by criterion, descending
+            c = crit[k]
+            if m == n and not c > crit[int(sel[n - 1])]: continue
+            j = m if m < n else n - 1
+            while j > 0 and c > crit[int(sel[j - 1])]:
+                sel[j] = sel[j - 1]; j -= 1
+            sel[j] = k
+            if m < n: m += 1
+        for a in range(1, n):                        # then by index, ascending
+            x, j = sel[a], a
+            while j > 0 and sel[j - 1] > x:
+                sel[j] = sel[j - 1]; j -= 1
+            sel[j] = x
+        return n
+    lo, hi = crit[0], crit[0]
+    for k in range(K): lo, hi = min(lo, crit[k]), max(hi, crit[k])
+    n = 0
+    for k in range(K):
+        if crit[k] - lo >= root * (hi - lo):
+            sel[n] = k; n += 1
+    return n
+
+
+# %% ../nbs/01a_boomer.ipynb #phead05
+@kernel()
+def _partial_select(v, K, l2, layout, work):
+    "(n, sel): the outputs the partial head of sums `v` predicts, by the parameters at the end of `work` (see above)."
+    W = work.shape[0]
+    crit, sel = work[W - _N_PARTIAL - 2 * K:W - _N_PARTIAL - K], work[W - _N_PARTIAL - K:W - _N_PARTIAL]
+    _output_criteria(v, K, l2, layout, work[W - 2] != 0.0, crit)
+    return _select_outputs(crit, int(work[W - 5]), work[W - 1], sel), sel
+
+def _quality_partial(v, mode, K, label, l2, scores, work):
+    """Partial head of label-wise sums [g, h]: the chosen outputs' Newton qualities, summed in index order as the complete
+    head of those outputs sums them (`decomposable_quality`). Per candidate, so the outputs are not listed: a first pass
+    keeps the criteria (and the fixed head's top list, values only), a second sums the outputs that make the cut."""
+    W = work.shape[0]; c0 = W - _N_PARTIAL - 3 * K; t0 = c0 + 2 * K   # K criteria, K unused, top list of <= K
+    n_fixed, by_abs, root = int(work[W - 5]), work[W - 2] != 0.0, work[W - 1]
+    n, m, lo, hi = min(n_fixed, K), 0, math.inf, -math.inf
+    for k in range(K):
+        c = _criterion(v[k], v[K + k] + l2, by_abs)
+        work[c0 + k] = c
+        if n_fixed == 0:
+            lo, hi = min(lo, c), max(hi, c); continue
+        if m == n and not c > work[t0 + n - 1]: continue
+        j = m if m < n else n - 1
+        while j > 0 and c > work[t0 + j - 1]:
+            work[t0 + j] = work[t0 + j - 1]; j -= 1
+        work[t0 + j] = c
+        if m < n: m += 1
+    cut, ties = 0.0, 0
+    if n_fixed > 0:                                  # all above the n-th largest, and the first of those equal to it
+        cut = work[t0 + n - 1]
+        for j in range(n):
+            if not work[t0 + j] > cut: ties += 1
+    q = 0.0
+    for k in range(K):
+        c = work[c0 + k]
+        if n_fixed > 0:
+            if not c > cut:
+                if c == cut and ties > 0: ties -= 1
+                else: continue
+        elif not c - lo >= root * (hi - lo): continue
+        d = v[K + k] + l2
+        if d > 0.0: q -= 0.5 * v[k] * v[k] / d
+    return q, label
+
+def _quality_partial_packed(v, mode, K, label, l2, scores, work):
+    "Partial head of example-wise sums [g, packed H]: the Cholesky solve on the chosen outputs (work: [P | K | P | ...])."
+    n, sel = _partial_select(v, K, l2, 1, work)
+    P = K * (K + 1) // 2
+    g, hp = work[P:P + n], work[P + K:P + K + n * (n + 1) // 2]
+    for j in range(n):
+        kj = int(sel[j]); g[j] = v[kj]
+        for i in range(j + 1): hp[packed_index(i, j)] = v[K + packed_index(int(sel[i]), kj)]
+    return _complete_head(g, hp, l2, scores, work), label
+
+def _partial_work(K, n_rows, packed, n_fixed, threshold, exponent, by_abs):
+    "Work rows of a partial mode: scratch, then its parameters (`n_fixed` 0: dynamic), root = (1 - threshold)^(1/exponent)."
+    P = K * (K + 1) // 2
+    w = np.zeros((n_rows, (2 * P + K if packed else 0) + 3 * K + _N_PARTIAL))
+    w[:, -_N_PARTIAL:] = n_fixed, threshold, exponent, float(by_abs), (1.0 - threshold) ** (1.0 / exponent)
+    return w
+
+
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
 def _quality_decomposable(v, mode, K, label, l2, scores, work): return decomposable_quality(v, K, l2), label
 
@@ -53,10 +160,12 @@ def _quality_complete(v, mode, K, label, l2, scores, work): return _complete_hea
 def _quality_binned(v, mode, K, label, l2, scores, work): return binned_head_row(v[:K], v[K:], l2, work, scores), label  # paper 2
 
 @by_constant("mode", {HEAD_DECOMPOSABLE: _quality_decomposable, HEAD_SINGLE: _quality_single,
-                      HEAD_COMPLETE: _quality_complete, HEAD_SINGLE_PACKED: _quality_single, HEAD_BINNED: _quality_binned})
+                      HEAD_COMPLETE: _quality_complete, HEAD_SINGLE_PACKED: _quality_single, HEAD_BINNED: _quality_binned,
+                      HEAD_PARTIAL: _quality_partial, HEAD_PARTIAL_PACKED: _quality_partial_packed})
 def _quality(v, mode, K, label, l2, scores, work):
     "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
-    return (_quality_decomposable, _quality_single, _quality_complete, _quality_single, _quality_binned)[mode](
+    return (_quality_decomposable, _quality_single, _quality_complete, _quality_single, _quality_binned, _quality_partial,
+            _quality_partial_packed)[mode](
         v, mode, K, label, l2, scores, work)
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
@@ -342,6 +451,48 @@ def _sample_instances(state, mode, sample_size, w, perm):
         perm[j], perm[r] = perm[r], perm[j]
         w[perm[j]] = 1
 
+# %% ../nbs/01a_boomer.ipynb #osamp02
+_OUTPUT_SAMPLING = {None: 0, "round_robin": 1, "without_replacement": 2}
+
+@kernel()
+def _sample_outputs(state, mode, n_sample, next_out, perm, sel):
+    "The outputs a rule may predict, ascending, into `sel`; returns how many: mode 1 `next_out` alone, 2 `n_sample` drawn."
+    if mode == 1:
+        sel[0] = next_out; return 1
+    K = perm.shape[0]
+    for j in range(n_sample):                        # partial Fisher-Yates, as for the instances
+        r = j + _randbelow(state, K - j)
+        perm[j], perm[r] = perm[r], perm[j]
+    for a in range(n_sample):                        # ascending
+        x, j = perm[a], a
+        while j > 0 and sel[j - 1] > x:
+            sel[j] = sel[j - 1]; j -= 1
+        sel[j] = x
+    return n_sample
+
+def _n_output_samples(spec, K):
+    "Outputs per rule for `output_sample_size=spec`: a count (at most K), or a fraction of K rounded up (at least 1)."
+    if isinstance(spec, Integral): return min(K, int(spec))
+    return max(1, min(K, math.ceil(float(np.float32(spec) * np.float32(K)))))
+
+@kernel()
+def _restrict_outputs(sel, n, K, layout, cols, total, v):
+    """Point `cols` at the statistics of the outputs sel[:n] (ascending) and gather total = v[cols]; returns their width.
+    `layout` 0: [g, diagonal h]; 1: [g, packed H] of the sub-problem; 2: [g, the packed H's diagonal]."""
+    for j in range(n): cols[j] = int(sel[j])
+    if layout == 1:
+        for j in range(n):
+            for i in range(j + 1): cols[n + packed_index(i, j)] = K + packed_index(int(sel[i]), int(sel[j]))
+        nc = n + n * (n + 1) // 2
+    else:
+        for j in range(n):
+            k = int(sel[j])
+            cols[n + j] = K + (k if layout == 0 else packed_index(k, k))
+        nc = 2 * n
+    for c in range(nc): total[c] = v[cols[c]]
+    return nc
+
+
 # %% ../nbs/01a_boomer.ipynb #7e12738c
 @kernel()
 def _cond_holds(v, thr, op):
@@ -398,7 +549,8 @@ def _default_head_impl(g, K, label, l2, work, head):
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
-                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False, fixed_label=-1):
+                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False, fixed_label=-1,
+                    out_sampling=0, out_sample_size=1, out_next=0, operm=None, osel=None):
     """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
 
     Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
@@ -411,7 +563,10 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them.
     With `BINNED` (feature binning, compiled in too) a single-label head's first condition is searched by one sweep of
     all labels' sums per feature, as nominal features are: with at most B candidates, reading each example's row once
-    beats K scalar sweeps that each read it again."""
+    beats K scalar sweeps that each read it again.
+    With `OPTS` (partial heads, output sampling; compiled out otherwise) the rule may predict a subset of the outputs:
+    `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
+    a rule returns label -3 with its outputs in osel[:osel[K]]."""
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -430,6 +585,14 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
         g0, h0 = total[cols[0]], total[cols[1]]
         total[0] = g0; total[1] = h0; nc = 2
+    sub, kf, fmode = 0, 1, FROZEN_MODE
+    if OPTS and out_sampling > 0 and fixed_label < 0:                    # output sampling: the rule's outputs are fixed from the start
+        kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
+        tmp_full[:W] = total[:W]
+        layout = (0 if mode == 1 else 2) if single else (1 if mode == 2 or mode == 6 else 0)
+        nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
+        sub = 1
+        if single and kf == 1: label = int(osel[0])
     F = perm_f.shape[0]
     while depth < max_conditions:
         for j in range(n_feat):                      # sample features without replacement
@@ -444,7 +607,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif single and label == -1 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: a sweep per label
+            elif single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -453,14 +616,14 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                                            row_t)
                     if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
                         slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
-            elif label < 0:                          # the rule's own head mode, on all W statistics
+            elif label < 0 and sub == 0:             # the rule's own head mode, on all W statistics
                 _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
                                 cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
                                 slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
                                 scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t, LOW_RANK)
-            else:                                    # a frozen single label (nominal feature): its two columns
+            else:                                    # a frozen single label (nominal feature), or kf chosen outputs
                 _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                                cols[:nc], False, w, covered, depth, total[:nc], cnt, 0, 1, label, l2,
+                                cols[:nc], False, w, covered, depth, total[:nc], cnt, fmode, kf, label, l2,
                                 slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
                                 scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
             if slot_t is not None: slot_t[s, 3] += _clock() - ts
@@ -474,10 +637,20 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
         depth += 1; rule_q = best_q; cnt = int(slot_best[best_s, 4])
         if single and label < 0:                     # freeze the label: keep only its two columns
-            label = int(slot_best[best_s, 3])
-            cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
-            total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
+            if OPTS and sub == 1:                    # chosen among sampled outputs: sums and columns are restricted
+                j = int(slot_best[best_s, 3])
+                cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
+                total[0], total[1] = slot_v[best_s, j], slot_v[best_s, kf + j]
+                kf = 1
+            else:
+                label = int(slot_best[best_s, 3])
+                cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+                total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
             nc = 2
+        elif OPTS and (mode == 5 or mode == 6) and sub == 0:   # a partial head keeps the outputs of its first condition
+            kf, sel = _partial_select(slot_v[best_s], K, l2, mode - 5, work[0])
+            nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[best_s])
+            sub = 1
         else:
             total[:nc] = slot_v[best_s, :nc]
     if depth == 0: return 0, -1, 0
@@ -489,7 +662,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     t = _clock() if tim is not None else 0.0
     m = 0                                            # the head, on all covered training examples
     tmp_full[:] = 0.0
-    n_sum = 2 if single else W                       # a single head needs only its label's two columns
+    n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
     for i in range(n):
         if covered[i] == depth:
             rows_buf[m] = i; m += 1
@@ -501,6 +674,12 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         d = tmp_full[cols[1]] + l2
         head[:] = 0.0
         head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
+    elif OPTS and sub == 1:                          # the head on the chosen outputs only
+        for c in range(nc): total[c] = tmp_full[cols[c]]
+        if FROZEN_MODE == 2: _complete_head(total[:kf], total[kf:nc], l2, scores[0], work[0])
+        else: _decomposable_head(total[:kf], total[kf:nc], l2, scores[0])
+        head[:] = 0.0
+        for c in range(kf): head[cols[c]] = shrinkage * scores[0, c]
     else:
         if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
@@ -517,6 +696,9 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         else:
             for k in range(K): S[i, k] += head[k]
         _loss_row(loss, Y[i], S[i], stats[i, :K], stats[i, K:])
+    if OPTS and sub == 1 and not single:            # the rule's outputs, for the caller
+        for c in range(kf): osel[c] = cols[c]
+        osel[K] = kf; label = -3
     for c in range(W): cols[c] = c                   # reset for the next rule
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
@@ -524,15 +706,19 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
 IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
 
 @functools.cache
-def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False):
+def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False,
+                      opts: bool = False):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
-    of its own; without it, the kernel is the one it always was)."""
-    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
+    of its own; without it, the kernel is the one it always was). `binned`: the features are bin codes. `opts`
+    (partial heads, output sampling): a kernel of its own with the code for rules that predict a subset of the outputs."""
+    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2)[mode]))
+    frozen = (0, 1, 2, 1, 0, 0, 2)[mode] if opts else 0
     extra = dict(IREP=True) if irep else {}
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
-                                                      BINNED=bool(binned), **extra))
+                                                      BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
+                                                      **extra))
 
 @kernel()
 def _packed_sum(stats, K, out):
@@ -611,7 +797,9 @@ def _format_rules(m, feature_names, label_names, value_names=None, decimals=2):
 # %% ../nbs/01a_boomer.ipynb #148b4a1f
 _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "complete"): 0,
                ("squared_error_label_wise", "single"): 1, ("squared_error_label_wise", "complete"): 0,
-               ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2}
+               ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2,
+               ("logistic_label_wise", "partial"): 5, ("squared_error_label_wise", "partial"): 5,
+               ("logistic_example_wise", "partial"): 6}   # partial heads: HEAD_PARTIAL(_PACKED)
 _SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
 
 class BoomerClassifier(MultiLabelClassifier):
@@ -622,9 +810,11 @@ class BoomerClassifier(MultiLabelClassifier):
     loss : {'logistic_label_wise', 'logistic_example_wise', 'squared_error_label_wise'}
         Surrogate loss: label-wise logistic (targets Hamming loss), example-wise logistic (targets
         subset 0/1 loss) or label-wise squared error.
-    head : {'auto', 'single', 'complete'}
+    head : {'auto', 'single', 'complete', 'partial_fixed', 'partial_dynamic'}
         Rule heads predicting one label or all labels. 'auto': single for label-wise losses, complete for
-        the example-wise loss.
+        the example-wise loss. 'partial_fixed' / 'partial_dynamic': a subset of the labels, chosen at the rule's
+        first condition by `partial_ratio`, `partial_min_outputs`, `partial_max_outputs` / `partial_threshold`,
+        `partial_exponent` (mlrl-boomer's 'partial-fixed' / 'partial-dynamic'), ranked as `single_label` says.
     max_rules : int, default=1000
         Number of rules, the default rule included.
     shrinkage : float > 0, default=0.3
@@ -641,7 +831,7 @@ class BoomerClassifier(MultiLabelClassifier):
     label_binning : {None, 'equal_width'}, default=None
         Gradient-based label binning (GBLB, paper 2, `mlc_lit.binning`) for complete heads of the
         example-wise loss, the default rule included: labels share a score per bin, so each candidate
-        solves a B×B instead of a K×K system. Ignored for label-wise losses and single-label heads.
+        solves a B×B instead of a K×K system. Ignored for label-wise losses, single-label and partial heads.
     bin_ratio : float in (0, 1], default=0.04
         Bins per sign of the labels' criteria: ⌈bin_ratio·n⌉ for the n labels of that sign.
     min_bins : int, default=1
@@ -722,6 +912,22 @@ class BoomerClassifier(MultiLabelClassifier):
         At least this many bins (at most n).
     feature_max_bins : int or None, default=None
         At most this many bins (None: no limit).
+    partial_ratio : float in (0, 1) or None, default=None
+        `head='partial_fixed'`: the share r of the K labels a head predicts, ⌈rK⌉ (None: the label cardinality / K).
+    partial_min_outputs : int >= 1, default=2
+        ... and at least this many (at most K).
+    partial_max_outputs : int or None, default=None
+        ... and at most this many (None: no limit).
+    partial_threshold : float in (0, 1), default=0.02
+        `head='partial_dynamic'`: keep label k iff (c_k − c_min)^e >= (1 − threshold)(c_max − c_min)^e for the
+        labels' criteria c (see `single_label`).
+    partial_exponent : float >= 1, default=2.0
+        The exponent e of that rule.
+    output_sampling : {None, 'round_robin', 'without_replacement'}, default=None
+        Restrict each rule to some labels: rule r (the default rule not counted) to label (r − 1) mod K, or to
+        `output_sample_size` labels drawn without replacement per rule (mlrl-boomer's `output_sampling`).
+    output_sample_size : int >= 1 or float in (0, 1), default=1
+        Labels drawn per rule: a count, or a share of K rounded up (at least 1). 1 is mlrl-boomer's default.
 
     Attributes
     ----------
@@ -760,7 +966,7 @@ class BoomerClassifier(MultiLabelClassifier):
     _allow_nan = True
     _parameter_constraints = {
         "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise"})],
-        "head": [StrOptions({"auto", "single", "complete"})], "max_rules": [int_at_least(1)],
+        "head": [StrOptions({"auto", "single", "complete", "partial_fixed", "partial_dynamic"})], "max_rules": [int_at_least(1)],
         "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
         "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
         "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
@@ -783,7 +989,13 @@ class BoomerClassifier(MultiLabelClassifier):
         # feature binning: mlc_lit.binning
         "feature_binning": [StrOptions({"equal_width", "equal_frequency"}), None],
         "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")], "feature_min_bins": [int_at_least(2)],
-        "feature_max_bins": [int_at_least(2), None]}
+        "feature_max_bins": [int_at_least(2), None],
+        # partial heads and output sampling
+        "partial_ratio": [Interval(RealNotInt, 0, 1, closed="neither"), None], "partial_min_outputs": [int_at_least(1)],
+        "partial_max_outputs": [int_at_least(1), None], "partial_threshold": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "partial_exponent": [Interval(Real, 1, None, closed="left")],
+        "output_sampling": [StrOptions({"round_robin", "without_replacement"}), None],
+        "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -793,7 +1005,9 @@ class BoomerClassifier(MultiLabelClassifier):
                  default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
                  probability_predictor="auto", based_on_probabilities=False,
                  instance_sample_size=None, rule_pruning=None, post_optimization=None, post_optimization_options=None,
-                 feature_binning=None, feature_bin_ratio=0.33, feature_min_bins=2, feature_max_bins=None):
+                 feature_binning=None, feature_bin_ratio=0.33, feature_min_bins=2, feature_max_bins=None,
+                 partial_ratio=None, partial_min_outputs=2, partial_max_outputs=None, partial_threshold=0.02,
+                 partial_exponent=2.0, output_sampling=None, output_sample_size=1):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -807,6 +1021,9 @@ class BoomerClassifier(MultiLabelClassifier):
         self.post_optimization, self.post_optimization_options = post_optimization, post_optimization_options
         self.feature_binning, self.feature_bin_ratio = feature_binning, feature_bin_ratio
         self.feature_min_bins, self.feature_max_bins = feature_min_bins, feature_max_bins
+        self.partial_ratio, self.partial_min_outputs, self.partial_max_outputs = partial_ratio, partial_min_outputs, partial_max_outputs
+        self.partial_threshold, self.partial_exponent = partial_threshold, partial_exponent
+        self.output_sampling, self.output_sample_size = output_sampling, output_sample_size
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -913,10 +1130,19 @@ def _kernel_config(est, F, K):
     _check_instance_sample_size(est)
     if est.post_optimization is not None: _post_optimization_options(est)    # its options checked before any rule
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
-    mode = _HEAD_MODES[(est.loss, head)]
+    mode = _HEAD_MODES[(est.loss, head.split("_")[0])]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
-    return dict(loss=LOSSES[est.loss], mode=mode, low_rank=_use_low_rank(LOSSES[est.loss], K), sampling=sampling,
-                n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
+    opts = mode >= 5 or est.output_sampling is not None                # partial heads, output sampling: their own kernels
+    if opts and mode == 4:
+        raise ValueError("output_sampling does not combine with label_binning (complete heads on label bins); "
+                         "set label_binning=None.")
+    if head == "partial_fixed" and est.partial_max_outputs is not None and est.partial_max_outputs < est.partial_min_outputs:
+        raise ValueError(f"partial_max_outputs ({est.partial_max_outputs}) must be at least partial_min_outputs "
+                         f"({est.partial_min_outputs}), or None.")
+    cfg = dict(loss=LOSSES[est.loss], mode=mode, low_rank=_use_low_rank(LOSSES[est.loss], K) and not opts, sampling=sampling,
+               n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
+    if opts: cfg["opts"] = True
+    return cfg
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0a02
 def _check_instance_sample_size(est):
@@ -945,11 +1171,18 @@ def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries):
     W, A, _, _ = _widths(K, loss, mode, low_rank)
     return 8.0 * (n * (W + K) + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
 
-def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None):
+def _n_partial_outputs(est, Y):
+    "Outputs of a fixed partial head: ⌈rK⌉ in single precision (r: `partial_ratio`, or the label cardinality / K), bounded."
+    K = Y.shape[1]
+    r = np.float32(est.partial_ratio) if est.partial_ratio is not None else np.float32(np.float32(Y.sum() / Y.shape[0]) / np.float32(K))
+    n = max(int(math.ceil(float(r * np.float32(K)))), min(est.partial_min_outputs, K))
+    return n if est.partial_max_outputs is None else min(n, est.partial_max_outputs)
+
+def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
     x_entries = X.nnz if sp.issparse(X) else n * F
-    if not low_rank and _LOW_RANK is None and packed_layout(loss):   # packed is chosen, but does it fit? else low-rank
+    if not low_rank and _LOW_RANK is None and packed_layout(loss) and not opts:   # packed is chosen, but does it fit? else low-rank
         try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries), "")
         except InsufficientMemoryError: low_rank = True
     W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
@@ -965,11 +1198,14 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     P = K * (K + 1) // 2
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
+    if mode >= 5:                                    # partial heads: their parameters at the end of each work row
+        work = _partial_work(K, n_feat, mode == 6, _n_partial_outputs(est, Y) if est.head == "partial_fixed" else 0,
+                             float(est.partial_threshold), float(est.partial_exponent), est.single_label == "abs_score")
     if low_rank: g = np.empty(K + P); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0)
     default_head = _grow_rule_kernel(mode, False)[0]
     grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
-                             bins is not None)[1]
+                             bins is not None, opts)[1]
     default_head(g, K, -1, float(est.l2), work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
@@ -979,7 +1215,10 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                 total=np.empty(A), tmp_full=np.empty(A), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, A)),
                 slot_buf=np.empty((n_feat, 4, A)), scores=np.empty((n_feat, K)), work=work, head=head,
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
-                slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None)
+                slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None,
+                operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64))
+    out_sampling = _OUTPUT_SAMPLING[est.output_sampling]
+    out_size = _n_output_samples(est.output_sample_size, K)
     seeds = spawn_seeds(est.random_state, est.max_rules)
     sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
     stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
@@ -990,12 +1229,14 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
             depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
                                    sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
-                                   stats, **bufs, abs_score=est.single_label == "abs_score")
+                                   stats, **bufs, abs_score=est.single_label == "abs_score",
+                                   out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
             if bins is not None: conds[-1] = (conds[-1][0], raw_thresholds(bins[0], *conds[-1]), conds[-1][2])  # codes -> values
-            labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
+            if label == -3: labels = bufs["osel"][:bufs["osel"][K]].astype(np.int32)   # a subset (partial, sampled)
+            else: labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads.append((labels, head[labels].copy()))
             if monitor is not None and monitor(conds, heads): break   # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
@@ -1008,9 +1249,10 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                 print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
                       f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
     if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
-        regrow = lambda state, fixed: grow(state, loss, K, float(est.l2), float(est.shrinkage), sampling, sample_size, n_feat,
+        regrow = lambda state, fixed, r: grow(state, loss, K, float(est.l2), float(est.shrinkage), sampling, sample_size, n_feat,
                                            n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs,
-                                           abs_score=est.single_label == "abs_score", fixed_label=fixed)
+                                           abs_score=est.single_label == "abs_score", fixed_label=fixed,
+                                           out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
         with numba_threads(est.n_jobs):
             _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head=mode in (1, 3),
                            to_values=None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2]))
@@ -1086,12 +1328,13 @@ def _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds,
             S[np.ix_(rows, labels)] -= scores; _refresh_stats(loss, Y, S, stats, rows)     # the model without rule r
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])
             fixed = int(labels[0]) if single_head and len(labels) == 1 and not o["refine_heads"] else -1
-            depth, label, _ = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed)
+            depth, label, _ = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed, r)
             if depth == 0:                            # nothing found: the old rule goes back
                 S[np.ix_(rows, labels)] += scores; _refresh_stats(loss, Y, S, stats, rows); continue
             conds[r] = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
             if to_values is not None: conds[r] = to_values(conds[r])
-            new = np.arange(Y.shape[1], dtype=np.int32) if label < 0 else np.array([label], np.int32)
+            if label == -3: new = bufs["osel"][:bufs["osel"][Y.shape[1]]].astype(np.int32)   # a subset (partial, sampled)
+            else: new = np.arange(Y.shape[1], dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads[r] = (new, bufs["head"][new].copy())
 
 # %% ../nbs/01a_boomer.ipynb #tphase01

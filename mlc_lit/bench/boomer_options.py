@@ -55,6 +55,11 @@ OPTIONS = {
     "feature_binning_equal_frequency": (dict(feature_binning="equal_frequency"), dict(feature_binning="equal-frequency")),
     "equal_frequency_32": (dict(feature_binning="equal_frequency", feature_max_bins=32),     # the scale target's setting
                            dict(feature_binning="equal-frequency{max_bins=32}")),
+    # partial heads (ranked by |score|, as the reference ranks them) and output sampling, at the reference's defaults
+    "partial_fixed": (dict(head="partial_fixed", single_label="abs_score"), dict(head_type="partial-fixed")),
+    "partial_dynamic": (dict(head="partial_dynamic", single_label="abs_score"), dict(head_type="partial-dynamic")),
+    "output_round_robin": (dict(output_sampling="round_robin"), dict(output_sampling="round-robin")),
+    "output_without_replacement": (dict(output_sampling="without_replacement"), dict(output_sampling="without-replacement")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
