@@ -27,9 +27,10 @@ def test_option_table():
             "gfm", "gfm_calibrated", "based_on_probabilities", "marginalized", "holdout", "example_wise_complete",
             "stratified_output_wise", "stratified_example_wise", "irep",
             "post_optimization",
-            "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32"} == set(OPTIONS)
+            "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32",
+            "beam_search"} == set(OPTIONS)
     with pytest.raises(ValueError, match="Unknown configuration"):
-        run(DATA, datasets=["emotions"], configs=["beam_search"], reference=False)
+        run(DATA, datasets=["emotions"], configs=["no_such_configuration"], reference=False)
 
 
 @needs_data

@@ -55,6 +55,8 @@ OPTIONS = {
     "feature_binning_equal_frequency": (dict(feature_binning="equal_frequency"), dict(feature_binning="equal-frequency")),
     "equal_frequency_32": (dict(feature_binning="equal_frequency", feature_max_bins=32),     # the scale target's setting
                            dict(feature_binning="equal-frequency{max_bins=32}")),
+    # rule induction (issue 18): a top-down beam search of both sides' default width 4
+    "beam_search": (dict(rule_induction="top_down_beam_search"), dict(rule_induction="top-down-beam-search")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
