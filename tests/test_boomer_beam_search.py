@@ -61,7 +61,7 @@ def test_dense_equals_csr(kw):
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(sp.csr_matrix(X)))
 
 
-@pytest.mark.parametrize("kw", OPTIONS)
+@pytest.mark.parametrize("kw", OPTIONS[:2])          # single and complete heads: each compiles a parallel kernel
 def test_n_jobs_invariance_and_seeding(kw):
     X, Y = _data(F=12)
     a = BoomerClassifier(max_rules=30, random_state=5, n_jobs=1, **kw).fit(X, Y)
