@@ -928,6 +928,15 @@ class BoomerClassifier(MultiLabelClassifier):
         `output_sample_size` labels drawn without replacement per rule (mlrl-boomer's `output_sampling`).
     output_sample_size : int >= 1 or float in (0, 1), default=1
         Labels drawn per rule: a count, or a share of K rounded up (at least 1). 1 is mlrl-boomer's default.
+    rule_induction : {'top_down_greedy', 'top_down_beam_search'}, default='top_down_greedy'
+        How a rule is grown: one condition at a time, always the best, or keeping the `beam_width` best rules at each
+        step (see "Top-down beam search").
+    rule_induction_options : dict or None, default=None
+        Over `RULE_INDUCTION_DEFAULTS`: `min_coverage` (1; weighted examples a rule must cover), `max_conditions`
+        (None: no limit), `max_head_refinements` (1: a single-label head keeps the label of its first condition; None:
+        it may change with every condition), `recalculate_predictions` (True: the head on all covered training examples;
+        False: on the sample's weighted sums); with the beam search also `beam_width` (4) and `resample_features`
+        (False: one feature sample per step for the whole beam), as `BEAM_SEARCH_DEFAULTS`.
 
     Attributes
     ----------
@@ -995,7 +1004,9 @@ class BoomerClassifier(MultiLabelClassifier):
         "partial_max_outputs": [int_at_least(1), None], "partial_threshold": [Interval(RealNotInt, 0, 1, closed="neither")],
         "partial_exponent": [Interval(Real, 1, None, closed="left")],
         "output_sampling": [StrOptions({"round_robin", "without_replacement"}), None],
-        "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")]}
+        "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")],
+        # rule induction: the top-down beam search and the searches' options
+        "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None]}
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -1007,7 +1018,8 @@ class BoomerClassifier(MultiLabelClassifier):
                  instance_sample_size=None, rule_pruning=None, post_optimization=None, post_optimization_options=None,
                  feature_binning=None, feature_bin_ratio=0.33, feature_min_bins=2, feature_max_bins=None,
                  partial_ratio=None, partial_min_outputs=2, partial_max_outputs=None, partial_threshold=0.02,
-                 partial_exponent=2.0, output_sampling=None, output_sample_size=1):
+                 partial_exponent=2.0, output_sampling=None, output_sample_size=1,
+                 rule_induction="top_down_greedy", rule_induction_options=None):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -1024,6 +1036,7 @@ class BoomerClassifier(MultiLabelClassifier):
         self.partial_ratio, self.partial_min_outputs, self.partial_max_outputs = partial_ratio, partial_min_outputs, partial_max_outputs
         self.partial_threshold, self.partial_exponent = partial_threshold, partial_exponent
         self.output_sampling, self.output_sample_size = output_sampling, output_sample_size
+        self.rule_induction, self.rule_induction_options = rule_induction, rule_induction_options
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -1129,6 +1142,7 @@ def _kernel_config(est, F, K):
     sampling = {"bootstrap": 1, "subsample": 2, None: 0, "stratified_output_wise": 3, "stratified_example_wise": 3}[est.instance_sampling]
     _check_instance_sample_size(est)
     if est.post_optimization is not None: _post_optimization_options(est)    # its options checked before any rule
+    _rule_induction_options(est)
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head.split("_")[0])]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
@@ -1206,6 +1220,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     default_head = _grow_rule_kernel(mode, False)[0]
     grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
                              bins is not None, opts)[1]
+    grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
+                                     est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts)
     default_head(g, K, -1, float(est.l2), work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
@@ -1228,7 +1244,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
         for r in range(1, est.max_rules):
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
             depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
-                                   sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
+                                   sample_size, n_feat, max_cond, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
                                    stats, **bufs, abs_score=est.single_label == "abs_score",
                                    out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
@@ -1250,7 +1266,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                       f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
     if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
         regrow = lambda state, fixed, r: grow(state, loss, K, float(est.l2), float(est.shrinkage), sampling, sample_size, n_feat,
-                                           n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs,
+                                           max_cond, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs,
                                            abs_score=est.single_label == "abs_score", fixed_label=fixed,
                                            out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
         with numba_threads(est.n_jobs):
@@ -1296,6 +1312,236 @@ def _bin_features(est, X, nominal):
     if sp.issparse(C): return bins, _presort(C)
     if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T))
     return bins, presort_codes(C, bins)
+
+# %% ../nbs/01a_boomer.ipynb #beam18e01
+@kernel(literal=("mode",))
+def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, opts):
+    """`_offer` for a beam: keep the `best.shape[0]` best candidates, best first, in `best` (rows q, thr, op, label, count)
+    and `best_v`. A candidate enters if it covers at least `opts[0]` weighted examples (`min_coverage`) and is strictly
+    better than the last row; among equals the earlier one stays ahead (as `_offer`'s strict `<`)."""
+    numba.literally(mode)
+    if cnt <= 0 or cnt < opts[0]: return
+    q, lab = _quality(v, mode, K, label, l2, scores, work)
+    j = best.shape[0] - 1
+    if not q < best[j, 0]: return
+    while j > 0 and q < best[j - 1, 0]:
+        best[j, :] = best[j - 1, :]; best_v[j, :] = best_v[j - 1, :]; j -= 1
+    best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, lab, cnt
+    best_v[j, :] = v
+
+_search_feature_beam = kernel(literal=("mode", "low_rank"))(
+    specialize(getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam))
+
+@kernel()
+def _beam_insert(nb, nb_v, size, B, q, member, f, thr, op, lab, cnt, carried, v, ahead):
+    """Insert a candidate into the next beam `nb` (rows q, member, feature, thr, op, label, count, carried; best first,
+    at most `B`), its sums `v` into `nb_v`; returns the new size. `ahead`: placed before equals (a carried member)."""
+    j = size
+    while j > 0 and (q <= nb[j - 1, 0] if ahead else q < nb[j - 1, 0]): j -= 1
+    if j >= B: return size
+    last = min(size, B - 1)
+    for t in range(last, j, -1):
+        nb[t, :] = nb[t - 1, :]; nb_v[t, :] = nb_v[t - 1, :]
+    nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = q, member, f, thr, op, lab, cnt, carried
+    nb_v[j, :v.shape[0]] = v
+    return min(size + 1, B)
+
+# %% ../nbs/01a_boomer.ipynb #beam18e02
+def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
+                         ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, rows_buf,
+                         cols, tmp_full, slot_buf, scores, work, head, cond_f, cond_thr, cond_op,
+                         opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols, abs_score, fixed_label):
+    """Grow one rule by a top-down beam search (see the prose above) and add it to the scores; returns what
+    `_grow_rule_impl` returns. `opts` = [min_coverage, beam_width B, max_head_refinements (0: no limit),
+    recalculate_predictions, resample_features]. Members' state is double-buffered along axis 0 of `cov` (covered
+    levels), `mf`/`mthr`/`mop` (conditions), `mi` (int rows: depth, search label, head label, open, count), `mq`
+    (quality) and `mtot` (the weighted sums of the examples they cover); `cand`/`cand_v` hold each slot's B best
+    candidates, `nb`/`nb_v` the next beam (rows q, member, feature, thr, op, label, count, carried)."""
+    mode = HEAD_MODE
+    n = stats.shape[0]
+    W = tmp_full.shape[0]
+    single = mode == 1 or mode == 3
+    B = int(opts[1]); max_head = int(opts[2])
+    _sample_instances(state, sampling, sample_size, w, perm_n)
+    tot0 = mtot[0, 0]
+    tot0[:] = 0.0; cnt = 0
+    for i in range(n):
+        if w[i] > 0:
+            _add(tot0, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
+    cov[0, 0, :] = 0
+    mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if abs_score and single else -1, -1, 1, cnt
+    mq[0, 0] = 0.0
+    if fixed_label >= 0 and single:                  # post-optimisation keeps the label: its two sums only
+        g0, h0 = tot0[fixed_label], tot0[K + (fixed_label if mode == 1 else fixed_label * (fixed_label + 3) // 2)]
+        tot0[0] = g0; tot0[1] = h0; mi[0, 0, 1] = fixed_label; mi[0, 0, 2] = fixed_label
+    cur, size, step = 0, 1, 0
+    F = perm_f.shape[0]
+    while step < max_conditions:
+        bound = mq[cur, size - 1]                    # a refinement must beat the beam's worst member
+        m_new, found = 0, False
+        for m in range(size):
+            carried = True
+            if mi[cur, m, 3] == 1:
+                if m == 0 or opts[4] != 0.0:         # one feature sample per step, or one per member (resample)
+                    for j in range(n_feat):
+                        r = j + _randbelow(state, F - j)
+                        perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
+                depth, lab = mi[cur, m, 0], mi[cur, m, 1]
+                tot = mtot[cur, m]
+                if lab >= 0:
+                    fcols[0] = lab; fcols[1] = K + (lab if mode == 1 else lab * (lab + 3) // 2)
+                for s in numba.prange(n_feat):
+                    cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
+                    f = perm_f[s]
+                    if lab < 0:                      # the rule's own head mode, on all W sums
+                        _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols,
+                                             True, w, cov[cur, m], depth, tot, mi[cur, m, 4], mode, K, lab, l2,
+                                             slot_buf[s, 0], slot_buf[s, 1], slot_buf[s, 2], slot_buf[s, 3],
+                                             scores[s], work[s], cand[s], cand_v[s], opts, LOW_RANK)
+                    else:                            # a frozen single label: its two sums
+                        _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols,
+                                             False, w, cov[cur, m], depth, tot[:2], mi[cur, m, 4], 0, 1, lab, l2,
+                                             slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2],
+                                             scores[s], work[s], cand[s], cand_v[s, :, :2], opts)
+                nv = 2 if lab >= 0 else W
+                for s in range(n_feat):              # into the next beam, in sampling order: first of equals stays ahead
+                    for k in range(B):
+                        if cand[s, k, 4] <= 0: break
+                        carried = False
+                        m_new = _beam_insert(nb, nb_v, m_new, B, cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
+                                             cand[s, k, 3], cand[s, k, 4], 0.0, cand_v[s, k, :nv], False)
+            if carried:                              # nothing refines it: it stays, ahead of equal refinements
+                m_new = _beam_insert(nb, nb_v, m_new, B, mq[cur, m], m, -1, 0.0, 0, 0.0, 0.0, 1.0, mtot[cur, m, :1], True)
+            else: found = True
+        if not found: break
+        nxt = 1 - cur
+        for j in range(m_new):                       # the next beam's members from their parents
+            p = int(nb[j, 1])
+            cov[nxt, j, :] = cov[cur, p, :]
+            d = mi[cur, p, 0]
+            mf[nxt, j, :d] = mf[cur, p, :d]; mthr[nxt, j, :d] = mthr[cur, p, :d]; mop[nxt, j, :d] = mop[cur, p, :d]
+            mi[nxt, j, :] = mi[cur, p, :]; mq[nxt, j] = nb[j, 0]
+            if nb[j, 7] != 0.0:                      # carried: closed
+                mtot[nxt, j, :] = mtot[cur, p, :]; mi[nxt, j, 3] = 0; continue
+            f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
+            _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, cov[nxt, j], d)
+            mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
+            c = int(nb[j, 6])
+            mi[nxt, j, 0] = d + 1; mi[nxt, j, 4] = c; mi[nxt, j, 3] = 1 if c > opts[0] else 0
+            lab = mi[cur, p, 1]
+            if lab >= 0: mtot[nxt, j, :2] = nb_v[j, :2]
+            elif single:
+                mi[nxt, j, 2] = int(nb[j, 5])
+                if max_head > 0 and d + 1 >= max_head:   # freeze the label: keep only its two sums
+                    k = int(nb[j, 5]); mi[nxt, j, 1] = k
+                    mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, K + (k if mode == 1 else k * (k + 3) // 2)]
+                else: mtot[nxt, j, :] = nb_v[j, :]
+            else: mtot[nxt, j, :] = nb_v[j, :]
+        cur, size, step = nxt, m_new, step + 1
+    depth = mi[cur, 0, 0]
+    if depth == 0: return 0, -1, 0
+    label = mi[cur, 0, 2] if single else -1
+    covered = cov[cur, 0]
+    for c in range(depth): cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
+    if single:
+        cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+    if IREP:                                         # as in `_grow_rule_impl`
+        if depth > 1:
+            depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, LOW_RANK, tmp_full, scores[0], work[0], head)
+            for i in range(n):
+                if covered[i] > depth: covered[i] = depth
+    recalc = opts[3] != 0.0                          # False: the head from the sample's weighted sums
+    m = 0
+    tmp_full[:] = 0.0
+    n_sum = 2 if single else W
+    for i in range(n):
+        if covered[i] == depth:
+            rows_buf[m] = i; m += 1
+            wi = 1.0 if recalc else float(w[i])
+            if wi == 0.0: continue
+            if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, wi, K, head)
+            else:
+                for c in range(n_sum): tmp_full[cols[c]] += wi * stats[i, cols[c]]
+    if mode == 1 or mode == 3:                       # the rest is `_grow_rule_impl`'s
+        d = tmp_full[cols[1]] + l2
+        head[:] = 0.0
+        head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
+    else:
+        if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
+        else: _quality(tmp_full, mode, K, label, l2, head, work[0])
+        for k in range(K): head[k] *= shrinkage
+    one_label = single and mode == 1 and loss != 1 and loss != 3
+    for r in range(m):
+        i = rows_buf[r]
+        if one_label:
+            S[i, label] += head[label]
+            _loss_row(loss, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
+                      stats[i, K + label:K + label + 1])
+            continue
+        if single: S[i, label] += head[label]
+        else:
+            for k in range(K): S[i, k] += head[k]
+        _loss_row(loss, Y[i], S[i], stats[i, :K], stats[i, K:])
+    for c in range(W): cols[c] = c
+    return depth, label, m
+
+# %% ../nbs/01a_boomer.ipynb #beam18e03
+RULE_INDUCTION_DEFAULTS = dict(min_coverage=1, max_conditions=None, max_head_refinements=1, recalculate_predictions=True)
+BEAM_SEARCH_DEFAULTS = dict(RULE_INDUCTION_DEFAULTS, beam_width=4, resample_features=False)
+
+def _rule_induction_options(est):
+    "`rule_induction_options` over the defaults of `rule_induction` (`RULE_INDUCTION_DEFAULTS`, `BEAM_SEARCH_DEFAULTS`), checked."
+    defaults = BEAM_SEARCH_DEFAULTS if est.rule_induction == "top_down_beam_search" else RULE_INDUCTION_DEFAULTS
+    o = dict(defaults, **(est.rule_induction_options or {}))
+    unknown = set(o) - set(defaults)
+    if unknown: raise ValueError(f"rule_induction_options: unknown option(s) {sorted(unknown)} for rule_induction="
+                                 f"{est.rule_induction!r}; known: {sorted(defaults)}.")
+    def integer(v): return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1
+    for k in ("min_coverage", "beam_width"):
+        if k in o and not integer(o[k]): raise ValueError(f"rule_induction_options[{k!r}] must be an int >= 1; got {o[k]!r}.")
+    for k in ("max_conditions", "max_head_refinements"):
+        if o[k] is not None and not integer(o[k]):
+            raise ValueError(f"rule_induction_options[{k!r}] must be an int >= 1 or None (no limit); got {o[k]!r}.")
+    for k in ("recalculate_predictions", "resample_features"):
+        if k in o and not isinstance(o[k], (bool, np.bool_)): raise ValueError(f"rule_induction_options[{k!r}] must be a bool; got {o[k]!r}.")
+    return o
+
+def _uses_beam_kernel(est, o):
+    "The beam kernel runs the beam search, and the greedy search with options the greedy kernel has not (width 1)."
+    return est.rule_induction == "top_down_beam_search" or (o["min_coverage"], o["max_head_refinements"],
+                                                            o["recalculate_predictions"]) != (1, 1, True)
+
+@functools.cache
+def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False):
+    "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
+    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), IREP=bool(irep)))
+
+def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False):
+    """(grow, max_conditions) for `_fit_rules`: the greedy kernel `grow` as it is, or a function with its arguments
+    that runs the beam kernel on buffers of its own. `opts`: partial heads or output sampling, which only the greedy
+    kernel knows."""
+    o = _rule_induction_options(est)
+    max_cond = n + 1 if o["max_conditions"] is None else int(o["max_conditions"])
+    if not _uses_beam_kernel(est, o): return grow, max_cond
+    if opts: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
+                              "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
+                              "'partial_dynamic') or output_sampling; use the default greedy search for those.")
+    B, D = int(o.get("beam_width", 1)), min(max_cond, n) + 1
+    kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep)
+    opts = np.array([o["min_coverage"], B, o["max_head_refinements"] or 0, o["recalculate_predictions"],
+                     o.get("resample_features", False)], np.float64)
+    beam = dict(opts=opts, cov=np.empty((2, B, n), np.int64), mf=np.empty((2, B, D), np.int64), mthr=np.empty((2, B, D)),
+                mop=np.empty((2, B, D), np.int8), mi=np.empty((2, B, 5), np.int64), mq=np.empty((2, B)),
+                mtot=np.empty((2, B, A)), cand=np.empty((n_feat, B, 5)), cand_v=np.empty((n_feat, B, A)),
+                nb=np.empty((B, 8)), nb_v=np.empty((B, A)), fcols=np.empty(2, np.int64))
+    def grow_beam(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
+                  nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full,
+                  slot_best, slot_v, slot_buf, scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim,
+                  abs_score=False, fixed_label=-1, operm=None, osel=None, out_sampling=0, out_sample_size=1, out_next=0):
+        return kern(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
+                    nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full, slot_buf, scores,
+                    work, head, cond_f, cond_thr, cond_op, **beam, abs_score=abs_score, fixed_label=fixed_label)
+    return grow_beam, max_cond
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0c02
 POST_OPTIMIZATION_DEFAULTS = dict(num_iterations=2, refine_heads=False, resample_features=True)

@@ -28,9 +28,10 @@ def test_option_table():
             "stratified_output_wise", "stratified_example_wise", "irep",
             "post_optimization",
             "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32",
-            "partial_fixed", "partial_dynamic", "output_round_robin", "output_without_replacement"} == set(OPTIONS)
+            "partial_fixed", "partial_dynamic", "output_round_robin", "output_without_replacement",
+            "beam_search"} == set(OPTIONS)
     with pytest.raises(ValueError, match="Unknown configuration"):
-        run(DATA, datasets=["emotions"], configs=["beam_search"], reference=False)
+        run(DATA, datasets=["emotions"], configs=["no_such_configuration"], reference=False)
 
 
 @needs_data

@@ -60,6 +60,8 @@ OPTIONS = {
     "partial_dynamic": (dict(head="partial_dynamic", single_label="abs_score"), dict(head_type="partial-dynamic")),
     "output_round_robin": (dict(output_sampling="round_robin"), dict(output_sampling="round-robin")),
     "output_without_replacement": (dict(output_sampling="without_replacement"), dict(output_sampling="without-replacement")),
+    # rule induction (issue 18): a top-down beam search of both sides' default width 4
+    "beam_search": (dict(rule_induction="top_down_beam_search"), dict(rule_induction="top-down-beam-search")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
