@@ -29,27 +29,29 @@ from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
                             _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, packed_layout, single_label_quality)
+from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
 
 # %% ../nbs/01a_boomer.ipynb #d1ef87e4
-@kernel()
+@kernel(literal=("loss",))
 def _refresh_stats(loss, Y, S, stats, rows):
     "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
+    numba.literally(loss)                                  # compiled per loss: only its row function (`_loss_row`)
     K = Y.shape[1]
     for r in range(rows.shape[0]):
         n = rows[r]
         _loss_row(loss, Y[n], S[n], stats[n, :K], stats[n, K:])
 
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
-def _quality_decomposable(v, mode, K, label, l2, scores, work): return decomposable_quality(v, K, l2), label
+def _quality_decomposable(v, mode, K, label, l2, scores, work): return reg_decomposable_quality(v, K, l2), label
 
 def _quality_single(v, mode, K, label, l2, scores, work):
     "The best single label (`label` -2: the one with the largest |score|), from the diagonal or the packed diagonal."
-    return single_label_quality(v, K, l2, mode == HEAD_SINGLE_PACKED, label == -2)
+    return reg_single_label_quality(v, K, l2, mode == HEAD_SINGLE_PACKED, label == -2)
 
-def _quality_complete(v, mode, K, label, l2, scores, work): return _complete_head(v[:K], v[K:], l2, scores, work), label
+def _quality_complete(v, mode, K, label, l2, scores, work): return reg_complete_head(v[:K], v[K:], l2, scores, work), label
 def _quality_binned(v, mode, K, label, l2, scores, work): return binned_head_row(v[:K], v[K:], l2, work, scores), label  # paper 2
 
 @by_constant("mode", {HEAD_DECOMPOSABLE: _quality_decomposable, HEAD_SINGLE: _quality_single,
@@ -366,7 +368,7 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
-    if HEAD_MODE == 0: _decomposable_head(g[:K], g[K:], l2, head)
+    if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
@@ -381,7 +383,9 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
     label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
     The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`), and so is `LOW_RANK`: the
-    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them."""
+    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them.
+    `L1` (compiled in too): `l2` is the pair (l2, l1) and every search takes the general sweep."""
+    numba.literally(loss)                            # compiled per loss: only its row function (`_loss_row`)
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -405,11 +409,11 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
-            if nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
+            if not L1 and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif single and label == -1 and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
+            elif not L1 and single and label == -1 and not nominal[perm_f[s]]:  # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -458,11 +462,10 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                 for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
     if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
-        d = tmp_full[cols[1]] + l2
         head[:] = 0.0
-        head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
+        head[label] = reg_newton_step(tmp_full[label], tmp_full[cols[1]], l2, shrinkage)
     else:
-        if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
+        if mode == 0: reg_decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
     one_label = single and mode == 1 and loss != 1 and loss != 3   # label-wise loss: only `label` changes
@@ -482,12 +485,13 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     return depth, label, m
 
 @functools.cache
-def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False):
+def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, l1: bool = False):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
-    (complete and binned heads only): statistics rows [g, h], sums packed from them."""
+    (complete and binned heads only): statistics rows [g, h], sums packed from them. `l1`: the kernel takes `l2` as
+    the pair (l2, l1) of L1 regularisation (`mlc_lit.losses.regularised`)."""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4)[mode]))
-    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank)))
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), L1=bool(l1)))
 
 @kernel()
 def _packed_sum(stats, K, out):
@@ -529,6 +533,7 @@ _scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=
 
 def _closest_label_vectors_impl(S, vectors, loss, out):
     "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
+    numba.literally(loss)                            # compiled per loss: only its loss function (`_loss_value_row`)
     for i in numba.prange(S.shape[0]):
         best, best_j = math.inf, 0
         for j in range(vectors.shape[0]):
@@ -566,7 +571,12 @@ def _format_rules(m, feature_names, label_names, value_names=None, decimals=2):
 # %% ../nbs/01a_boomer.ipynb #148b4a1f
 _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "complete"): 0,
                ("squared_error_label_wise", "single"): 1, ("squared_error_label_wise", "complete"): 0,
-               ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2}
+               ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2,
+               # mlrl-boomer's other losses (`mlc_lit.losses`): label-wise ones like the label-wise, example-wise like the example-wise
+               ("squared_hinge_label_wise", "single"): 1, ("squared_hinge_label_wise", "complete"): 0,
+               ("squared_hinge_example_wise", "single"): 3, ("squared_hinge_example_wise", "complete"): 2,
+               ("squared_error_example_wise", "single"): 3, ("squared_error_example_wise", "complete"): 2}
+_HINGE_THRESHOLD = 0.5       # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
 _SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
 
 class BoomerClassifier(MultiLabelClassifier):
@@ -574,12 +584,14 @@ class BoomerClassifier(MultiLabelClassifier):
 
     Parameters
     ----------
-    loss : {'logistic_label_wise', 'logistic_example_wise', 'squared_error_label_wise'}
+    loss : {'logistic_label_wise', 'logistic_example_wise', 'squared_error_label_wise', 'squared_hinge_label_wise', \
+            'squared_hinge_example_wise', 'squared_error_example_wise'}
         Surrogate loss: label-wise logistic (targets Hamming loss), example-wise logistic (targets
-        subset 0/1 loss) or label-wise squared error.
+        subset 0/1 loss) or label-wise squared error; or mlrl-boomer's squared hinge (label-wise, or the norm of the
+        hinge residuals) and the example-wise squared error (the norm of the residuals) (`mlc_lit.losses`).
     head : {'auto', 'single', 'complete'}
         Rule heads predicting one label or all labels. 'auto': single for label-wise losses, complete for
-        the example-wise loss.
+        the example-wise losses.
     max_rules : int, default=1000
         Number of rules, the default rule included.
     shrinkage : float > 0, default=0.3
@@ -605,7 +617,8 @@ class BoomerClassifier(MultiLabelClassifier):
     predictor : {'auto', 'label_wise', 'example_wise'}, default='auto'
         'label_wise': label k is relevant iff its score is positive. 'example_wise': the label vector
         seen in training with the lowest loss given the scores (ties: the more frequent one). 'auto':
-        example-wise for the example-wise loss, label-wise otherwise.
+        example-wise for the example-wise losses, label-wise otherwise. The squared hinge losses' label-wise
+        predictor cuts the scores at ½ instead of 0 (their targets are 1 and 0).
     nominal_features : array-like of int or bool, default=None
         Indices (or a mask) of nominal features, whose values are category codes; they get = and ≠
         conditions instead of ≤ and >.
@@ -654,6 +667,10 @@ class BoomerClassifier(MultiLabelClassifier):
     based_on_probabilities : bool, default=False
         `predictor` 'label_wise' / 'example_wise' decides on (calibrated) probabilities instead of scores.
         `predictor='gfm'` predicts the label vector maximising the expected example-based F1.
+    l1 : float >= 0, default=0.0
+        L1 regularisation weight α on the heads (mlrl-boomer's `l1_regularization_weight`): each output's Newton
+        step is taken on its soft-thresholded gradient sum, so outputs with |g| <= α get no score
+        (`mlc_lit.losses`). Not with `label_binning`.
 
     Attributes
     ----------
@@ -691,7 +708,8 @@ class BoomerClassifier(MultiLabelClassifier):
     """
     _allow_nan = True
     _parameter_constraints = {
-        "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise"})],
+        "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise",
+                             "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise"})],
         "head": [StrOptions({"auto", "single", "complete"})], "max_rules": [int_at_least(1)],
         "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample"}), None],
         "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
@@ -707,7 +725,8 @@ class BoomerClassifier(MultiLabelClassifier):
         "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
         "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
         "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
-        "based_on_probabilities": ["boolean"]}
+        "based_on_probabilities": ["boolean"],
+        "l1": [NON_NEGATIVE]}                             # L1 regularisation (mlc_lit.losses)
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -715,7 +734,8 @@ class BoomerClassifier(MultiLabelClassifier):
                  random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False,
                  holdout=None, holdout_size=0.33, global_pruning=None, pruning_options=None, time_limit=None,
                  default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
-                 probability_predictor="auto", based_on_probabilities=False):
+                 probability_predictor="auto", based_on_probabilities=False,
+                 l1=0.0):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -725,6 +745,7 @@ class BoomerClassifier(MultiLabelClassifier):
         self.time_limit, self.default_rule, self.marginal_calibration = time_limit, default_rule, marginal_calibration
         self.joint_calibration, self.calibrate_on_holdout = joint_calibration, calibrate_on_holdout
         self.probability_predictor, self.based_on_probabilities = probability_predictor, based_on_probabilities
+        self.l1 = l1
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -762,7 +783,7 @@ class BoomerClassifier(MultiLabelClassifier):
     def _predict(self, X):
         S = self._decision_function(X)
         if _calibration.uses_probabilities(self): return _calibration.predict(self, S)   # GFM, based_on_probabilities
-        if self.predictor_ == "label_wise": return (S > 0).astype(np.int8)
+        if self.predictor_ == "label_wise": return (S > (_HINGE_THRESHOLD if "hinge" in self.loss else 0)).astype(np.int8)
         out = np.empty(S.shape, np.int8)
         with numba_threads(self.n_jobs):
             (_closest_label_vectors_parallel if n_threads(self.n_jobs) > 1 else _closest_label_vectors)(
@@ -774,8 +795,9 @@ class BoomerClassifier(MultiLabelClassifier):
         return _calibration.predict_proba(self, self._decision_function(X))
 
     def _marginals(self, S):
-        "Marginal probabilities from scores: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error."
-        if self.loss == "squared_error_label_wise": return np.clip((S + 1.0) / 2.0, 0.0, 1.0)
+        "Marginal probabilities from scores: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error, the score clipped to [0, 1] for the squared hinge."
+        if self.loss.startswith("squared_error"): return np.clip((S + 1.0) / 2.0, 0.0, 1.0)
+        if self.loss.startswith("squared_hinge"): return np.clip(S, 0.0, 1.0)
         return 1.0 / (1.0 + np.exp(-S))
 
     @property
@@ -826,11 +848,12 @@ def _use_low_rank(loss, K):
 
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
-    head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
+    head = est.head if est.head != "auto" else ("complete" if packed_layout(LOSSES[est.loss]) else "single")
     sampling = {"bootstrap": 1, "subsample": 2, None: 0}[est.instance_sampling]
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head)]
     if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
+    if est.l1 and mode == 4: raise ValueError("l1 > 0 is not supported with label_binning; use label_binning=None or l1=0.")
     return dict(loss=LOSSES[est.loss], mode=mode, low_rank=_use_low_rank(LOSSES[est.loss], K), sampling=sampling,
                 n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
 
@@ -852,7 +875,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
     x_entries = X.nnz if sp.issparse(X) else n * F
-    if not low_rank and _LOW_RANK is None and packed_layout(loss):   # packed is chosen, but does it fit? else low-rank
+    if not low_rank and _LOW_RANK is None and loss == LOSS_LOGISTIC_EXAMPLE_WISE:   # packed is chosen, but does it fit? else low-rank
         try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries), "")
         except InsufficientMemoryError: low_rank = True
     W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
@@ -865,13 +888,14 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
-    head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
+    reg = float(est.l2) if not est.l1 else (float(est.l2), float(est.l1))   # the pair: L1 kernels (mlc_lit.losses.regularised)
+    head, work = np.zeros(K), np.empty((n_feat, max(P, 1) + (K if est.l1 else 0)))   # L1 complete heads: K more
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
     if low_rank: g = np.empty(K + P); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0)
     default_head = _grow_rule_kernel(mode, False)[0]
-    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand)[1]
-    default_head(g, K, -1, float(est.l2), work[0], head)
+    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, bool(est.l1))[1]
+    default_head(g, K, -1, reg, work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
@@ -887,7 +911,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
-            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
+            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, reg, float(est.shrinkage), sampling,
                                    sample_size, n_feat, n + 1, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
                                    stats, **bufs, abs_score=est.single_label == "abs_score")
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
@@ -921,7 +945,7 @@ def _store_model(est, conds, heads, Y):
     vecs, counts = np.unique(Y, axis=0, return_counts=True)
     est.label_vectors_ = np.ascontiguousarray(vecs[np.argsort(-counts, kind="stable")], dtype=np.int8)
     est.predictor_ = est.predictor if est.predictor != "auto" else (
-        "example_wise" if est.loss == "logistic_example_wise" else "label_wise")
+        "example_wise" if packed_layout(LOSSES[est.loss]) else "label_wise")
 
 def _warn_early_stop(est, r, n_feat):
     import warnings

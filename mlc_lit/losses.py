@@ -260,24 +260,36 @@ def packed_layout(loss: int) -> bool:
     return loss == LOSS_LOGISTIC_EXAMPLE_WISE or loss == LOSS_SQUARED_HINGE_EXAMPLE_WISE or loss == LOSS_SQUARED_ERROR_EXAMPLE_WISE
 
 # %% ../nbs/01_taylor_boosting.ipynb #disp
-@kernel()
+from .core import by_constant
+
+def _lr_logistic_lw(loss, y, s, g, h): _label_wise_logistic_row(y, s, g, h)
+def _lr_logistic_ew(loss, y, s, g, h): _example_wise_logistic_row(y, s, g, h)
+def _lr_logistic_ew_low_rank(loss, y, s, g, h): _example_wise_logistic_diag_row(y, s, g, h)
+def _lr_squared_error_lw(loss, y, s, g, h): _squared_error_row(y, s, g, h)
+def _lr_squared_hinge_lw(loss, y, s, g, h): _squared_hinge_row(y, s, g, h)
+def _lr_squared_hinge_ew(loss, y, s, g, h): _residual_norm_row(y, s, g, h, True)
+def _lr_squared_error_ew(loss, y, s, g, h): _residual_norm_row(y, s, g, h, False)
+_ROWS = (_lr_logistic_lw, _lr_logistic_ew, _lr_squared_error_lw, _lr_logistic_ew_low_rank, _lr_squared_hinge_lw,
+         _lr_squared_hinge_ew, _lr_squared_error_ew)                              # by loss code
+
+@by_constant("loss", dict(enumerate(_ROWS)))
 def _loss_row(loss, y, s, g, h):
     "Statistics of one example for loss code `loss` (see `LOSSES`), written into `g` and `h`."
-    if loss == LOSS_LOGISTIC_LABEL_WISE: _label_wise_logistic_row(y, s, g, h)
-    elif loss == LOSS_LOGISTIC_EXAMPLE_WISE: _example_wise_logistic_row(y, s, g, h)
-    elif loss == LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK: _example_wise_logistic_diag_row(y, s, g, h)
-    elif loss == LOSS_SQUARED_ERROR_LABEL_WISE: _squared_error_row(y, s, g, h)
-    elif loss == LOSS_SQUARED_HINGE_LABEL_WISE: _squared_hinge_row(y, s, g, h)
-    else: _residual_norm_row(y, s, g, h, loss == LOSS_SQUARED_HINGE_EXAMPLE_WISE)
+    _ROWS[loss](loss, y, s, g, h)
 
-@kernel()
+def _lv_logistic_lw(loss, y, s): return _label_wise_logistic_loss_row(y, s)
+def _lv_logistic_ew(loss, y, s): return _example_wise_logistic_loss_row(y, s)
+def _lv_squared_error_lw(loss, y, s): return _squared_error_loss_row(y, s)
+def _lv_squared_hinge_lw(loss, y, s): return _squared_hinge_loss_row(y, s)
+def _lv_squared_hinge_ew(loss, y, s): return _residual_norm_loss_row(y, s, True)
+def _lv_squared_error_ew(loss, y, s): return _residual_norm_loss_row(y, s, False)
+_VALUES = (_lv_logistic_lw, _lv_logistic_ew, _lv_squared_error_lw, _lv_logistic_ew, _lv_squared_hinge_lw,
+           _lv_squared_hinge_ew, _lv_squared_error_ew)                            # by loss code
+
+@by_constant("loss", dict(enumerate(_VALUES)))
 def _loss_value_row(loss, y, s):
     "The loss of one example for loss code `loss`."
-    if loss == LOSS_LOGISTIC_LABEL_WISE: return _label_wise_logistic_loss_row(y, s)
-    if loss == LOSS_LOGISTIC_EXAMPLE_WISE or loss == LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK: return _example_wise_logistic_loss_row(y, s)
-    if loss == LOSS_SQUARED_ERROR_LABEL_WISE: return _squared_error_loss_row(y, s)
-    if loss == LOSS_SQUARED_HINGE_LABEL_WISE: return _squared_hinge_loss_row(y, s)
-    return _residual_norm_loss_row(y, s, loss == LOSS_SQUARED_HINGE_EXAMPLE_WISE)
+    return _VALUES[loss](loss, y, s)
 
 def mean_loss(loss: int, Y, S) -> float:
     "Mean loss per example of scores `S` for labels `Y` under loss code `loss`."

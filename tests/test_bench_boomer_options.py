@@ -24,7 +24,8 @@ def test_option_table():
         make("mlc_lit", name, 1)._validate_params()           # accepted by scikit-learn's parameter constraints
         assert (name == "plain") == (not ours and not ref)    # one option per configuration, switched on on both sides
     assert {"plain", "pre_pruning", "post_pruning", "time_limit_1s", "no_default_rule", "marginal_isotonic",
-            "gfm", "gfm_calibrated", "based_on_probabilities", "marginalized", "holdout", "example_wise_complete"} == set(OPTIONS)
+            "gfm", "gfm_calibrated", "based_on_probabilities", "marginalized", "holdout", "example_wise_complete",
+            "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise", "l1"} == set(OPTIONS)
     with pytest.raises(ValueError, match="Unknown configuration"):
         run(DATA, datasets=["emotions"], configs=["beam_search"], reference=False)
 
