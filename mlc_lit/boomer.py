@@ -29,14 +29,17 @@ from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
                             _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
+from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
+
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
 
 # %% ../nbs/01a_boomer.ipynb #d1ef87e4
-@kernel()
+@kernel(literal=("loss",))
 def _refresh_stats(loss, Y, S, stats, rows):
     "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
+    numba.literally(loss)                                  # compiled per loss: only its row function (`_loss_row`)
     K = Y.shape[1]
     for r in range(rows.shape[0]):
         n = rows[r]
@@ -150,13 +153,13 @@ def _partial_work(K, n_rows, packed, n_fixed, threshold, exponent, by_abs):
 
 
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
-def _quality_decomposable(v, mode, K, label, l2, scores, work): return decomposable_quality(v, K, l2), label
+def _quality_decomposable(v, mode, K, label, l2, scores, work): return reg_decomposable_quality(v, K, l2), label
 
 def _quality_single(v, mode, K, label, l2, scores, work):
     "The best single label (`label` -2: the one with the largest |score|), from the diagonal or the packed diagonal."
-    return single_label_quality(v, K, l2, mode == HEAD_SINGLE_PACKED, label == -2)
+    return reg_single_label_quality(v, K, l2, mode == HEAD_SINGLE_PACKED, label == -2)
 
-def _quality_complete(v, mode, K, label, l2, scores, work): return _complete_head(v[:K], v[K:], l2, scores, work), label
+def _quality_complete(v, mode, K, label, l2, scores, work): return reg_complete_head(v[:K], v[K:], l2, scores, work), label
 def _quality_binned(v, mode, K, label, l2, scores, work): return binned_head_row(v[:K], v[K:], l2, work, scores), label  # paper 2
 
 @by_constant("mode", {HEAD_DECOMPOSABLE: _quality_decomposable, HEAD_SINGLE: _quality_single,
@@ -543,7 +546,7 @@ def _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, low_rank, ac
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
-    if HEAD_MODE == 0: _decomposable_head(g[:K], g[K:], l2, head)
+    if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
@@ -566,7 +569,9 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     beats K scalar sweeps that each read it again.
     With `OPTS` (partial heads, output sampling; compiled out otherwise) the rule may predict a subset of the outputs:
     `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
-    a rule returns label -3 with its outputs in osel[:osel[K]]."""
+    a rule returns label -3 with its outputs in osel[:osel[K]].
+    `L1` (compiled in too): `l2` is the pair (l2, l1) and every search takes the general sweep."""
+    numba.literally(loss)                            # compiled per loss: only its row function (`_loss_row`)
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -603,11 +608,11 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
-            if nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
+            if not L1 and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: one scalar sweep per label
+            elif not L1 and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -671,9 +676,8 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                 for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
     if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
-        d = tmp_full[cols[1]] + l2
         head[:] = 0.0
-        head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
+        head[label] = reg_newton_step(tmp_full[label], tmp_full[cols[1]], l2, shrinkage)
     elif OPTS and sub == 1:                          # the head on the chosen outputs only
         for c in range(nc): total[c] = tmp_full[cols[c]]
         if FROZEN_MODE == 2: _complete_head(total[:kf], total[kf:nc], l2, scores[0], work[0])
@@ -681,7 +685,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         head[:] = 0.0
         for c in range(kf): head[cols[c]] = shrinkage * scores[0, c]
     else:
-        if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
+        if mode == 0: reg_decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
     one_label = single and mode == 1 and loss != 1 and loss != 3   # label-wise loss: only `label` changes
@@ -707,18 +711,19 @@ IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(...,
 
 @functools.cache
 def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False,
-                      opts: bool = False):
+                      opts: bool = False, l1: bool = False):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
     of its own; without it, the kernel is the one it always was). `binned`: the features are bin codes. `opts`
-    (partial heads, output sampling): a kernel of its own with the code for rules that predict a subset of the outputs."""
+    (partial heads, output sampling): a kernel of its own with the code for rules that predict a subset of the outputs.
+    `l1`: the kernel takes `l2` as the pair (l2, l1) of L1 regularisation (`mlc_lit.losses.regularised`)."""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2)[mode]))
     frozen = (0, 1, 2, 1, 0, 0, 2)[mode] if opts else 0
     extra = dict(IREP=True) if irep else {}
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
                                                       BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
-                                                      **extra))
+                                                      L1=bool(l1), **extra))
 
 @kernel()
 def _packed_sum(stats, K, out):
@@ -760,6 +765,7 @@ _scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=
 
 def _closest_label_vectors_impl(S, vectors, loss, out):
     "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
+    numba.literally(loss)                            # compiled per loss: only its loss function (`_loss_value_row`)
     for i in numba.prange(S.shape[0]):
         best, best_j = math.inf, 0
         for j in range(vectors.shape[0]):
@@ -799,7 +805,14 @@ _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "co
                ("squared_error_label_wise", "single"): 1, ("squared_error_label_wise", "complete"): 0,
                ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2,
                ("logistic_label_wise", "partial"): 5, ("squared_error_label_wise", "partial"): 5,
-               ("logistic_example_wise", "partial"): 6}   # partial heads: HEAD_PARTIAL(_PACKED)
+               ("logistic_example_wise", "partial"): 6,   # partial heads: HEAD_PARTIAL(_PACKED)
+               # mlrl-boomer's other losses (`mlc_lit.losses`): label-wise ones like the label-wise, example-wise like the example-wise
+               ("squared_hinge_label_wise", "single"): 1, ("squared_hinge_label_wise", "complete"): 0,
+               ("squared_hinge_example_wise", "single"): 3, ("squared_hinge_example_wise", "complete"): 2,
+               ("squared_error_example_wise", "single"): 3, ("squared_error_example_wise", "complete"): 2,
+               ("squared_hinge_label_wise", "partial"): 5, ("squared_hinge_example_wise", "partial"): 6,
+               ("squared_error_example_wise", "partial"): 6}
+_HINGE_THRESHOLD = 0.5       # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
 _SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
 
 class BoomerClassifier(MultiLabelClassifier):
@@ -807,12 +820,14 @@ class BoomerClassifier(MultiLabelClassifier):
 
     Parameters
     ----------
-    loss : {'logistic_label_wise', 'logistic_example_wise', 'squared_error_label_wise'}
+    loss : {'logistic_label_wise', 'logistic_example_wise', 'squared_error_label_wise', 'squared_hinge_label_wise', \
+            'squared_hinge_example_wise', 'squared_error_example_wise'}
         Surrogate loss: label-wise logistic (targets Hamming loss), example-wise logistic (targets
-        subset 0/1 loss) or label-wise squared error.
+        subset 0/1 loss) or label-wise squared error; or mlrl-boomer's squared hinge (label-wise, or the norm of the
+        hinge residuals) and the example-wise squared error (the norm of the residuals) (`mlc_lit.losses`).
     head : {'auto', 'single', 'complete', 'partial_fixed', 'partial_dynamic'}
         Rule heads predicting one label or all labels. 'auto': single for label-wise losses, complete for
-        the example-wise loss. 'partial_fixed' / 'partial_dynamic': a subset of the labels, chosen at the rule's
+        the example-wise losses. 'partial_fixed' / 'partial_dynamic': a subset of the labels, chosen at the rule's
         first condition by `partial_ratio`, `partial_min_outputs`, `partial_max_outputs` / `partial_threshold`,
         `partial_exponent` (mlrl-boomer's 'partial-fixed' / 'partial-dynamic'), ranked as `single_label` says.
     max_rules : int, default=1000
@@ -841,7 +856,8 @@ class BoomerClassifier(MultiLabelClassifier):
     predictor : {'auto', 'label_wise', 'example_wise'}, default='auto'
         'label_wise': label k is relevant iff its score is positive. 'example_wise': the label vector
         seen in training with the lowest loss given the scores (ties: the more frequent one). 'auto':
-        example-wise for the example-wise loss, label-wise otherwise.
+        example-wise for the example-wise losses, label-wise otherwise. The squared hinge losses' label-wise
+        predictor cuts the scores at ½ instead of 0 (their targets are 1 and 0).
     nominal_features : array-like of int or bool, default=None
         Indices (or a mask) of nominal features, whose values are category codes; they get = and ≠
         conditions instead of ≤ and >.
@@ -937,6 +953,10 @@ class BoomerClassifier(MultiLabelClassifier):
         it may change with every condition), `recalculate_predictions` (True: the head on all covered training examples;
         False: on the sample's weighted sums); with the beam search also `beam_width` (4) and `resample_features`
         (False: one feature sample per step for the whole beam), as `BEAM_SEARCH_DEFAULTS`.
+    l1 : float >= 0, default=0.0
+        L1 regularisation weight α on the heads (mlrl-boomer's `l1_regularization_weight`): each output's Newton
+        step is taken on its soft-thresholded gradient sum, so outputs with |g| <= α get no score
+        (`mlc_lit.losses`). Not with `label_binning`.
 
     Attributes
     ----------
@@ -974,7 +994,8 @@ class BoomerClassifier(MultiLabelClassifier):
     """
     _allow_nan = True
     _parameter_constraints = {
-        "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise"})],
+        "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise",
+                             "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise"})],
         "head": [StrOptions({"auto", "single", "complete", "partial_fixed", "partial_dynamic"})], "max_rules": [int_at_least(1)],
         "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
         "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
@@ -1006,7 +1027,8 @@ class BoomerClassifier(MultiLabelClassifier):
         "output_sampling": [StrOptions({"round_robin", "without_replacement"}), None],
         "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")],
         # rule induction: the top-down beam search and the searches' options
-        "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None]}
+        "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None],
+        "l1": [NON_NEGATIVE]}                             # L1 regularisation (mlc_lit.losses)
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -1019,7 +1041,8 @@ class BoomerClassifier(MultiLabelClassifier):
                  feature_binning=None, feature_bin_ratio=0.33, feature_min_bins=2, feature_max_bins=None,
                  partial_ratio=None, partial_min_outputs=2, partial_max_outputs=None, partial_threshold=0.02,
                  partial_exponent=2.0, output_sampling=None, output_sample_size=1,
-                 rule_induction="top_down_greedy", rule_induction_options=None):
+                 rule_induction="top_down_greedy", rule_induction_options=None,
+                 l1=0.0):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -1037,6 +1060,7 @@ class BoomerClassifier(MultiLabelClassifier):
         self.partial_threshold, self.partial_exponent = partial_threshold, partial_exponent
         self.output_sampling, self.output_sample_size = output_sampling, output_sample_size
         self.rule_induction, self.rule_induction_options = rule_induction, rule_induction_options
+        self.l1 = l1
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -1074,7 +1098,7 @@ class BoomerClassifier(MultiLabelClassifier):
     def _predict(self, X):
         S = self._decision_function(X)
         if _calibration.uses_probabilities(self): return _calibration.predict(self, S)   # GFM, based_on_probabilities
-        if self.predictor_ == "label_wise": return (S > 0).astype(np.int8)
+        if self.predictor_ == "label_wise": return (S > (_HINGE_THRESHOLD if "hinge" in self.loss else 0)).astype(np.int8)
         out = np.empty(S.shape, np.int8)
         with numba_threads(self.n_jobs):
             (_closest_label_vectors_parallel if n_threads(self.n_jobs) > 1 else _closest_label_vectors)(
@@ -1086,8 +1110,9 @@ class BoomerClassifier(MultiLabelClassifier):
         return _calibration.predict_proba(self, self._decision_function(X))
 
     def _marginals(self, S):
-        "Marginal probabilities from scores: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error."
-        if self.loss == "squared_error_label_wise": return np.clip((S + 1.0) / 2.0, 0.0, 1.0)
+        "Marginal probabilities from scores: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error, the score clipped to [0, 1] for the squared hinge."
+        if self.loss.startswith("squared_error"): return np.clip((S + 1.0) / 2.0, 0.0, 1.0)
+        if self.loss.startswith("squared_hinge"): return np.clip(S, 0.0, 1.0)
         return 1.0 / (1.0 + np.exp(-S))
 
     @property
@@ -1138,7 +1163,7 @@ def _use_low_rank(loss, K):
 
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
-    head = est.head if est.head != "auto" else ("complete" if est.loss == "logistic_example_wise" else "single")
+    head = est.head if est.head != "auto" else ("complete" if packed_layout(LOSSES[est.loss]) else "single")
     sampling = {"bootstrap": 1, "subsample": 2, None: 0, "stratified_output_wise": 3, "stratified_example_wise": 3}[est.instance_sampling]
     _check_instance_sample_size(est)
     if est.post_optimization is not None: _post_optimization_options(est)    # its options checked before any rule
@@ -1150,6 +1175,8 @@ def _kernel_config(est, F, K):
     if opts and mode == 4:
         raise ValueError("output_sampling does not combine with label_binning (complete heads on label bins); "
                          "set label_binning=None.")
+    if est.l1 and mode == 4: raise ValueError("l1 > 0 is not supported with label_binning; use label_binning=None or l1=0.")
+    if est.l1 and opts: raise ValueError("l1 > 0 is not supported with partial heads or output_sampling; set l1=0.")
     if head == "partial_fixed" and est.partial_max_outputs is not None and est.partial_max_outputs < est.partial_min_outputs:
         raise ValueError(f"partial_max_outputs ({est.partial_max_outputs}) must be at least partial_min_outputs "
                          f"({est.partial_min_outputs}), or None.")
@@ -1157,6 +1184,7 @@ def _kernel_config(est, F, K):
                n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
     if opts: cfg["opts"] = True
     return cfg
+
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0a02
 def _check_instance_sample_size(est):
@@ -1196,7 +1224,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
     x_entries = X.nnz if sp.issparse(X) else n * F
-    if not low_rank and _LOW_RANK is None and packed_layout(loss) and not opts:   # packed is chosen, but does it fit? else low-rank
+    if not low_rank and _LOW_RANK is None and loss == LOSS_LOGISTIC_EXAMPLE_WISE and not opts:   # packed is chosen, but does it fit? else low-rank
         try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries), "")
         except InsufficientMemoryError: low_rank = True
     W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
@@ -1210,7 +1238,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     P = K * (K + 1) // 2
-    head, work = np.zeros(K), np.empty((n_feat, max(P, 1)))
+    reg = float(est.l2) if not est.l1 else (float(est.l2), float(est.l1))   # the pair: L1 kernels (mlc_lit.losses.regularised)
+    head, work = np.zeros(K), np.empty((n_feat, max(P, 1) + (K if est.l1 else 0)))   # L1 complete heads: K more
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
     if mode >= 5:                                    # partial heads: their parameters at the end of each work row
         work = _partial_work(K, n_feat, mode == 6, _n_partial_outputs(est, Y) if est.head == "partial_fixed" else 0,
@@ -1219,10 +1248,10 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     else: g = stats.sum(axis=0)
     default_head = _grow_rule_kernel(mode, False)[0]
     grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
-                             bins is not None, opts)[1]
+                             bins is not None, opts, bool(est.l1))[1]
     grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
                                      est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts)
-    default_head(g, K, -1, float(est.l2), work[0], head)
+    default_head(g, K, -1, reg, work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
@@ -1243,7 +1272,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
-            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, float(est.l2), float(est.shrinkage), sampling,
+            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, reg, float(est.shrinkage), sampling,
                                    sample_size, n_feat, max_cond, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
                                    stats, **bufs, abs_score=est.single_label == "abs_score",
                                    out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
@@ -1265,7 +1294,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                 print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
                       f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
     if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
-        regrow = lambda state, fixed, r: grow(state, loss, K, float(est.l2), float(est.shrinkage), sampling, sample_size, n_feat,
+        regrow = lambda state, fixed, r: grow(state, loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat,
                                            max_cond, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs,
                                            abs_score=est.single_label == "abs_score", fixed_label=fixed,
                                            out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
@@ -1288,7 +1317,7 @@ def _store_model(est, conds, heads, Y):
     vecs, counts = np.unique(Y, axis=0, return_counts=True)
     est.label_vectors_ = np.ascontiguousarray(vecs[np.argsort(-counts, kind="stable")], dtype=np.int8)
     est.predictor_ = est.predictor if est.predictor != "auto" else (
-        "example_wise" if est.loss == "logistic_example_wise" else "label_wise")
+        "example_wise" if packed_layout(LOSSES[est.loss]) else "label_wise")
 
 def _warn_early_stop(est, r, n_feat):
     import warnings
@@ -1357,6 +1386,7 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
     levels), `mf`/`mthr`/`mop` (conditions), `mi` (int rows: depth, search label, head label, open, count), `mq`
     (quality) and `mtot` (the weighted sums of the examples they cover); `cand`/`cand_v` hold each slot's B best
     candidates, `nb`/`nb_v` the next beam (rows q, member, feature, thr, op, label, count, carried)."""
+    numba.literally(loss)                            # compiled per loss, as `_grow_rule_impl`
     mode = HEAD_MODE
     n = stats.shape[0]
     W = tmp_full.shape[0]
@@ -1523,6 +1553,8 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
     o = _rule_induction_options(est)
     max_cond = n + 1 if o["max_conditions"] is None else int(o["max_conditions"])
     if not _uses_beam_kernel(est, o): return grow, max_cond
+    if est.l1: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
+                                "runs the beam kernel, which does not support l1 > 0; set l1=0 or use the default greedy search.")
     if opts: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
                               "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
                               "'partial_dynamic') or output_sampling; use the default greedy search for those.")

@@ -4,11 +4,16 @@
 
 # %% auto #0
 __all__ = ['LOSS_LOGISTIC_LABEL_WISE', 'LOSS_LOGISTIC_EXAMPLE_WISE', 'LOSS_SQUARED_ERROR_LABEL_WISE', 'LOSSES',
-           'LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK', 'HEAD_DECOMPOSABLE', 'HEAD_SINGLE', 'HEAD_COMPLETE',
-           'HEAD_SINGLE_PACKED', 'HEAD_BINNED', 'packed_index', 'label_wise_logistic', 'label_wise_logistic_loss',
-           'example_wise_logistic', 'example_wise_logistic_low_rank', 'example_wise_logistic_loss',
-           'label_wise_squared_error', 'label_wise_squared_error_loss', 'packed_layout', 'mean_loss', 'newton_step',
-           'newton_quality', 'decomposable_quality', 'single_label_quality']
+           'LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK', 'LOSS_SQUARED_HINGE_LABEL_WISE', 'LOSS_SQUARED_HINGE_EXAMPLE_WISE',
+           'LOSS_SQUARED_ERROR_EXAMPLE_WISE', 'HEAD_DECOMPOSABLE', 'HEAD_SINGLE', 'HEAD_COMPLETE', 'HEAD_SINGLE_PACKED',
+           'HEAD_BINNED', 'reg_newton_step', 'reg_decomposable_quality', 'reg_decomposable_head',
+           'reg_single_label_quality', 'reg_complete_head', 'packed_index', 'label_wise_logistic',
+           'label_wise_logistic_loss', 'example_wise_logistic', 'example_wise_logistic_low_rank',
+           'example_wise_logistic_loss', 'label_wise_squared_error', 'label_wise_squared_error_loss',
+           'label_wise_squared_hinge', 'label_wise_squared_hinge_loss', 'example_wise_squared_hinge',
+           'example_wise_squared_error', 'example_wise_squared_hinge_loss', 'example_wise_squared_error_loss',
+           'packed_layout', 'mean_loss', 'newton_step', 'newton_quality', 'decomposable_quality',
+           'single_label_quality', 'soft_threshold', 'l1_newton_step', 'l1_newton_quality', 'regularised']
 
 # %% ../nbs/01_taylor_boosting.ipynb #ddb20d49
 import math
@@ -145,6 +150,98 @@ def label_wise_squared_error_loss(Y, S):
     for n in range(Y.shape[0]): acc += _squared_error_loss_row(Y[n], S[n])
     return acc / Y.shape[0]
 
+# %% ../nbs/01_taylor_boosting.ipynb #sqloss
+@kernel(inline=True)
+def _hinge_residual(y, s):
+    "The squared hinge's residual of one label: s − 1 below the positive band, s above the negative one, else 0."
+    if y != 0: return s - 1.0 if s < 1.0 else 0.0
+    return s if s > 0.0 else 0.0
+
+@kernel()
+def _squared_hinge_row(y, s, g, h):
+    for k in range(y.shape[0]):
+        g[k] = _hinge_residual(y[k], s[k])
+        h[k] = 1.0                                    # mlrl-boomer's constant curvature, inactive labels too
+
+@kernel()
+def label_wise_squared_hinge(Y, S, G, H):
+    "Gradients and (generalised) diagonal Hessians of the label-wise squared hinge ½Σ_k r_k²: G = r, H = 1."
+    for n in range(Y.shape[0]): _squared_hinge_row(Y[n], S[n], G[n], H[n])
+
+@kernel()
+def _squared_hinge_loss_row(y, s):
+    acc = 0.0
+    for k in range(y.shape[0]): acc += _hinge_residual(y[k], s[k]) ** 2
+    return 0.5 * acc
+
+@kernel()
+def label_wise_squared_hinge_loss(Y, S):
+    "Mean over examples of the label-wise squared hinge ½Σ_k r_k²."
+    acc = 0.0
+    for n in range(Y.shape[0]): acc += _squared_hinge_loss_row(Y[n], S[n])
+    return acc / Y.shape[0]
+
+# %% ../nbs/01_taylor_boosting.ipynb #ndloss
+@kernel()
+def _residual_norm_row(y, s, g, hp, hinge):
+    "Gradient `g` (K,) and packed Hessian `hp` of ‖r‖ for the hinge (`hinge`) or error residuals r of one example."
+    K = y.shape[0]
+    m = 0.0
+    for k in range(K):                                 # the residuals, in g for now, and their largest magnitude
+        g[k] = _hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)
+        m = max(m, abs(g[k]))
+    if m == 0.0:                                       # D = 0: mlrl-boomer's divisions by zero give 0
+        for j in range(K):
+            c = j * (j + 1) // 2
+            for i in range(j): hp[c + i] = 0.0
+            hp[c + j] = 1.0 if hinge else 0.0
+        return
+    t = 0.0
+    for k in range(K):
+        g[k] /= m; t += g[k] * g[k]                    # a = r / m, t = Σ a² in [1, K]
+    rho = math.sqrt(t)
+    den = m * t * rho                                  # D^{3/2} / m² ... in the units of a
+    for j in range(K):
+        c = j * (j + 1) // 2
+        for i in range(j): hp[c + i] = -g[i] * g[j] / den
+        hp[c + j] = 1.0 if hinge and g[j] == 0.0 else (t - g[j] * g[j]) / den
+    for k in range(K): g[k] /= rho
+
+@kernel()
+def _residual_norm_loss_row(y, s, hinge):
+    m = 0.0
+    for k in range(y.shape[0]): m = max(m, abs(_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)))
+    if m == 0.0: return 0.0
+    t = 0.0
+    for k in range(y.shape[0]):
+        a = (_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)) / m
+        t += a * a
+    return m * math.sqrt(t)
+
+@kernel()
+def example_wise_squared_hinge(Y, S, G, Hp):
+    "Gradients `G` (n, K) and packed Hessians `Hp` (n, K(K+1)/2) of the example-wise squared hinge ‖r‖ (hinge residuals)."
+    for n in range(Y.shape[0]): _residual_norm_row(Y[n], S[n], G[n], Hp[n], True)
+
+@kernel()
+def example_wise_squared_error(Y, S, G, Hp):
+    "Gradients `G` (n, K) and packed Hessians `Hp` (n, K(K+1)/2) of the example-wise squared error ‖s − ỹ‖."
+    for n in range(Y.shape[0]): _residual_norm_row(Y[n], S[n], G[n], Hp[n], False)
+
+@kernel()
+def example_wise_squared_hinge_loss(Y, S):
+    "Mean over examples of the example-wise squared hinge ‖r‖."
+    acc = 0.0
+    for n in range(Y.shape[0]): acc += _residual_norm_loss_row(Y[n], S[n], True)
+    return acc / Y.shape[0]
+
+@kernel()
+def example_wise_squared_error_loss(Y, S):
+    "Mean over examples of the example-wise squared error ‖s − ỹ‖."
+    acc = 0.0
+    for n in range(Y.shape[0]): acc += _residual_norm_loss_row(Y[n], S[n], False)
+    return acc / Y.shape[0]
+
 # %% ../nbs/01_taylor_boosting.ipynb #codes
 LOSS_LOGISTIC_LABEL_WISE, LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_SQUARED_ERROR_LABEL_WISE = 0, 1, 2
 LOSSES = {"logistic_label_wise": LOSS_LOGISTIC_LABEL_WISE, "logistic_example_wise": LOSS_LOGISTIC_EXAMPLE_WISE,
@@ -152,32 +249,53 @@ LOSSES = {"logistic_label_wise": LOSS_LOGISTIC_LABEL_WISE, "logistic_example_wis
 
 LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK = 3     # the example-wise loss, each example stored as (g, diagonal of H)
 
+LOSS_SQUARED_HINGE_LABEL_WISE, LOSS_SQUARED_HINGE_EXAMPLE_WISE, LOSS_SQUARED_ERROR_EXAMPLE_WISE = 4, 5, 6  # mlrl-boomer's others
+LOSSES.update(squared_hinge_label_wise=LOSS_SQUARED_HINGE_LABEL_WISE, squared_hinge_example_wise=LOSS_SQUARED_HINGE_EXAMPLE_WISE,
+              squared_error_example_wise=LOSS_SQUARED_ERROR_EXAMPLE_WISE)
+
 HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_COMPLETE, HEAD_SINGLE_PACKED, HEAD_BINNED = 0, 1, 2, 3, 4
 
 def packed_layout(loss: int) -> bool:
     "Does loss code `loss` store a packed (full) Hessian per example rather than K values (a diagonal, or the low-rank form's)?"
-    return loss == LOSS_LOGISTIC_EXAMPLE_WISE
+    return loss == LOSS_LOGISTIC_EXAMPLE_WISE or loss == LOSS_SQUARED_HINGE_EXAMPLE_WISE or loss == LOSS_SQUARED_ERROR_EXAMPLE_WISE
 
 # %% ../nbs/01_taylor_boosting.ipynb #disp
-@kernel()
+from .core import by_constant
+
+def _lr_logistic_lw(loss, y, s, g, h): _label_wise_logistic_row(y, s, g, h)
+def _lr_logistic_ew(loss, y, s, g, h): _example_wise_logistic_row(y, s, g, h)
+def _lr_logistic_ew_low_rank(loss, y, s, g, h): _example_wise_logistic_diag_row(y, s, g, h)
+def _lr_squared_error_lw(loss, y, s, g, h): _squared_error_row(y, s, g, h)
+def _lr_squared_hinge_lw(loss, y, s, g, h): _squared_hinge_row(y, s, g, h)
+def _lr_squared_hinge_ew(loss, y, s, g, h): _residual_norm_row(y, s, g, h, True)
+def _lr_squared_error_ew(loss, y, s, g, h): _residual_norm_row(y, s, g, h, False)
+_ROWS = (_lr_logistic_lw, _lr_logistic_ew, _lr_squared_error_lw, _lr_logistic_ew_low_rank, _lr_squared_hinge_lw,
+         _lr_squared_hinge_ew, _lr_squared_error_ew)                              # by loss code
+
+@by_constant("loss", dict(enumerate(_ROWS)))
 def _loss_row(loss, y, s, g, h):
     "Statistics of one example for loss code `loss` (see `LOSSES`), written into `g` and `h`."
-    if loss == LOSS_LOGISTIC_LABEL_WISE: _label_wise_logistic_row(y, s, g, h)
-    elif loss == LOSS_LOGISTIC_EXAMPLE_WISE: _example_wise_logistic_row(y, s, g, h)
-    elif loss == LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK: _example_wise_logistic_diag_row(y, s, g, h)
-    else: _squared_error_row(y, s, g, h)
+    _ROWS[loss](loss, y, s, g, h)
 
-@kernel()
+def _lv_logistic_lw(loss, y, s): return _label_wise_logistic_loss_row(y, s)
+def _lv_logistic_ew(loss, y, s): return _example_wise_logistic_loss_row(y, s)
+def _lv_squared_error_lw(loss, y, s): return _squared_error_loss_row(y, s)
+def _lv_squared_hinge_lw(loss, y, s): return _squared_hinge_loss_row(y, s)
+def _lv_squared_hinge_ew(loss, y, s): return _residual_norm_loss_row(y, s, True)
+def _lv_squared_error_ew(loss, y, s): return _residual_norm_loss_row(y, s, False)
+_VALUES = (_lv_logistic_lw, _lv_logistic_ew, _lv_squared_error_lw, _lv_logistic_ew, _lv_squared_hinge_lw,
+           _lv_squared_hinge_ew, _lv_squared_error_ew)                            # by loss code
+
+@by_constant("loss", dict(enumerate(_VALUES)))
 def _loss_value_row(loss, y, s):
     "The loss of one example for loss code `loss`."
-    if loss == LOSS_LOGISTIC_LABEL_WISE: return _label_wise_logistic_loss_row(y, s)
-    if loss == LOSS_LOGISTIC_EXAMPLE_WISE or loss == LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK: return _example_wise_logistic_loss_row(y, s)
-    return _squared_error_loss_row(y, s)
+    return _VALUES[loss](loss, y, s)
 
 def mean_loss(loss: int, Y, S) -> float:
     "Mean loss per example of scores `S` for labels `Y` under loss code `loss`."
     return (label_wise_logistic_loss, example_wise_logistic_loss, label_wise_squared_error_loss,
-            example_wise_logistic_loss)[loss](Y, S)
+            example_wise_logistic_loss, label_wise_squared_hinge_loss, example_wise_squared_hinge_loss,
+            example_wise_squared_error_loss)[loss](Y, S)
 
 # %% ../nbs/01_taylor_boosting.ipynb #newton
 @kernel(inline=True)
@@ -263,3 +381,99 @@ def single_label_quality(v, K, l2, packed, by_abs):
             if a > best_a: best_q, best_k, best_a = q, k, a
         elif q < best_q: best_q, best_k = q, k
     return best_q, best_k
+
+# %% ../nbs/01_taylor_boosting.ipynb #l1
+@kernel(inline=True)
+def soft_threshold(g, l1):
+    "g moved towards 0 by l1, and 0 within ±l1: sign(g)·max(|g| − l1, 0)."
+    if g > l1: return g - l1
+    if g < -l1: return g + l1
+    return 0.0
+
+@kernel(inline=True)
+def l1_newton_step(g, h, l2, l1, scale=1.0):
+    "scale × the minimiser of g·p + ½(h + l2)p² + l1|p|: -scale·soft_threshold(g, l1)/(h + l2); 0 where h + l2 <= 0."
+    d = h + l2
+    return -scale * soft_threshold(g, l1) / d if d > 0.0 else 0.0
+
+@kernel(inline=True)
+def l1_newton_quality(g, h, l2, l1):
+    "The regularised objective at that minimiser, -½ soft_threshold(g, l1)²/(h + l2) <= 0; 0 where h + l2 <= 0."
+    d = h + l2
+    t = soft_threshold(g, l1)
+    return -0.5 * t * t / d if d > 0.0 else 0.0
+
+# %% ../nbs/01_taylor_boosting.ipynb #l1h
+import inspect
+
+from numba.core import types as _nbtypes
+from numba.extending import overload as _overload
+
+from .core import _forwarder
+
+@kernel(inline=True)
+def _decomposable_quality_l1(v, K, l2):
+    "`decomposable_quality` with `l2` = (l2, l1): Σ_k l1_newton_quality."
+    q = 0.0
+    for k in range(K): q += l1_newton_quality(v[k], v[K + k], l2[0], l2[1])
+    return q
+
+@kernel()
+def _decomposable_head_l1(g, h, l2, scores_out):
+    "`_decomposable_head` with `l2` = (l2, l1): soft-thresholded steps; returns their regularised objective."
+    q = 0.0
+    for k in range(g.shape[0]):
+        scores_out[k] = l1_newton_step(g[k], h[k], l2[0], l2[1])
+        q += l1_newton_quality(g[k], h[k], l2[0], l2[1])
+    return q
+
+@kernel(inline=True)
+def _single_label_quality_l1(v, K, l2, packed, by_abs):
+    "`single_label_quality` with `l2` = (l2, l1)."
+    best_q, best_k, best_a = math.inf, -1, -1.0
+    for k in range(K):
+        g, h = v[k], v[K + (packed_index(k, k) if packed else k)]
+        q = l1_newton_quality(g, h, l2[0], l2[1])
+        if by_abs:
+            a = abs(l1_newton_step(g, h, l2[0], l2[1]))
+            if a > best_a: best_q, best_k, best_a = q, k, a
+        elif q < best_q: best_q, best_k = q, k
+    return best_q, best_k
+
+@kernel(inline=True)
+def _complete_head_l1(g, hp, l2, scores_out, work):
+    """`_complete_head` with `l2` = (l2, l1): solve (H + l2·I) p = -soft_threshold(g, l1); return g·p − ½ g̃·p + l1‖p‖₁.
+    `work` holds K(K+1)/2 values for the factor and, at its end, K more for g̃."""
+    K = g.shape[0]
+    gs = work[work.shape[0] - K:]
+    for k in range(K): gs[k] = soft_threshold(g[k], l2[1])
+    _complete_head(gs, hp, l2[0], scores_out, work)
+    q = 0.0
+    for k in range(K): q += (g[k] - 0.5 * gs[k]) * scores_out[k] + l2[1] * abs(scores_out[k])
+    return q
+
+def regularised(plain, with_l1):
+    """A function with `plain`'s parameters that runs `plain` when its `l2` argument is a number and `with_l1` when
+    it is the pair (l2, l1). Inside a kernel the choice is made from the type, when compiling."""
+    sig = inspect.signature(getattr(plain, "py_func", plain))
+    sig = sig.replace(parameters=[p.replace(default=p.empty) for p in sig.parameters.values()])
+    pos = list(sig.parameters).index("l2")
+    def f(*args): return (with_l1 if isinstance(args[pos], tuple) else plain)(*args)
+    f.__name__ = f.__qualname__ = "reg" + plain.__name__
+    f.__signature__ = sig
+    def typer(*args):
+        return _forwarder(f, with_l1 if isinstance(args[pos], _nbtypes.BaseTuple) else plain)
+    typer.__signature__ = sig
+    _overload(f, inline="always")(typer)
+    return f
+
+@kernel(inline=True)
+def _newton_step_l1(g, h, l2, scale):
+    "`newton_step` with `l2` = (l2, l1)."
+    return l1_newton_step(g, h, l2[0], l2[1], scale)
+
+reg_newton_step = regularised(newton_step, _newton_step_l1)
+reg_decomposable_quality = regularised(decomposable_quality, _decomposable_quality_l1)
+reg_decomposable_head = regularised(_decomposable_head, _decomposable_head_l1)
+reg_single_label_quality = regularised(single_label_quality, _single_label_quality_l1)
+reg_complete_head = regularised(_complete_head, _complete_head_l1)

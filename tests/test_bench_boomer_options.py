@@ -29,7 +29,8 @@ def test_option_table():
             "post_optimization",
             "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32",
             "partial_fixed", "partial_dynamic", "output_round_robin", "output_without_replacement",
-            "beam_search"} == set(OPTIONS)
+            "beam_search",
+            "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise", "l1"} == set(OPTIONS)
     with pytest.raises(ValueError, match="Unknown configuration"):
         run(DATA, datasets=["emotions"], configs=["no_such_configuration"], reference=False)
 

@@ -62,6 +62,13 @@ OPTIONS = {
     "output_without_replacement": (dict(output_sampling="without_replacement"), dict(output_sampling="without-replacement")),
     # rule induction (issue 18): a top-down beam search of both sides' default width 4
     "beam_search": (dict(rule_induction="top_down_beam_search"), dict(rule_induction="top-down-beam-search")),
+    # issue 18, losses and L1 (mlc_lit.losses); the example-wise losses with complete heads and no label bins, as above
+    "squared_hinge_label_wise": (dict(loss="squared_hinge_label_wise"), dict(loss="squared-hinge-decomposable")),
+    "squared_hinge_example_wise": (dict(loss="squared_hinge_example_wise", head="complete"),
+                                   dict(loss="squared-hinge-non-decomposable", head_type="complete", label_binning="none")),
+    "squared_error_example_wise": (dict(loss="squared_error_example_wise", head="complete"),
+                                   dict(loss="squared-error-non-decomposable", head_type="complete", label_binning="none")),
+    "l1": (dict(l1=1.0), dict(l1_regularization_weight=1.0)),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
@@ -107,11 +114,12 @@ def fit_one(impl, config, seed, X, Y, Xt, Yt, threads=1, max_rules=None, nominal
     kw = dict(nominal_feature_indices=np.asarray(nominal, dtype=np.uint32)) if impl == "mlrl-boomer" and nominal else {}
     clf, t = measure(lambda: make(impl, config, seed, threads, max_rules, nominal).fit(X, Y, **kw), repeats=repeats)
     P, tp = measure(lambda: _dense(clf.predict(Xt)))
-    Pr = _dense(clf.predict_proba(Xt))
+    try: Pr = _dense(clf.predict_proba(Xt))
+    except AttributeError: Pr = None                # mlrl-boomer has no probabilities for its squared error / hinge losses
     learned, kept = rule_counts(clf)
     return dict(config=config, impl=impl, threads=threads, seed=seed, n_rules=kept, n_rules_learned=learned,
                 subset01=subset_zero_one_loss(Yt, P), hamming=hamming_loss(Yt, P), example_f1=example_f1(Yt, P),
-                ece=expected_calibration_error(Yt, Pr), fit_s=t.wall, fit_cpu_s=t.cpu, predict_s=tp.wall,
+                ece=expected_calibration_error(Yt, Pr) if Pr is not None else float("nan"), fit_s=t.wall, fit_cpu_s=t.cpu, predict_s=tp.wall,
                 loadavg=os.getloadavg()[0])
 
 def warm_up(impl, config, X, Y, Xt, threads=1, nominal=None) -> float:

@@ -1,0 +1,130 @@
+"""BoomerClassifier with mlrl-boomer's other losses and L1 regularisation (issue 18; mlc_lit.losses): heads and
+predictors per loss, the L1 wiring, dense = CSR, n_jobs invariance, pickle, scikit-learn's estimator checks."""
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mlc_lit import boomer
+from mlc_lit.boomer import BoomerClassifier
+from mlc_lit.losses import LOSSES, soft_threshold
+
+CONFIGS = [dict(loss="squared_hinge_label_wise"), dict(loss="squared_hinge_example_wise"),
+           dict(loss="squared_error_example_wise"), dict(loss="squared_error_example_wise", head="single", l1=0.3),
+           dict(loss="squared_hinge_example_wise", label_binning="equal_width"), dict(l1=1.0),
+           dict(loss="logistic_example_wise", l1=0.5), dict(loss="squared_hinge_label_wise", head="complete", l1=0.2)]
+
+
+def _data(n=150, F=8, K=4, seed=0, nan=0.05):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, F)), 2)
+    X[rng.random(X.shape) < 0.3] = 0.0
+    Y = ((X @ rng.normal(size=(F, K)) + 0.3 * rng.normal(size=(n, K))) > 0).astype(np.int8)
+    X[rng.random(X.shape) < nan] = np.nan
+    return X, Y
+
+
+def _state(c):
+    return [getattr(c, a) for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_",
+                                    "head_label_", "head_score_")]
+
+
+def _same(a, b):
+    assert a.n_rules_ == b.n_rules_
+    for x, y in zip(_state(a), _state(b)): np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("kw", CONFIGS)
+def test_dense_equals_csr_and_pickle(kw):
+    X, Y = _data()
+    a = BoomerClassifier(max_rules=25, random_state=3, **kw).fit(X, Y)
+    b = BoomerClassifier(max_rules=25, random_state=3, **kw).fit(sp.csr_matrix(X), Y)
+    _same(a, b)
+    np.testing.assert_array_equal(a.predict(X), b.predict(sp.csr_matrix(X)))
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(a.predict(X), c.predict(X))
+    np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
+    assert ((0 <= a.predict_proba(X)) & (a.predict_proba(X) <= 1)).all()
+
+
+@pytest.mark.parametrize("kw", CONFIGS[:4] + CONFIGS[5:7])
+def test_n_jobs_invariance(kw):
+    X, Y = _data(F=12)
+    a = BoomerClassifier(max_rules=25, random_state=5, n_jobs=1, **kw).fit(X, Y)
+    b = BoomerClassifier(max_rules=25, random_state=5, n_jobs=2, **kw).fit(X, Y)
+    _same(a, b)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_heads_and_predictors_per_loss():
+    X, Y = _data(K=5)
+    K = Y.shape[1]
+    for loss, complete, predictor in (("squared_hinge_label_wise", False, "label_wise"),
+                                      ("squared_hinge_example_wise", True, "example_wise"),
+                                      ("squared_error_example_wise", True, "example_wise")):
+        c = BoomerClassifier(loss=loss, max_rules=15, random_state=0).fit(X, Y)      # head='auto', predictor='auto'
+        widths = set(np.diff(c.head_ptr_)[1:])
+        assert widths == ({K} if complete else {1}), (loss, widths)
+        assert c.predictor_ == predictor
+        assert boomer._kernel_config(c, X.shape[1], K)["low_rank"] is False                # their Hessians are packed
+        if predictor == "label_wise":                                                     # the hinge's cut is ½
+            np.testing.assert_array_equal(c.predict(X), (c.decision_function(X) > 0.5).astype(np.int8))
+        else:
+            assert {tuple(r) for r in c.predict(X)} <= {tuple(r) for r in Y}
+    for loss in ("squared_hinge_example_wise", "squared_error_example_wise"):    # never the logistic loss's low-rank rows
+        assert not boomer._use_low_rank(LOSSES[loss], 500)
+
+
+def test_l1_default_rule_is_the_soft_thresholded_step():
+    X, Y = _data(K=5)
+    g = (1.0 / (1.0 + np.exp(0.0)) - Y).sum(axis=0)            # label-wise logistic at score 0: σ(0) − y
+    h = np.full(Y.shape[1], 0.25 * len(Y))
+    for l1 in (0.0, 3.0, 20.0):
+        c = BoomerClassifier(max_rules=1, l1=l1, l2=0.5).fit(X, Y)
+        expected = [-soft_threshold(a, l1) / (b + 0.5) for a, b in zip(g, h)]
+        np.testing.assert_allclose(c.head_score_[:Y.shape[1]], expected, rtol=1e-12, atol=1e-15)
+    assert (np.abs(g) <= 20.0).any() and (np.abs(g) > 3.0).any()   # both sides of the threshold were exercised
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(head="complete"), dict(loss="logistic_example_wise"),
+                                dict(loss="squared_hinge_label_wise", single_label="abs_score")])
+def test_tiny_l1_takes_the_l1_kernels_and_learns_the_same_model(kw):
+    X, Y = _data()
+    a = BoomerClassifier(max_rules=30, random_state=1, **kw).fit(X, Y)
+    b = BoomerClassifier(max_rules=30, random_state=1, l1=1e-300, **kw).fit(X, Y)
+    _same(a, b)
+
+
+def test_huge_l1_learns_nothing():
+    X, Y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = BoomerClassifier(max_rules=10, random_state=0, l1=1e9).fit(X, Y)
+    assert c.n_rules_ == 1 and (c.head_score_ == 0).all()
+
+
+@pytest.mark.parametrize("bad, msg", [(dict(l1=-1.0), "l1"), (dict(l1=1.0, loss="logistic_example_wise", label_binning="equal_width"), "l1"),
+                                      (dict(loss="squared_hinge"), "loss")])
+def test_bad_options(bad, msg):
+    X, Y = _data()
+    with pytest.raises(ValueError, match=msg):
+        BoomerClassifier(max_rules=5, **bad).fit(X, Y)
+
+
+def _by_design(est):
+    """Checks that compare predict with decision_function > 0: the squared hinge's label-wise predictor cuts at ½
+    (mlrl-boomer's), and for one label its example-wise one does too (max(1 − s, 0) < max(s, 0) iff s > ½)."""
+    if "hinge" not in est.loss: return {}
+    return dict.fromkeys(["check_classifiers_classes", "check_classifier_multioutput", "check_classifiers_train"],
+                         "the squared hinge losses predict score > ½, not decision_function > 0")
+
+
+@parametrize_with_checks([BoomerClassifier(max_rules=10, random_state=0, loss="squared_hinge_label_wise", l1=0.1),
+                          BoomerClassifier(max_rules=10, random_state=0, loss="squared_hinge_example_wise"),
+                          BoomerClassifier(max_rules=10, random_state=0, loss="squared_error_example_wise", l1=0.1)],
+                         expected_failed_checks=lambda est: _by_design(est))
+def test_sklearn_contract(estimator, check):
+    check(estimator)
