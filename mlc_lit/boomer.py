@@ -553,7 +553,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
                     scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False, fixed_label=-1,
-                    out_sampling=0, out_sample_size=1, out_next=0, operm=None, osel=None):
+                    out_sampling=0, out_sample_size=1, out_next=0, operm=None, osel=None, hgram=None):
     """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
 
     Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
@@ -566,7 +566,8 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them.
     With `BINNED` (feature binning, compiled in too) a single-label head's first condition is searched by one sweep of
     all labels' sums per feature, as nominal features are: with at most B candidates, reading each example's row once
-    beats K scalar sweeps that each read it again.
+    beats K scalar sweeps that each read it again. `hgram` (`_histogram_buffers`; binned fits only): numeric features
+    are searched by histograms over the covered examples (`_search_binned`) instead of sweeps.
     With `OPTS` (partial heads, output sampling; compiled out otherwise) the rule may predict a subset of the outputs:
     `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
     a rule returns label -3 with its outputs in osel[:osel[K]].
@@ -604,11 +605,36 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             r = j + _randbelow(state, F - j)
             perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
         t = _clock() if tim is not None else 0.0
+        m_cov, hist_on = 0, False
+        if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
+            hd, hp, hr, hk, hz, hn = hgram[0]; hs, hs2, hcn, h1 = hgram[1], hgram[2], hgram[3], hgram[4]
+            hist_on = hcn.shape[0] > 0               # no buffers (too many bins): the sweeps below
+            if hist_on:
+                for i in range(n):                   # the covered examples with weight, in example order
+                    if covered[i] == depth and w[i] > 0: rows_buf[m_cov] = i; m_cov += 1
+            cnt_fs = np.empty(n_feat, np.int64)      # one thread, dense codes, all W statistics: one pass for all
+            one_pass = hist_on and label < 0 and hd.shape[0] > 0 and h1[0]
+            if one_pass:
+                _binned_pass_all(perm_f[:n_feat], nominal, hd, hz, hn, stats, w, rows_buf, m_cov, total[:nc], cnt, K, hs,
+                                 hcn, slot_buf[:, 0, :nc], cnt_fs, head, LOW_RANK)
         for s in numba.prange(n_feat):
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
-            if not L1 and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
+            if BINNED and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
+                _search_binned_frozen(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[0], cols[1], w, covered, depth, rows_buf,
+                                      m_cov, total[0], total[1], cnt, label, l2, hs2[s, 0], hs2[s, 1], hcn[s],
+                                      slot_best[s], slot_v[s, :2], row_t)
+            elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]] and one_pass:   # histogram filled above
+                _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s, 0, :nc], cnt_fs[s], mode, K, label, l2,
+                               slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s],
+                               slot_best[s], slot_v[s, :nc], row_t)
+            elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]]:   # histogram, all W statistics
+                _search_binned(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[:nc], w, covered, depth, rows_buf, m_cov, total[:nc],
+                               cnt, mode, K, label, l2, hs[s], hcn[s], slot_buf[s, 0, :nc], slot_buf[s, 1, :nc],
+                               slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s], slot_best[s], slot_v[s, :nc],
+                               row_t, LOW_RANK)
+            elif not L1 and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
@@ -1264,6 +1290,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                 operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64))
     out_sampling = _OUTPUT_SAMPLING[est.output_sampling]
     out_size = _n_output_samples(est.output_sample_size, K)
+    if bins is not None:   # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
+        bufs["hgram"] = _histogram_buffers(bins[2], 0 if est.l1 or opts else n_feat, A, n_threads(est.n_jobs) == 1)
     seeds = spawn_seeds(est.random_state, est.max_rules)
     sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
     stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
@@ -1332,15 +1360,207 @@ def _warn_early_stop(est, r, n_feat):
 from mlc_lit.binning import bin_features, presort_codes, raw_thresholds
 
 def _bin_features(est, X, nominal):
-    """With `feature_binning`: (`FeatureBins`, presorted codes) of the training `X` (`mlc_lit.binning`). The rule
-    search then runs unchanged on the codes; dense codes without nominal features are sorted by counting."""
+    """With `feature_binning`: (`FeatureBins`, presorted codes, histogram codes) of the training `X` (`mlc_lit.binning`,
+    `_histogram_codes`). Dense codes without nominal features are sorted by counting."""
     if est.feature_max_bins is not None and est.feature_max_bins < est.feature_min_bins:
         raise ValueError(f"feature_max_bins ({est.feature_max_bins}) must be >= feature_min_bins ({est.feature_min_bins}) or None.")
     bins, C = bin_features(X, est.feature_binning, est.feature_bin_ratio, est.feature_min_bins, est.feature_max_bins,
                            nominal.astype(bool))
-    if sp.issparse(C): return bins, _presort(C)
-    if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T))
-    return bins, presort_codes(C, bins)
+    hc = _histogram_codes(bins, C, nominal)
+    if sp.issparse(C): return bins, _presort(C), hc
+    if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T)), hc
+    return bins, presort_codes(C, bins), hc
+
+# %% ../nbs/01a_boomer.ipynb #fbin01a3
+@kernel()
+def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, K,
+                 hist, hcnt, tot, scratch, low_rank):
+    """The histogram of feature f: each covered example's weighted statistics added to its bin's sums `hist` (counts
+    `hcnt`), in example order; `tot` = `total` less the missing values (subtracted in example order, as the sweep
+    does). Returns the covered count without the missing ones."""
+    z, nb = zero[f], n_bins[f]
+    hist[:nb] = 0.0; hcnt[:nb] = 0
+    tot[:] = total; cnt_f = cnt_total
+    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
+    for r in range(kmax):
+        if dense.shape[0] > 0:
+            i = rows[r]; b = int(dense[f, i])
+        else:
+            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
+            if covered[i] != level or w[i] == 0: continue
+        if b == z: continue                                  # the zero's bin: what the sums leave over
+        if b >= nb:                                          # missing: out of the covered total, as the sweep does
+            _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch); cnt_f -= w[i]; continue
+        _add(hist[b], stats, i, float(w[i]), cols, True, low_rank, K, scratch); hcnt[b] += w[i]
+    return cnt_f
+
+@kernel()
+def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, total, cnt_total, K, hist, hcnt, tot, cnt_f,
+                     scratch, low_rank):
+    """`_binned_pass` for all features `feats` at once (dense codes; slot s gets feature feats[s], nominal ones are
+    left out): each covered example's statistics are read once for all of them. The same sums as one pass each."""
+    cols = np.empty(0, np.int64)
+    for s in range(feats.shape[0]):
+        hist[s, :n_bins[feats[s]]] = 0.0; hcnt[s, :n_bins[feats[s]]] = 0; tot[s] = total; cnt_f[s] = cnt_total
+    for r in range(m):
+        i = rows[r]; wi = w[i]
+        for s in range(feats.shape[0]):
+            f = feats[s]
+            if nominal[f]: continue
+            b = int(dense[f, i])
+            if b == zero[f]: continue
+            if b >= n_bins[f]:
+                _add(tot[s], stats, i, -float(wi), cols, True, low_rank, K, scratch); cnt_f[s] -= wi; continue
+            _add(hist[s, b], stats, i, float(wi), cols, True, low_rank, K, scratch); hcnt[s, b] += wi
+
+@kernel(literal=("mode",))
+def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best, best_v, tim):
+    "The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins."
+    numba.literally(mode)
+    pre[:] = 0.0; suf[:] = 0.0
+    cnt_neg, last_neg = 0, 0.0                              # upwards through the negative codes' bins
+    for b in range(z):
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt_neg > 0:
+            thr = 0.5 * (last_neg + v)
+            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        for c in range(pre.shape[0]): pre[c] += hist[b, c]
+        cnt_neg += hcnt[b]; last_neg = v
+    cnt_pos, first_pos = 0, 0.0                             # downwards through the positive codes' bins
+    for b in range(nb - 1, z, -1):
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt_pos > 0:
+            thr = 0.5 * (v + first_pos)
+            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        for c in range(suf.shape[0]): suf[c] += hist[b, c]
+        cnt_pos += hcnt[b]; first_pos = v
+    cnt_zero = cnt_f - cnt_neg - cnt_pos
+    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
+        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
+        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
+        thr = 0.5 * first_pos
+        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+
+@kernel(literal=("mode", "low_rank"))
+def _search_binned(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, mode, K, label, l2,
+                   hist, hcnt, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
+    """`_search_feature` for a binned numeric feature by a histogram: one pass over the covered examples in example
+    order adds each one's statistics to its bin's sums, then the boundaries between occupied bins are offered in the
+    sweep's order. (dense, ..., n_bins): the histogram codes (`_histogram_codes`); `rows[:m]`: the covered examples
+    with weight > 0 (dense codes; CSR codes check `covered` and `w` instead)."""
+    numba.literally(mode)
+    cnt_f = _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total,
+                         cnt_total, K, hist, hcnt, tot, scores, low_rank)
+    _binned_offers(zero[f], n_bins[f], hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best,
+                   best_v, tim)
+
+# %% ../nbs/01a_boomer.ipynb #fbin01a4
+@kernel()
+def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, ch, w, covered, level, rows, m, tot_g, tot_h, cnt_total, label, l2,
+                          hg, hh, hcnt, best, best_v, tim):
+    """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics,
+    candidates evaluated inline with the same arithmetic."""
+    z, nb = zero[f], n_bins[f]
+    hg[:nb] = 0.0; hh[:nb] = 0.0; hcnt[:nb] = 0
+    cnt_f = cnt_total
+    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
+    for r in range(kmax):
+        if dense.shape[0] > 0:
+            i = rows[r]; b = int(dense[f, i])
+        else:
+            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
+            if covered[i] != level or w[i] == 0: continue
+        if b == z: continue
+        wi = w[i]
+        if b >= nb:
+            tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
+        hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
+    bq = best[0]; bthr = 0.0; bop = -1; bg = 0.0; bh = 0.0; bc = 0; n_pos = 0
+    pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
+    for b in range(z):
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt_neg > 0:
+            n_pos += 1
+            q = -0.5 * pg * pg / (ph + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 0, pg, ph, cnt_neg
+            rg = tot_g - pg; rh = tot_h - ph
+            q = -0.5 * rg * rg / (rh + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 1, rg, rh, cnt_f - cnt_neg
+        pg += hg[b]; ph += hh[b]; cnt_neg += hcnt[b]; last_neg = v
+    sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
+    for b in range(nb - 1, z, -1):
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt_pos > 0:
+            n_pos += 1
+            q = -0.5 * sg * sg / (sh + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 1, sg, sh, cnt_pos
+            rg = tot_g - sg; rh = tot_h - sh
+            q = -0.5 * rg * rg / (rh + l2)
+            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 0, rg, rh, cnt_f - cnt_pos
+        sg += hg[b]; sh += hh[b]; cnt_pos += hcnt[b]; first_pos = v
+    cnt_zero = cnt_f - cnt_neg - cnt_pos
+    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):
+        n_pos += 1
+        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
+        q = -0.5 * pg * pg / (ph + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, pg, ph, cnt_neg
+        rg = tot_g - pg; rh = tot_h - ph
+        q = -0.5 * rg * rg / (rh + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, rg, rh, cnt_f - cnt_neg
+    if cnt_pos > 0 and cnt_zero > 0:
+        n_pos += 1
+        thr = 0.5 * first_pos
+        q = -0.5 * sg * sg / (sh + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, sg, sh, cnt_pos
+        rg = tot_g - sg; rh = tot_h - sh
+        q = -0.5 * rg * rg / (rh + l2)
+        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, rg, rh, cnt_f - cnt_pos
+    if tim is not None: tim[4] += 2.0 * n_pos
+    if bop >= 0:
+        best[0], best[1], best[2], best[3], best[4] = bq, bthr, bop, label, bc
+        best_v[0], best_v[1] = bg, bh
+
+# %% ../nbs/01a_boomer.ipynb #fbin01a5
+_HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
+
+def _histogram_codes(bins, C, nominal):
+    """(dense, cptr, crow, ccode, zero, n_bins) for `_search_binned`: each example's bin (code + bin of 0) per
+    feature, the missing ones as n_bins[f]; dense codes `C` (F, n) as the smallest unsigned type that holds them,
+    CSR codes as a column-wise copy with rows ascending (dense: cptr, crow, ccode empty; CSR: dense empty)."""
+    nominal = np.asarray(nominal, bool)
+    zero = bins.zero.astype(np.int64)
+    n_bins = np.where(nominal, 1, np.diff(bins.ptr) + 1).astype(np.int64)
+    B = int(n_bins.max()) + 1 if n_bins.size else 1
+    dt = np.uint8 if B <= 256 else np.uint16 if B <= 65536 else np.int32
+    def to_bins(code, f):                            # f: a feature, or each entry's feature
+        b = np.where(np.isnan(code), n_bins[f], np.nan_to_num(code) + zero[f])
+        return np.where(nominal[f], 0, b).astype(dt)  # nominal features keep the sweep: their bins are never read
+    if sp.issparse(C):
+        Cc = sp.csc_matrix(C); Cc.sort_indices()
+        col = np.repeat(np.arange(C.shape[1]), np.diff(Cc.indptr))
+        return (np.empty((0, 0), dt), Cc.indptr.astype(np.int64), Cc.indices.astype(np.int64), to_bins(Cc.data, col),
+                zero, n_bins)
+    dense = np.empty(C.shape, dt)
+    for f in range(C.shape[0]): dense[f] = to_bins(C[f], f)
+    return dense, np.zeros(C.shape[0] + 1, np.int64), np.empty(0, np.int64), np.empty(0, dt), zero, n_bins
+
+def _histogram_buffers(hc, n_feat, A, one_thread=True):
+    """`hgram` for the grow kernel: (codes, per-slot bin sums (n_feat, B, A), scalar ones (n_feat, 2, B), counts,
+    [one_thread]), the buffers empty (the binned search keeps the sweep) if they would take more than
+    `_HISTOGRAM_BYTES`. `one_thread`: fill the histograms of all sampled features in one pass (`_binned_pass_all`)."""
+    B = int(hc[5].max()) + 1 if hc[5].size else 1
+    if 8.0 * n_feat * B * (A + 3) > _HISTOGRAM_BYTES: n_feat = B = 0
+    return (hc, np.empty((n_feat, B, A)), np.empty((n_feat, 2, B)), np.empty((n_feat, B), np.int64),
+            np.array([bool(one_thread)]))
 
 # %% ../nbs/01a_boomer.ipynb #beam18e01
 @kernel(literal=("mode",))
@@ -1569,7 +1789,8 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
     def grow_beam(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
                   nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full,
                   slot_best, slot_v, slot_buf, scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim,
-                  abs_score=False, fixed_label=-1, operm=None, osel=None, out_sampling=0, out_sample_size=1, out_next=0):
+                  abs_score=False, fixed_label=-1, operm=None, osel=None, out_sampling=0, out_sample_size=1, out_next=0,
+                  hgram=None):
         return kern(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
                     nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full, slot_buf, scores,
                     work, head, cond_f, cond_thr, cond_op, **beam, abs_score=abs_score, fixed_label=fixed_label)

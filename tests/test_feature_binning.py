@@ -92,3 +92,17 @@ def test_bad_options(bad, msg):
                                            feature_max_bins=4)])
 def test_sklearn_contract(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(loss="logistic_example_wise")])
+def test_histogram_search_equals_sweep_fallback(monkeypatch, kw):
+    # histograms too large for `_HISTOGRAM_BYTES` leave the binned fit on the sweeps of the presorted codes; on this
+    # problem (no tie decided by rounding) both searches give the same model, dense and CSR, one thread or two
+    from mlc_lit import boomer
+    X, Y = _data(seed=4)
+    est = dict(max_rules=25, random_state=2, feature_binning="equal_frequency", feature_max_bins=16, **kw)
+    a = BoomerClassifier(**est).fit(X, Y)
+    b = BoomerClassifier(n_jobs=2, **est).fit(sp.csr_matrix(X), Y)
+    monkeypatch.setattr(boomer, "_HISTOGRAM_BYTES", 0)
+    c = BoomerClassifier(**est).fit(X, Y)
+    _same(a, b); _same(a, c)
