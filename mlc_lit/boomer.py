@@ -36,14 +36,23 @@ from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_q
 __all__ = ['Rules', 'BoomerClassifier']
 
 # %% ../nbs/01a_boomer.ipynb #d1ef87e4
-@kernel(literal=("loss",))
-def _refresh_stats(loss, Y, S, stats, rows):
-    "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
-    numba.literally(loss)                                  # compiled per loss: only its row function (`_loss_row`)
+LOSS = 0   # the loss code compiled into `_refresh_stats_impl`, `_grow_rule_impl` and `_closest_label_vectors_impl`
+
+@functools.cache
+def _loss_kernel(impl, loss: int, parallel: bool = False):
+    """`impl` with the loss code `loss` compiled in as the global `LOSS` (`specialize`): only that loss's row
+    function is compiled, and Python calls it without literal dispatch (which would re-type the kernel on every call)."""
+    return kernel(parallel=parallel)(specialize(impl, LOSS=int(loss)))
+
+def _refresh_stats_impl(loss, Y, S, stats, rows):
     K = Y.shape[1]
     for r in range(rows.shape[0]):
         n = rows[r]
-        _loss_row(loss, Y[n], S[n], stats[n, :K], stats[n, K:])
+        _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
+
+def _refresh_stats(loss, Y, S, stats, rows):
+    "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
+    _loss_kernel(_refresh_stats_impl, loss)(loss, Y, S, stats, rows)
 
 # %% ../nbs/01a_boomer.ipynb #phead02
 HEAD_PARTIAL, HEAD_PARTIAL_PACKED = 5, 6   # partial heads on label-wise sums [g, h] / on example-wise sums [g, packed H]
@@ -572,7 +581,6 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
     a rule returns label -3 with its outputs in osel[:osel[K]].
     `L1` (compiled in too): `l2` is the pair (l2, l1) and every search takes the general sweep."""
-    numba.literally(loss)                            # compiled per loss: only its row function (`_loss_row`)
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -719,13 +727,13 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         i = rows_buf[r]
         if one_label:
             S[i, label] += head[label]
-            _loss_row(loss, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
+            _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
                       stats[i, K + label:K + label + 1])
             continue
         if single: S[i, label] += head[label]
         else:
             for k in range(K): S[i, k] += head[k]
-        _loss_row(loss, Y[i], S[i], stats[i, :K], stats[i, K:])
+        _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
     if OPTS and sub == 1 and not single:            # the rule's outputs, for the caller
         for c in range(kf): osel[c] = cols[c]
         osel[K] = kf; label = -3
@@ -737,19 +745,20 @@ IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(...,
 
 @functools.cache
 def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False,
-                      opts: bool = False, l1: bool = False):
+                      opts: bool = False, l1: bool = False, loss: int = 0):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
     of its own; without it, the kernel is the one it always was). `binned`: the features are bin codes. `opts`
     (partial heads, output sampling): a kernel of its own with the code for rules that predict a subset of the outputs.
-    `l1`: the kernel takes `l2` as the pair (l2, l1) of L1 regularisation (`mlc_lit.losses.regularised`)."""
+    `l1`: the kernel takes `l2` as the pair (l2, l1) of L1 regularisation (`mlc_lit.losses.regularised`). `loss`: the
+    loss code compiled in as `LOSS` (the statistics' row function after each rule)."""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2)[mode]))
     frozen = (0, 1, 2, 1, 0, 0, 2)[mode] if opts else 0
     extra = dict(IREP=True) if irep else {}
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
                                                       BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
-                                                      L1=bool(l1), **extra))
+                                                      L1=bool(l1), LOSS=int(loss), **extra))
 
 @kernel()
 def _packed_sum(stats, K, out):
@@ -791,16 +800,15 @@ _scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=
 
 def _closest_label_vectors_impl(S, vectors, loss, out):
     "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
-    numba.literally(loss)                            # compiled per loss: only its loss function (`_loss_value_row`)
     for i in numba.prange(S.shape[0]):
         best, best_j = math.inf, 0
         for j in range(vectors.shape[0]):
-            v = _loss_value_row(loss, vectors[j], S[i])
+            v = _loss_value_row(LOSS, vectors[j], S[i])   # the loss compiled in (`_loss_kernel`)
             if v < best: best, best_j = v, j
         out[i] = vectors[best_j]
 
-_closest_label_vectors = kernel()(_closest_label_vectors_impl)
-_closest_label_vectors_parallel = kernel(parallel=True)(_closest_label_vectors_impl)
+def _closest_label_vectors(S, vectors, loss, out): _loss_kernel(_closest_label_vectors_impl, loss)(S, vectors, loss, out)
+def _closest_label_vectors_parallel(S, vectors, loss, out): _loss_kernel(_closest_label_vectors_impl, loss, True)(S, vectors, loss, out)
 
 # %% ../nbs/01a_boomer.ipynb #7adc2e1b
 _OPS = ("<=", ">", "=", "!=")
@@ -1274,9 +1282,9 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     else: g = stats.sum(axis=0)
     default_head = _grow_rule_kernel(mode, False)[0]
     grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
-                             bins is not None, opts, bool(est.l1))[1]
+                             bins is not None, opts, bool(est.l1), loss)[1]
     grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
-                                     est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts)
+                                     est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts, loss)
     default_head(g, K, -1, reg, work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
@@ -1606,7 +1614,6 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
     levels), `mf`/`mthr`/`mop` (conditions), `mi` (int rows: depth, search label, head label, open, count), `mq`
     (quality) and `mtot` (the weighted sums of the examples they cover); `cand`/`cand_v` hold each slot's B best
     candidates, `nb`/`nb_v` the next beam (rows q, member, feature, thr, op, label, count, carried)."""
-    numba.literally(loss)                            # compiled per loss, as `_grow_rule_impl`
     mode = HEAD_MODE
     n = stats.shape[0]
     W = tmp_full.shape[0]
@@ -1725,13 +1732,13 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
         i = rows_buf[r]
         if one_label:
             S[i, label] += head[label]
-            _loss_row(loss, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
+            _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
                       stats[i, K + label:K + label + 1])
             continue
         if single: S[i, label] += head[label]
         else:
             for k in range(K): S[i, k] += head[k]
-        _loss_row(loss, Y[i], S[i], stats[i, :K], stats[i, K:])
+        _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
     for c in range(W): cols[c] = c
     return depth, label, m
 
@@ -1762,11 +1769,12 @@ def _uses_beam_kernel(est, o):
                                                             o["recalculate_predictions"]) != (1, 1, True)
 
 @functools.cache
-def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False):
+def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
-    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), IREP=bool(irep)))
+    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), IREP=bool(irep),
+                                                   LOSS=int(loss)))
 
-def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False):
+def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False, loss=0):
     """(grow, max_conditions) for `_fit_rules`: the greedy kernel `grow` as it is, or a function with its arguments
     that runs the beam kernel on buffers of its own. `opts`: partial heads or output sampling, which only the greedy
     kernel knows."""
@@ -1779,7 +1787,7 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
                               "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
                               "'partial_dynamic') or output_sampling; use the default greedy search for those.")
     B, D = int(o.get("beam_width", 1)), min(max_cond, n) + 1
-    kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep)
+    kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep, loss)
     opts = np.array([o["min_coverage"], B, o["max_head_refinements"] or 0, o["recalculate_predictions"],
                      o.get("resample_features", False)], np.float64)
     beam = dict(opts=opts, cov=np.empty((2, B, n), np.int64), mf=np.empty((2, B, D), np.int64), mthr=np.empty((2, B, D)),
