@@ -204,7 +204,8 @@ def _residual_norm_row(y, s, g, hp, hinge):
     for j in range(K):
         c = j * (j + 1) // 2
         for i in range(j): hp[c + i] = -g[i] * g[j] / den
-        hp[c + j] = 1.0 if hinge and g[j] == 0.0 else (t - g[j] * g[j]) / den
+        hp[c + j] = 1.0 if hinge and g[j] == 0.0 else max(t - g[j] * g[j], 0.0) / den   # ≥ 0: Σ_{i≠j} a_i², whose
+                                                     # rounding (1/m, fused products) could leave -1e-32 over a tiny den
     for k in range(K): g[k] /= rho
 
 @kernel()
