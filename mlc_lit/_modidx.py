@@ -371,6 +371,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core.check_X_Y': ('core.html#check_x_y', 'mlc_lit/core.py'),
                               'mlc_lit.core.check_Y': ('core.html#check_y', 'mlc_lit/core.py'),
                               'mlc_lit.core.check_memory': ('core.html#check_memory', 'mlc_lit/core.py'),
+                              'mlc_lit.core.clipped_proba': ('core.html#clipped_proba', 'mlc_lit/core.py'),
                               'mlc_lit.core.compile_notice': ('core.html#compile_notice', 'mlc_lit/core.py'),
                               'mlc_lit.core.compile_seconds': ('core.html#compile_seconds', 'mlc_lit/core.py'),
                               'mlc_lit.core.csr_arrays': ('core.html#csr_arrays', 'mlc_lit/core.py'),

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, binned_head_row, binning_rows
 from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
-                          check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
+                          check_memory, clipped_proba, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
@@ -1144,9 +1144,9 @@ class BoomerClassifier(MultiLabelClassifier):
         return _calibration.predict_proba(self, self._decision_function(X))
 
     def _marginals(self, S):
-        "Marginal probabilities from scores: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error, the score clipped to [0, 1] for the squared hinge."
-        if self.loss.startswith("squared_error"): return np.clip((S + 1.0) / 2.0, 0.0, 1.0)
-        if self.loss.startswith("squared_hinge"): return np.clip(S, 0.0, 1.0)
+        "Marginal probabilities from scores: σ(score) for the logistic losses; `core.clipped_proba` for the squared losses, (score + 1)/2 for squared error, the score itself for the squared hinge (½ at its threshold)."
+        if self.loss.startswith("squared_error"): return clipped_proba(S, slope=0.5)
+        if self.loss.startswith("squared_hinge"): return clipped_proba(S, centre=_HINGE_THRESHOLD)
         return 1.0 / (1.0 + np.exp(-S))
 
     @property
