@@ -27,7 +27,7 @@ from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
-                            _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
+                            _complete_head, _decomposable_head, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
 
@@ -37,12 +37,6 @@ __all__ = ['Rules', 'BoomerClassifier']
 
 # %% ../nbs/01a_boomer.ipynb #d1ef87e4
 LOSS = 0   # the loss code compiled into `_refresh_stats_impl`, `_grow_rule_impl` and `_closest_label_vectors_impl`
-
-@functools.cache
-def _loss_kernel(impl, loss: int, parallel: bool = False):
-    """`impl` with the loss code `loss` compiled in as the global `LOSS` (`specialize`): only that loss's row
-    function is compiled, and Python calls it without literal dispatch (which would re-type the kernel on every call)."""
-    return kernel(parallel=parallel)(specialize(impl, LOSS=int(loss)))
 
 def _refresh_stats_impl(loss, Y, S, stats, rows):
     K = Y.shape[1]
