@@ -54,7 +54,7 @@ def _refresh_stats(loss, Y, S, stats, rows):
     "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
     _loss_kernel(_refresh_stats_impl, loss)(loss, Y, S, stats, rows)
 
-# %% ../nbs/01a_boomer.ipynb #c7966a71
+# %% ../nbs/01a_boomer.ipynb #phead02
 HEAD_PARTIAL, HEAD_PARTIAL_PACKED = 5, 6   # partial heads on label-wise sums [g, h] / on example-wise sums [g, packed H]
 _N_PARTIAL = 5                             # a partial mode's work row ends with (n_fixed, threshold, exponent, by_abs, root)
 
@@ -69,7 +69,7 @@ def _output_criteria(v, K, l2, layout, by_abs, crit):
     "crit[k] for the sums `v` = [g, h]; `layout` 0: h is the diagonal (K values), 1 or 2: h is packed (its diagonal is read)."
     for k in range(K): crit[k] = _criterion(v[k], v[K + (packed_index(k, k) if layout > 0 else k)] + l2, by_abs)
 
-# %% ../nbs/01a_boomer.ipynb #f3bcabf3
+# %% ../nbs/01a_boomer.ipynb #bc6582f6
 @kernel()
 def _select_outputs(crit, n_fixed, root, sel):
     """The outputs a partial head predicts, ascending, into `sel`; returns how many. `n_fixed` > 0: the `n_fixed`
@@ -99,7 +99,7 @@ def _select_outputs(crit, n_fixed, root, sel):
             sel[n] = k; n += 1
     return n
 
-# %% ../nbs/01a_boomer.ipynb #2ff47458
+# %% ../nbs/01a_boomer.ipynb #phead05
 @kernel()
 def _partial_select(v, K, l2, layout, work):
     "(n, sel): the outputs the partial head of sums `v` predicts, by the parameters at the end of `work` (see above)."
@@ -143,7 +143,7 @@ def _quality_partial(v, mode, K, label, l2, scores, work):
         if d > 0.0: q -= 0.5 * v[k] * v[k] / d
     return q, label
 
-# %% ../nbs/01a_boomer.ipynb #79c0a19b
+# %% ../nbs/01a_boomer.ipynb #e1fba87c
 def _quality_partial_packed(v, mode, K, label, l2, scores, work):
     "Partial head of example-wise sums [g, packed H]: the Cholesky solve on the chosen outputs (work: [P | K | P | ...])."
     n, sel = _partial_select(v, K, l2, 1, work)
@@ -236,7 +236,7 @@ def _clock_cost(reps):
         t0 = _clock(); acc += _clock() - t0
     return acc / reps
 
-# %% ../nbs/01a_boomer.ipynb #ab862942
+# %% ../nbs/01a_boomer.ipynb #24185933
 @kernel()
 def _accumulate(acc, stats, i, wi, cols, all_cols):
     "acc += wi * stats[i] (all columns, or only the columns in `cols`)."
@@ -267,7 +267,7 @@ def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
     if low_rank: _accumulate_low_rank(acc, stats, i, wi, K, t)
     else: _accumulate(acc, stats, i, wi, cols, all_cols)
 
-# %% ../nbs/01a_boomer.ipynb #325c6135
+# %% ../nbs/01a_boomer.ipynb #68543623
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
@@ -423,7 +423,7 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         best[0], best[1], best[2], best[3], best[4] = bq, bthr, bop, label, bc
         best_v[0], best_v[1] = bg, bh
 
-# %% ../nbs/01a_boomer.ipynb #8694a70d
+# %% ../nbs/01a_boomer.ipynb #e1242c75
 @kernel()
 def _next_u64(state):
     "SplitMix64: advance `state` (uint64[1]) and return 64 random bits."
@@ -443,7 +443,7 @@ if numba.config.DISABLE_JIT:                     # plain Python: the same number
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
         return np.uint64(z ^ (z >> 31))
 
-# %% ../nbs/01a_boomer.ipynb #59d0e1b6
+# %% ../nbs/01a_boomer.ipynb #acbf2839
 @kernel()
 def _randbelow(state, n):
     "A uniform integer in [0, n)."
@@ -465,7 +465,7 @@ def _sample_instances(state, mode, sample_size, w, perm):
         perm[j], perm[r] = perm[r], perm[j]
         w[perm[j]] = 1
 
-# %% ../nbs/01a_boomer.ipynb #2226955b
+# %% ../nbs/01a_boomer.ipynb #osamp02
 _OUTPUT_SAMPLING = {None: 0, "round_robin": 1, "without_replacement": 2}
 
 @kernel()
@@ -489,7 +489,7 @@ def _n_output_samples(spec, K):
     if isinstance(spec, Integral): return min(K, int(spec))
     return max(1, min(K, math.ceil(float(np.float32(spec) * np.float32(K)))))
 
-# %% ../nbs/01a_boomer.ipynb #f1a39e3f
+# %% ../nbs/01a_boomer.ipynb #537dfb64
 @kernel()
 def _restrict_outputs(sel, n, K, layout, cols, total, v):
     """Point `cols` at the statistics of the outputs sel[:n] (ascending) and gather total = v[cols]; returns their width.
@@ -554,13 +554,13 @@ def _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, low_rank, ac
         if q <= best_q: best_d, best_q = d, q
     return best_d
 
-# %% ../nbs/01a_boomer.ipynb #efed90e5
+# %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
     if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
-# %% ../nbs/01a_boomer.ipynb #01550d5a
+# %% ../nbs/01a_boomer.ipynb #15d701bc
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
@@ -744,7 +744,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
 
-# %% ../nbs/01a_boomer.ipynb #ca51a2fa
+# %% ../nbs/01a_boomer.ipynb #de4bdd42
 IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
 
 @functools.cache
@@ -764,7 +764,7 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
                                                       BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
                                                       L1=bool(l1), LOSS=int(loss), **extra))
 
-# %% ../nbs/01a_boomer.ipynb #ab22f202
+# %% ../nbs/01a_boomer.ipynb #fb9a26cc
 @kernel()
 def _packed_sum(stats, K, out):
     "out = Σ_i [g_i, packed H_i] over all rows [g, h] of `stats`, row by row (the order of `stats.sum(axis=0)`)."
@@ -772,7 +772,7 @@ def _packed_sum(stats, K, out):
     t = np.empty(K)
     for i in range(stats.shape[0]): _accumulate_low_rank(out, stats, i, 1.0, K, t)
 
-# %% ../nbs/01a_boomer.ipynb #0280a39c
+# %% ../nbs/01a_boomer.ipynb #6c8ed8b7
 def _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
     "Does rule `r` cover the dense row `x`? (NaN satisfies no condition.)"
     for c in range(cond_ptr[r], cond_ptr[r + 1]):
@@ -803,7 +803,7 @@ _covers = kernel()(_covers)
 _scores_dense, _scores_dense_parallel = kernel()(_scores_dense_impl), kernel(parallel=True)(_scores_dense_impl)
 _scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=True)(_scores_csr_impl)
 
-# %% ../nbs/01a_boomer.ipynb #19d1ed65
+# %% ../nbs/01a_boomer.ipynb #00c137cd
 def _closest_label_vectors_impl(S, vectors, loss, out):
     "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
     for i in numba.prange(S.shape[0]):
@@ -840,7 +840,7 @@ def _format_rules(m, feature_names, label_names, value_names=None, decimals=2):
         out.append(f"IF {' AND '.join(conds) if conds else 'TRUE'} THEN ({head})")
     return out
 
-# %% ../nbs/01a_boomer.ipynb #84d23c0c
+# %% ../nbs/01a_boomer.ipynb #ddb3f3cf
 _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "complete"): 0,
                ("squared_error_label_wise", "single"): 1, ("squared_error_label_wise", "complete"): 0,
                ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2,
@@ -855,7 +855,7 @@ _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "co
 _HINGE_THRESHOLD = 0.5       # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
 _SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
 
-# %% ../nbs/01a_boomer.ipynb #82897781
+# %% ../nbs/01a_boomer.ipynb #5f1ef85f
 _PARAMETER_CONSTRAINTS = {
     "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise",
                          "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise"})],
@@ -893,7 +893,7 @@ _PARAMETER_CONSTRAINTS = {
     "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None],
     "l1": [NON_NEGATIVE]}                         # L1 regularisation (mlc_lit.losses)
 
-# %% ../nbs/01a_boomer.ipynb #18500207
+# %% ../nbs/01a_boomer.ipynb #fb6d9a47
 def _boomer_decision_function(est, X):
     "Scores (n, K): the sum of the heads of the rules that cover each row of `X` (dense or CSR), in rule order."
     out = np.zeros((X.shape[0], est.n_labels_))
@@ -935,7 +935,7 @@ def _rules_as_text(est, feature_names=None, label_names=None, value_names=None, 
     if label_names is None: label_names = est.label_names_ or [f"y{k}" for k in range(est.n_labels_)]
     return _format_rules(est, list(feature_names), list(label_names), value_names, decimals)
 
-# %% ../nbs/01a_boomer.ipynb #ec7a7dd8
+# %% ../nbs/01a_boomer.ipynb #3b89e55e
 class BoomerClassifier(MultiLabelClassifier):
     """Gradient boosted multi-label classification rules (BOOMER; Rapp et al., ECML-PKDD 2020).
 
@@ -1191,7 +1191,7 @@ class BoomerClassifier(MultiLabelClassifier):
         `value_names` maps a nominal feature's index to the names of its codes 0, 1, …"""
         return _rules_as_text(self, feature_names, label_names, value_names, decimals)
 
-# %% ../nbs/01a_boomer.ipynb #862354dd
+# %% ../nbs/01a_boomer.ipynb #6421a64e
 def _n_sampled_features(spec, F):
     "Number of features tried per refinement for `feature_sampling=spec` (validated by `_parameter_constraints`)."
     if spec is None: return F
@@ -1211,7 +1211,7 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
-# %% ../nbs/01a_boomer.ipynb #b1d9a042
+# %% ../nbs/01a_boomer.ipynb #2b3f7733
 _LOW_RANK_FROM = 128  # labels; below, packed statistics are faster to sum and small (see the curves above `_fit_rules`)
 _LOW_RANK = None     # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
 
@@ -1220,7 +1220,7 @@ def _use_low_rank(loss, K):
     if loss != LOSS_LOGISTIC_EXAMPLE_WISE: return False
     return (K >= _LOW_RANK_FROM) if _LOW_RANK is None else bool(_LOW_RANK)
 
-# %% ../nbs/01a_boomer.ipynb #33ba6788
+# %% ../nbs/01a_boomer.ipynb #9a20d0c4
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if packed_layout(LOSSES[est.loss]) else "single")
@@ -1258,7 +1258,7 @@ def _stratified_sampler(est, Y, seeds):
     strategy = est.instance_sampling
     return _pruning.StratifiedSampler(Y, strategy, size), np.random.default_rng(int(seeds[0]))
 
-# %% ../nbs/01a_boomer.ipynb #16df9b4c
+# %% ../nbs/01a_boomer.ipynb #0148b79f
 def _widths(K, loss, mode, low_rank):
     """(W, A, search mode, expand): the width W of a statistics row, the width A of the sums the search keeps, the
     head mode the search runs in, and whether complete sums are packed from low-rank rows [g, h]."""
@@ -1272,7 +1272,7 @@ def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries):
     W, A, _, _ = _widths(K, loss, mode, low_rank)
     return 8.0 * (n * (W + K) + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
 
-# %% ../nbs/01a_boomer.ipynb #d3057a31
+# %% ../nbs/01a_boomer.ipynb #9bb66dd7
 def _n_partial_outputs(est, Y):
     "Outputs of a fixed partial head: ⌈rK⌉ in single precision (r: `partial_ratio`, or the label cardinality / K), bounded."
     K = Y.shape[1]
@@ -1280,7 +1280,7 @@ def _n_partial_outputs(est, Y):
     n = max(int(math.ceil(float(r * np.float32(K)))), min(est.partial_min_outputs, K))
     return n if est.partial_max_outputs is None else min(n, est.partial_max_outputs)
 
-# %% ../nbs/01a_boomer.ipynb #805ed684
+# %% ../nbs/01a_boomer.ipynb #e7f9aaf6
 def _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts):
     """(loss, low_rank, W, A, search mode, expand) of a fit: low-rank rows for the example-wise loss where asked, or
     where the packed ones would not fit in memory (`_LOW_RANK` None); the fit's allocations checked against memory."""
@@ -1337,7 +1337,7 @@ def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
     print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
           f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
 
-# %% ../nbs/01a_boomer.ipynb #a2ebf9d3
+# %% ../nbs/01a_boomer.ipynb #a721cfc0
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
@@ -1392,7 +1392,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     _store_model(est, conds, heads, Y)
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
-# %% ../nbs/01a_boomer.ipynb #c52554e2
+# %% ../nbs/01a_boomer.ipynb #bf8df41b
 def _store_model(est, conds, heads, Y):
     "Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors."
     est.cond_ptr_ = np.concatenate([[0], np.cumsum([len(c[0]) for c in conds])]).astype(np.int64)
@@ -1408,7 +1408,7 @@ def _store_model(est, conds, heads, Y):
     est.predictor_ = est.predictor if est.predictor != "auto" else (
         "example_wise" if packed_layout(LOSSES[est.loss]) else "label_wise")
 
-# %% ../nbs/01a_boomer.ipynb #c67e6077
+# %% ../nbs/01a_boomer.ipynb #5be8bb10
 def _warn_early_stop(est, r, n_feat):
     import warnings
     from sklearn.exceptions import ConvergenceWarning
@@ -1433,7 +1433,7 @@ def _bin_features(est, X, nominal):
     if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T)), hc
     return bins, presort_codes(C, bins), hc
 
-# %% ../nbs/01a_boomer.ipynb #46a9a6fd
+# %% ../nbs/01a_boomer.ipynb #fbin01a3
 @kernel()
 def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, K,
                  hist, hcnt, tot, scratch, low_rank):
@@ -1456,7 +1456,7 @@ def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, cove
         _add(hist[b], stats, i, float(w[i]), cols, True, low_rank, K, scratch); hcnt[b] += w[i]
     return cnt_f
 
-# %% ../nbs/01a_boomer.ipynb #6166de5b
+# %% ../nbs/01a_boomer.ipynb #2944e0df
 @kernel()
 def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, total, cnt_total, K, hist, hcnt, tot, cnt_f,
                      scratch, low_rank):
@@ -1476,7 +1476,7 @@ def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, tot
                 _add(tot[s], stats, i, -float(wi), cols, True, low_rank, K, scratch); cnt_f[s] -= wi; continue
             _add(hist[s, b], stats, i, float(wi), cols, True, low_rank, K, scratch); hcnt[s, b] += wi
 
-# %% ../nbs/01a_boomer.ipynb #322531b1
+# %% ../nbs/01a_boomer.ipynb #cbb1608b
 @kernel(literal=("mode",))
 def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best, best_v, tim):
     "The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins."
@@ -1512,7 +1512,7 @@ def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, 
         _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
         _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
 
-# %% ../nbs/01a_boomer.ipynb #c3e60a2c
+# %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
 def _search_binned(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, mode, K, label, l2,
                    hist, hcnt, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
@@ -1799,7 +1799,7 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
     for c in range(W): cols[c] = c
     return depth, label, m
 
-# %% ../nbs/01a_boomer.ipynb #3dd19c55
+# %% ../nbs/01a_boomer.ipynb #beam18e03
 RULE_INDUCTION_DEFAULTS = dict(min_coverage=1, max_conditions=None, max_head_refinements=1, recalculate_predictions=True)
 BEAM_SEARCH_DEFAULTS = dict(RULE_INDUCTION_DEFAULTS, beam_width=4, resample_features=False)
 
@@ -1825,7 +1825,7 @@ def _uses_beam_kernel(est, o):
     return est.rule_induction == "top_down_beam_search" or (o["min_coverage"], o["max_head_refinements"],
                                                             o["recalculate_predictions"]) != (1, 1, True)
 
-# %% ../nbs/01a_boomer.ipynb #8acb6fd3
+# %% ../nbs/01a_boomer.ipynb #58bf9d7f
 @functools.cache
 def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
