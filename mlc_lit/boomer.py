@@ -23,11 +23,11 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, binned_head_row, binning_rows
 from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
-                          check_memory, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
+                          check_memory, clipped_proba, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
-                            _complete_head, _decomposable_head, _loss_row, _loss_value_row, decomposable_quality,
+                            _complete_head, _decomposable_head, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
 
@@ -37,12 +37,6 @@ __all__ = ['Rules', 'BoomerClassifier']
 
 # %% ../nbs/01a_boomer.ipynb #d1ef87e4
 LOSS = 0   # the loss code compiled into `_refresh_stats_impl`, `_grow_rule_impl` and `_closest_label_vectors_impl`
-
-@functools.cache
-def _loss_kernel(impl, loss: int, parallel: bool = False):
-    """`impl` with the loss code `loss` compiled in as the global `LOSS` (`specialize`): only that loss's row
-    function is compiled, and Python calls it without literal dispatch (which would re-type the kernel on every call)."""
-    return kernel(parallel=parallel)(specialize(impl, LOSS=int(loss)))
 
 def _refresh_stats_impl(loss, Y, S, stats, rows):
     K = Y.shape[1]
@@ -893,7 +887,7 @@ _PARAMETER_CONSTRAINTS = {
     "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None],
     "l1": [NON_NEGATIVE]}                         # L1 regularisation (mlc_lit.losses)
 
-# %% ../nbs/01a_boomer.ipynb #fb6d9a47
+# %% ../nbs/01a_boomer.ipynb #a49e2ecc
 def _boomer_decision_function(est, X):
     "Scores (n, K): the sum of the heads of the rules that cover each row of `X` (dense or CSR), in rule order."
     out = np.zeros((X.shape[0], est.n_labels_))
@@ -920,9 +914,9 @@ def _boomer_predict(est, X):
     return out
 
 def _boomer_marginals(loss, S):
-    "Marginal probabilities from scores: σ(score) for the logistic losses, (score + 1)/2 clipped for squared error, the score clipped to [0, 1] for the squared hinge."
-    if loss.startswith("squared_error"): return np.clip((S + 1.0) / 2.0, 0.0, 1.0)
-    if loss.startswith("squared_hinge"): return np.clip(S, 0.0, 1.0)
+    "Marginal probabilities from scores: σ(score) for the logistic losses; `core.clipped_proba` for the squared losses, (score + 1)/2 for squared error, the score itself for the squared hinge (½ at its threshold)."
+    if loss.startswith("squared_error"): return clipped_proba(S, slope=0.5)
+    if loss.startswith("squared_hinge"): return clipped_proba(S, centre=_HINGE_THRESHOLD)
     return 1.0 / (1.0 + np.exp(-S))
 
 def _rules_as_text(est, feature_names=None, label_names=None, value_names=None, decimals=2):

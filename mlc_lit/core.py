@@ -38,7 +38,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
            'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client', 'check_Y',
            'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError',
-           'memory_budget', 'check_memory', 'int_at_least', 'MultiLabelClassifier']
+           'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba', 'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -348,6 +348,12 @@ N_JOBS = [None, Interval(Integral, None, -1, closed="right"), Interval(Integral,
 def int_at_least(k: int) -> Interval:
     "The constraint 'an integer >= k'."
     return Interval(Integral, k, None, closed="left")
+
+# %% ../nbs/00_core.ipynb #fd2714fb
+def clipped_proba(S, slope: float = 1.0, centre: float = 0.0, eps: float = 1e-6) -> np.ndarray:
+    "Probabilities ½ + slope·(S − centre) clipped to [0, 1], blended with ε of a slow sigmoid: strictly increasing, inside (0, 1), ½ at `centre`."
+    T = np.asarray(S, dtype=np.float64) - centre
+    return (1.0 - eps) * np.clip(0.5 + slope * T, 0.0, 1.0) + eps * (0.5 + 0.5 * T / (1.0 + np.abs(T)))
 
 # %% ../nbs/00_core.ipynb #9d874291
 def _is_class_column(y):

@@ -6,21 +6,22 @@
 __all__ = ['LOSS_LOGISTIC_LABEL_WISE', 'LOSS_LOGISTIC_EXAMPLE_WISE', 'LOSS_SQUARED_ERROR_LABEL_WISE', 'LOSSES',
            'LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK', 'LOSS_SQUARED_HINGE_LABEL_WISE', 'LOSS_SQUARED_HINGE_EXAMPLE_WISE',
            'LOSS_SQUARED_ERROR_EXAMPLE_WISE', 'HEAD_DECOMPOSABLE', 'HEAD_SINGLE', 'HEAD_COMPLETE', 'HEAD_SINGLE_PACKED',
-           'HEAD_BINNED', 'reg_newton_step', 'reg_decomposable_quality', 'reg_decomposable_head',
-           'reg_single_label_quality', 'reg_complete_head', 'packed_index', 'label_wise_logistic',
-           'label_wise_logistic_loss', 'example_wise_logistic', 'example_wise_logistic_low_rank',
-           'example_wise_logistic_loss', 'label_wise_squared_error', 'label_wise_squared_error_loss',
-           'label_wise_squared_hinge', 'label_wise_squared_hinge_loss', 'example_wise_squared_hinge',
-           'example_wise_squared_error', 'example_wise_squared_hinge_loss', 'example_wise_squared_error_loss',
-           'packed_layout', 'mean_loss', 'newton_step', 'newton_quality', 'decomposable_quality',
-           'single_label_quality', 'soft_threshold', 'l1_newton_step', 'l1_newton_quality', 'regularised']
+           'HEAD_BINNED', 'label_wise_logistic_loss', 'example_wise_logistic_loss', 'label_wise_squared_error_loss',
+           'label_wise_squared_hinge_loss', 'example_wise_squared_hinge_loss', 'example_wise_squared_error_loss',
+           'reg_newton_step', 'reg_decomposable_quality', 'reg_decomposable_head', 'reg_single_label_quality',
+           'reg_complete_head', 'packed_index', 'label_wise_logistic', 'example_wise_logistic',
+           'example_wise_logistic_low_rank', 'label_wise_squared_error', 'label_wise_squared_hinge',
+           'example_wise_squared_hinge', 'example_wise_squared_error', 'packed_layout', 'mean_loss', 'newton_step',
+           'newton_quality', 'decomposable_quality', 'single_label_quality', 'soft_threshold', 'l1_newton_step',
+           'l1_newton_quality', 'regularised']
 
 # %% ../nbs/01_taylor_boosting.ipynb #ddb20d49
+import functools
 import math
 
 import numpy as np
 
-from .core import kernel
+from .core import kernel, specialize
 
 # %% ../nbs/01_taylor_boosting.ipynb #e6f38874
 @kernel(inline=True)
@@ -60,13 +61,6 @@ def _label_wise_logistic_loss_row(y, s):
     acc = 0.0
     for k in range(y.shape[0]): acc += _softplus(-(2.0 * y[k] - 1.0) * s[k])
     return acc
-
-@kernel()
-def label_wise_logistic_loss(Y, S):
-    "Mean over examples of the label-wise logistic loss Σ_k log(1 + exp(-ỹ_k s_k))."
-    acc = 0.0
-    for n in range(Y.shape[0]): acc += _label_wise_logistic_loss_row(Y[n], S[n])
-    return acc / Y.shape[0]
 
 # %% ../nbs/01_taylor_boosting.ipynb #40b98d0b
 @kernel()
@@ -118,13 +112,6 @@ def _example_wise_logistic_loss_row(y, s):
     for k in range(y.shape[0]): total += math.exp(-(2.0 * y[k] - 1.0) * s[k] - m)
     return m + math.log(total)
 
-@kernel()
-def example_wise_logistic_loss(Y, S):
-    "Mean over examples of the example-wise logistic loss log(1 + Σ_k exp(-ỹ_k s_k))."
-    acc = 0.0
-    for n in range(Y.shape[0]): acc += _example_wise_logistic_loss_row(Y[n], S[n])
-    return acc / Y.shape[0]
-
 # %% ../nbs/01_taylor_boosting.ipynb #5b8d90c1
 @kernel()
 def _squared_error_row(y, s, g, h):
@@ -142,13 +129,6 @@ def _squared_error_loss_row(y, s):
     acc = 0.0
     for k in range(y.shape[0]): acc += (s[k] - (2.0 * y[k] - 1.0)) ** 2
     return acc
-
-@kernel()
-def label_wise_squared_error_loss(Y, S):
-    "Mean over examples of the label-wise squared error Σ_k (s_k - ỹ_k)²."
-    acc = 0.0
-    for n in range(Y.shape[0]): acc += _squared_error_loss_row(Y[n], S[n])
-    return acc / Y.shape[0]
 
 # %% ../nbs/01_taylor_boosting.ipynb #sqloss
 @kernel(inline=True)
@@ -173,13 +153,6 @@ def _squared_hinge_loss_row(y, s):
     acc = 0.0
     for k in range(y.shape[0]): acc += _hinge_residual(y[k], s[k]) ** 2
     return 0.5 * acc
-
-@kernel()
-def label_wise_squared_hinge_loss(Y, S):
-    "Mean over examples of the label-wise squared hinge ½Σ_k r_k²."
-    acc = 0.0
-    for n in range(Y.shape[0]): acc += _squared_hinge_loss_row(Y[n], S[n])
-    return acc / Y.shape[0]
 
 # %% ../nbs/01_taylor_boosting.ipynb #ndloss
 @kernel()
@@ -228,20 +201,6 @@ def example_wise_squared_hinge(Y, S, G, Hp):
 def example_wise_squared_error(Y, S, G, Hp):
     "Gradients `G` (n, K) and packed Hessians `Hp` (n, K(K+1)/2) of the example-wise squared error ‖s − ỹ‖."
     for n in range(Y.shape[0]): _residual_norm_row(Y[n], S[n], G[n], Hp[n], False)
-
-@kernel()
-def example_wise_squared_hinge_loss(Y, S):
-    "Mean over examples of the example-wise squared hinge ‖r‖."
-    acc = 0.0
-    for n in range(Y.shape[0]): acc += _residual_norm_loss_row(Y[n], S[n], True)
-    return acc / Y.shape[0]
-
-@kernel()
-def example_wise_squared_error_loss(Y, S):
-    "Mean over examples of the example-wise squared error ‖s − ỹ‖."
-    acc = 0.0
-    for n in range(Y.shape[0]): acc += _residual_norm_loss_row(Y[n], S[n], False)
-    return acc / Y.shape[0]
 
 # %% ../nbs/01_taylor_boosting.ipynb #codes
 LOSS_LOGISTIC_LABEL_WISE, LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_SQUARED_ERROR_LABEL_WISE = 0, 1, 2
@@ -292,11 +251,47 @@ def _loss_value_row(loss, y, s):
     "The loss of one example for loss code `loss`."
     return _VALUES[loss](loss, y, s)
 
+# %% ../nbs/01_taylor_boosting.ipynb #meanloss-impl
+LOSS = LOSS_LOGISTIC_LABEL_WISE   # the loss code a `_loss_kernel` copy compiles in (each copy has its own)
+
+@functools.cache
+def _loss_kernel(impl, loss: int, parallel: bool = False):
+    """`impl` with the loss code `loss` compiled in as the global `LOSS` (`specialize`): only that loss's row
+    function is compiled, and Python calls it without literal dispatch (which would re-type the kernel on every call)."""
+    return kernel(parallel=parallel)(specialize(impl, LOSS=int(loss)))
+
+def _mean_loss_impl(loss, Y, S):
+    acc = 0.0
+    for n in range(Y.shape[0]): acc += _loss_value_row(LOSS, Y[n], S[n])
+    return acc / Y.shape[0]
+
+# %% ../nbs/01_taylor_boosting.ipynb #meanloss
 def mean_loss(loss: int, Y, S) -> float:
-    "Mean loss per example of scores `S` for labels `Y` under loss code `loss`."
-    return (label_wise_logistic_loss, example_wise_logistic_loss, label_wise_squared_error_loss,
-            example_wise_logistic_loss, label_wise_squared_hinge_loss, example_wise_squared_hinge_loss,
-            example_wise_squared_error_loss)[loss](Y, S)
+    "Mean loss per example of scores `S` for labels `Y` under loss code `loss` (see `LOSSES`)."
+    if not isinstance(loss, (int, np.integer)) or not 0 <= loss < len(_VALUES):
+        raise ValueError(f"mean_loss: unknown loss code {loss!r}; the codes are 0 to {len(_VALUES) - 1} (see LOSSES).")
+    return _loss_kernel(_mean_loss_impl, loss)(loss, Y, S)
+
+_MEAN_LOSS_WHAT = {LOSS_LOGISTIC_LABEL_WISE: "label-wise logistic loss Σ_k log(1 + exp(-ỹ_k s_k))",
+                   LOSS_LOGISTIC_EXAMPLE_WISE: "example-wise logistic loss log(1 + Σ_k exp(-ỹ_k s_k))",
+                   LOSS_SQUARED_ERROR_LABEL_WISE: "label-wise squared error Σ_k (s_k - ỹ_k)²",
+                   LOSS_SQUARED_HINGE_LABEL_WISE: "label-wise squared hinge ½Σ_k r_k²",
+                   LOSS_SQUARED_HINGE_EXAMPLE_WISE: "example-wise squared hinge ‖r‖",
+                   LOSS_SQUARED_ERROR_EXAMPLE_WISE: "example-wise squared error ‖s − ỹ‖"}
+
+def _mean_loss_of(code: int, name: str):
+    "`mean_loss` for the loss code `code`, under the public name `name`."
+    def f(Y, S): return mean_loss(code, Y, S)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Mean over examples of the {_MEAN_LOSS_WHAT[code]}."
+    return f
+
+label_wise_logistic_loss = _mean_loss_of(LOSS_LOGISTIC_LABEL_WISE, "label_wise_logistic_loss")
+example_wise_logistic_loss = _mean_loss_of(LOSS_LOGISTIC_EXAMPLE_WISE, "example_wise_logistic_loss")
+label_wise_squared_error_loss = _mean_loss_of(LOSS_SQUARED_ERROR_LABEL_WISE, "label_wise_squared_error_loss")
+label_wise_squared_hinge_loss = _mean_loss_of(LOSS_SQUARED_HINGE_LABEL_WISE, "label_wise_squared_hinge_loss")
+example_wise_squared_hinge_loss = _mean_loss_of(LOSS_SQUARED_HINGE_EXAMPLE_WISE, "example_wise_squared_hinge_loss")
+example_wise_squared_error_loss = _mean_loss_of(LOSS_SQUARED_ERROR_EXAMPLE_WISE, "example_wise_squared_error_loss")
 
 # %% ../nbs/01_taylor_boosting.ipynb #newton
 @kernel(inline=True)

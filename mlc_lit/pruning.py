@@ -5,14 +5,14 @@
 # %% ../nbs/01d_pruning.ipynb #3ee1d784
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 
 import numpy as np
 import scipy.sparse as sp
 
-from .losses import example_wise_logistic_loss, label_wise_logistic_loss, label_wise_squared_error_loss
-from .losses import example_wise_squared_error_loss, example_wise_squared_hinge_loss, label_wise_squared_hinge_loss
+from .losses import LOSSES, mean_loss
 
 # %% auto #0
 __all__ = ['PRUNING_DEFAULTS', 'StratifiedSampler', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules',
@@ -75,10 +75,6 @@ def _covered(Xc, features, thresholds, ops):
     return cov
 
 # %% ../nbs/01d_pruning.ipynb #bd2ff2d0
-_LOSS_FUNCTIONS = {"logistic_label_wise": label_wise_logistic_loss, "logistic_example_wise": example_wise_logistic_loss,
-                   "squared_error_label_wise": label_wise_squared_error_loss,
-                   "squared_hinge_label_wise": label_wise_squared_hinge_loss,          # mlrl-boomer's other losses
-                   "squared_hinge_example_wise": example_wise_squared_hinge_loss, "squared_error_example_wise": example_wise_squared_error_loss}
 _AGGREGATE = {"avg": np.mean, "min": np.min, "max": np.max}
 PRUNING_DEFAULTS = dict(min_rules=100, interval=1, update_interval=1, stop_interval=1, num_past=50, num_recent=50,
                         min_improvement=0.005, aggregation="avg", use_holdout_set=True)
@@ -107,7 +103,7 @@ class RuleMonitor:
         self.opts = pruning_options(est) if self.pruning else None
         self.X = X.tocsc() if sp.issparse(X) else X
         self.Y, self.S = Y, np.zeros(Y.shape, np.float64)
-        self.loss = _LOSS_FUNCTIONS[est.loss]
+        self.loss = functools.partial(mean_loss, LOSSES[est.loss])     # the mean hold-out loss
         self.n_seen, self.losses = 0, []
         if self.pruning == "pre_pruning": self.buffer = deque(maxlen=self.opts["num_past"] + self.opts["num_recent"])
 

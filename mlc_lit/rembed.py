@@ -19,7 +19,7 @@ from numbers import Real
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, MultiLabelClassifier, check_X, check_Y, check_memory,
-                          csr_arrays, int_at_least, kernel, numba_threads, parallel_map, spawn_seeds)
+                          clipped_proba, csr_arrays, int_at_least, kernel, numba_threads, parallel_map, spawn_seeds)
 
 # %% auto #0
 __all__ = ['Embedding', 'randomized_embedding', 'SGDParams', 'SGDState', 'readout_moments', 'sgd_setup', 'sgd_readout_chunk',
@@ -704,7 +704,7 @@ def _link_proba(est: RandomizedEmbeddingClassifier, X):
     S = _link_scores(est, X)
     if est.loss == "logistic": return expit(S)
     if est.loss == "softmax": return _softmax_rows(S)
-    return (1 - 1e-6) * np.clip(S + 0.5, 0.0, 1.0) + 1e-6 * expit(S)   # strictly increasing, inside (0, 1)
+    return clipped_proba(S)   # strictly increasing, inside (0, 1)
 
 def _link_labels(est: RandomizedEmbeddingClassifier, X):
     "0/1 predictions by the estimator's inference rule."

@@ -1,5 +1,6 @@
 """BoomerClassifier's hold-out, pruning, time-limit, default-rule, calibration and predictor options
 (mlc_lit.pruning, mlc_lit.calibration): dense = CSR, n_jobs invariance, pickle, scikit-learn's estimator checks."""
+import functools
 import pickle
 
 import numpy as np
@@ -8,6 +9,8 @@ import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlc_lit.boomer import BoomerClassifier
+
+from _boomer_fixtures import data as _data, dense_and_csr, one_and_two_jobs, same as _same
 
 OPTIONS = [dict(holdout="random", global_pruning="pre_pruning", pruning_options=dict(min_rules=5, num_past=3, num_recent=3)),
            dict(holdout="stratified_output_wise", global_pruning="post_pruning", pruning_options=dict(min_rules=3, interval=2)),
@@ -20,34 +23,10 @@ OPTIONS = [dict(holdout="random", global_pruning="pre_pruning", pruning_options=
            dict(default_rule=False, predictor="gfm", loss="squared_error_label_wise")]
 
 
-def _data(n=150, F=8, K=4, seed=0, nan=0.05):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, F)), 2)
-    X[rng.random(X.shape) < 0.3] = 0.0
-    Y = ((X @ rng.normal(size=(F, K)) + 0.3 * rng.normal(size=(n, K))) > 0).astype(np.int8)
-    X[rng.random(X.shape) < nan] = np.nan
-    return X, Y
-
-
-def _state(c):
-    arrays = [getattr(c, a) for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_",
-                                       "head_label_", "head_score_")]
-    for cal in (c.marginal_calibration_, c.joint_calibration_):
-        if cal is not None: arrays += [cal.ptr_, cal.x_, cal.v_]
-    return arrays
-
-
-def _same(a, b):
-    assert a.n_rules_ == b.n_rules_
-    for x, y in zip(_state(a), _state(b)): np.testing.assert_array_equal(x, y)
-
-
 @pytest.mark.parametrize("kw", OPTIONS)
 def test_dense_equals_csr(kw):
     X, Y = _data()
-    a = BoomerClassifier(max_rules=30, random_state=3, **kw).fit(X, Y)
-    b = BoomerClassifier(max_rules=30, random_state=3, **kw).fit(sp.csr_matrix(X), Y)
-    _same(a, b)
+    a, b = dense_and_csr(functools.partial(BoomerClassifier, max_rules=30, random_state=3, **kw), X, Y)
     np.testing.assert_array_equal(a.predict(X), b.predict(sp.csr_matrix(X)))
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(sp.csr_matrix(X)))
 
@@ -55,9 +34,7 @@ def test_dense_equals_csr(kw):
 @pytest.mark.parametrize("kw", OPTIONS[:3] + OPTIONS[5:6])
 def test_n_jobs_invariance(kw):
     X, Y = _data(F=12)
-    a = BoomerClassifier(max_rules=30, random_state=5, n_jobs=1, **kw).fit(X, Y)
-    b = BoomerClassifier(max_rules=30, random_state=5, n_jobs=2, **kw).fit(X, Y)
-    _same(a, b)
+    a, b = one_and_two_jobs(functools.partial(BoomerClassifier, max_rules=30, random_state=5, **kw), X, Y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 

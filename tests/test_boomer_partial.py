@@ -1,6 +1,7 @@
 """BoomerClassifier's partial heads (head='partial_fixed' / 'partial_dynamic') and output sampling: dense = CSR,
 n_jobs invariance, pickle, edge cases (K = 1, a label that is never positive), the cases where they must equal the
 plain heads exactly, bad options, and scikit-learn's estimator checks."""
+import functools
 import pickle
 
 import numpy as np
@@ -9,6 +10,9 @@ import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlc_lit.boomer import BoomerClassifier
+
+from _boomer_fixtures import data, same as _same
+_data = functools.partial(data, n=120, F=6)     # this file's sizes
 
 OPTIONS = [dict(head="partial_fixed"),
            dict(head="partial_fixed", partial_ratio=0.5, partial_max_outputs=3, single_label="abs_score"),
@@ -20,21 +24,6 @@ OPTIONS = [dict(head="partial_fixed"),
            dict(output_sampling="without_replacement", output_sample_size=2, loss="logistic_example_wise"),
            dict(output_sampling="without_replacement", output_sample_size=3, head="partial_dynamic",
                 loss="squared_error_label_wise")]
-
-
-def _data(n=120, F=6, K=4, seed=0, nan=0.05):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, F)), 2)
-    X[rng.random(X.shape) < 0.3] = 0.0
-    Y = ((X @ rng.normal(size=(F, K)) + 0.3 * rng.normal(size=(n, K))) > 0).astype(np.int8)
-    X[rng.random(X.shape) < nan] = np.nan
-    return X, Y
-
-
-def _same(a, b):
-    assert a.n_rules_ == b.n_rules_
-    for attr in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
-        np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
 
 
 @pytest.mark.parametrize("kw", OPTIONS)

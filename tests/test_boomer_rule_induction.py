@@ -1,6 +1,7 @@
 """BoomerClassifier's rule-induction options of issue 18 (stratified instance sampling, IREP rule pruning,
 sequential post-optimization): dense = CSR,
 n_jobs invariance, pickle, seeding, bad values, no new kernel on default fits and scikit-learn's estimator checks."""
+import functools
 import pickle
 
 import numpy as np
@@ -9,6 +10,8 @@ import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlc_lit.boomer import BoomerClassifier
+
+from _boomer_fixtures import data as _data, dense_and_csr, one_and_two_jobs, same as _same
 
 OPTIONS = [dict(instance_sampling="stratified_output_wise"),
            dict(instance_sampling="stratified_example_wise", instance_sample_size=0.5),
@@ -22,40 +25,17 @@ OPTIONS = [dict(instance_sampling="stratified_output_wise"),
                 loss="logistic_example_wise", instance_sampling="stratified_output_wise")]
 
 
-def _data(n=150, F=8, K=4, seed=0, nan=0.05):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, F)), 2)
-    X[rng.random(X.shape) < 0.3] = 0.0
-    Y = ((X @ rng.normal(size=(F, K)) + 0.3 * rng.normal(size=(n, K))) > 0).astype(np.int8)
-    X[rng.random(X.shape) < nan] = np.nan
-    return X, Y
-
-
-def _state(c):
-    return [getattr(c, a) for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_",
-                                    "head_label_", "head_score_")]
-
-
-def _same(a, b):
-    assert a.n_rules_ == b.n_rules_
-    for x, y in zip(_state(a), _state(b)): np.testing.assert_array_equal(x, y)
-
-
 @pytest.mark.parametrize("kw", OPTIONS)
 def test_dense_equals_csr(kw):
     X, Y = _data()
-    a = BoomerClassifier(max_rules=30, random_state=3, **kw).fit(X, Y)
-    b = BoomerClassifier(max_rules=30, random_state=3, **kw).fit(sp.csr_matrix(X), Y)
-    _same(a, b)
+    a, b = dense_and_csr(functools.partial(BoomerClassifier, max_rules=30, random_state=3, **kw), X, Y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(sp.csr_matrix(X)))
 
 
 @pytest.mark.parametrize("kw", OPTIONS[:3] + OPTIONS[4:])
 def test_n_jobs_invariance_and_seeding(kw):
     X, Y = _data(F=12)
-    a = BoomerClassifier(max_rules=30, random_state=5, n_jobs=1, **kw).fit(X, Y)
-    b = BoomerClassifier(max_rules=30, random_state=5, n_jobs=2, **kw).fit(X, Y)
-    _same(a, b)
+    a, b = one_and_two_jobs(functools.partial(BoomerClassifier, max_rules=30, random_state=5, **kw), X, Y)
     c = BoomerClassifier(max_rules=30, random_state=6, n_jobs=1, **kw).fit(X, Y)
     assert not np.array_equal(a.cond_threshold_, c.cond_threshold_) or a.n_rules_ != c.n_rules_   # the seed matters
 

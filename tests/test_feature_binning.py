@@ -1,5 +1,6 @@
 """BoomerClassifier(feature_binning=...) (mlc_lit.binning): dense = CSR, n_jobs invariance, pickle, thresholds on bin
 boundaries, constant and missing features, other options alongside, scikit-learn's estimator checks."""
+import functools
 import pickle
 
 import numpy as np
@@ -10,22 +11,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from mlc_lit.binning import bin_features
 from mlc_lit.boomer import BoomerClassifier
 
+from _boomer_fixtures import data, dense_and_csr, one_and_two_jobs, same as _same
+_data = functools.partial(data, n=200)     # this file's sizes
+
 METHODS = ["equal_width", "equal_frequency"]
-
-
-def _data(n=200, F=8, K=4, seed=0, nan=0.05):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, F)), 2)
-    X[rng.random(X.shape) < 0.3] = 0.0
-    Y = ((X @ rng.normal(size=(F, K)) + 0.3 * rng.normal(size=(n, K))) > 0).astype(np.int8)
-    X[rng.random(X.shape) < nan] = np.nan
-    return X, Y
-
-
-def _same(a, b):
-    assert a.n_rules_ == b.n_rules_
-    for name in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -34,19 +23,16 @@ def _same(a, b):
                                      pruning_options=dict(min_rules=5, num_past=3, num_recent=3))])
 def test_dense_equals_csr(method, kw):
     X, Y = _data()
-    a = BoomerClassifier(max_rules=30, random_state=3, feature_binning=method, feature_bin_ratio=0.05, **kw).fit(X, Y)
-    b = BoomerClassifier(max_rules=30, random_state=3, feature_binning=method, feature_bin_ratio=0.05, **kw).fit(
-        sp.csr_matrix(X), Y)
-    _same(a, b)
+    a, b = dense_and_csr(functools.partial(BoomerClassifier, max_rules=30, random_state=3, feature_binning=method,
+                                           feature_bin_ratio=0.05, **kw), X, Y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(sp.csr_matrix(X)))
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_n_jobs_invariance_and_pickle(method):
     X, Y = _data(F=12)
-    a = BoomerClassifier(max_rules=30, random_state=5, n_jobs=1, feature_binning=method, feature_max_bins=8).fit(X, Y)
-    b = BoomerClassifier(max_rules=30, random_state=5, n_jobs=2, feature_binning=method, feature_max_bins=8).fit(X, Y)
-    _same(a, b)
+    a, b = one_and_two_jobs(functools.partial(BoomerClassifier, max_rules=30, random_state=5, feature_binning=method,
+                                              feature_max_bins=8), X, Y)
     c = pickle.loads(pickle.dumps(a))
     np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
 
