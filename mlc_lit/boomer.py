@@ -261,7 +261,7 @@ def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
     if low_rank: _accumulate_low_rank(acc, stats, i, wi, K, t)
     else: _accumulate(acc, stats, i, wi, cols, all_cols)
 
-# %% ../nbs/01a_boomer.ipynb #68543623
+# %% ../nbs/01a_boomer.ipynb #a07c25fc
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
@@ -282,7 +282,7 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim)
         if sample: tim[0] += _clock() - t0; tim[1] += 1.0
     if q < best[0]:
         best[0], best[1], best[2], best[3], best[4] = q, thr, op, lab, cnt
-        best_v[:] = v
+        for c in range(v.shape[0]): best_v[c] = v[c]   # a loop, not best_v[:] = v (see `_grow_rule_kernel`)
 
 @kernel()
 def _diff(out, a, b):
@@ -297,7 +297,7 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
     `low_rank`: `stats` rows are [g, h] of the example-wise loss and the running sums packed (`_accumulate_low_rank`,
     with `scores` as its scratch between two evaluations)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
-    tot[:] = total                                          # covered total without the missing values of f
+    for c in range(tot.shape[0]): tot[c] = total[c]         # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
@@ -554,7 +554,7 @@ def _default_head_impl(g, K, label, l2, work, head):
     if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
-# %% ../nbs/01a_boomer.ipynb #15d701bc
+# %% ../nbs/01a_boomer.ipynb #50c1fa8a
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
@@ -577,7 +577,9 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     With `OPTS` (partial heads, output sampling; compiled out otherwise) the rule may predict a subset of the outputs:
     `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
     a rule returns label -3 with its outputs in osel[:osel[K]].
-    `L1` (compiled in too): `l2` is the pair (l2, l1) and every search takes the general sweep."""
+    `L1` (compiled in too): `l2` is the pair (l2, l1) and every search takes the general sweep.
+    `SCALAR`, `GENERAL`, `FROZEN` (compiled in, see `_grow_rule_kernel`): whether the scalar sweeps, the general sweep in
+    the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit."""
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -599,7 +601,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     sub, kf, fmode = 0, 1, FROZEN_MODE
     if OPTS and out_sampling > 0 and fixed_label < 0:                    # output sampling: the rule's outputs are fixed from the start
         kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
-        tmp_full[:W] = total[:W]
+        for c in range(W): tmp_full[c] = total[c]
         layout = (0 if mode == 1 else 2) if single else (1 if mode == 2 or mode == 6 else 0)
         nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
         sub = 1
@@ -626,7 +628,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
-            if BINNED and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
+            if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
                 _search_binned_frozen(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[0], cols[1], w, covered, depth, rows_buf,
                                       m_cov, total[0], total[1], cnt, label, l2, hs2[s, 0], hs2[s, 1], hcn[s],
                                       slot_best[s], slot_v[s, :2], row_t)
@@ -639,11 +641,11 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                                cnt, mode, K, label, l2, hs[s], hcn[s], slot_buf[s, 0, :nc], slot_buf[s, 1, :nc],
                                slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s], slot_best[s], slot_v[s, :nc],
                                row_t, LOW_RANK)
-            elif not L1 and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
+            elif SCALAR and not L1 and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif not L1 and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: one scalar sweep per label
+            elif SCALAR and not L1 and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -653,11 +655,12 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                     if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
                         slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
             elif label < 0 and sub == 0:             # the rule's own head mode, on all W statistics
-                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                                cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
-                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
-                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t, LOW_RANK)
-            else:                                    # a frozen single label (nominal feature), or kf chosen outputs
+                if GENERAL:
+                    _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
+                                    cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
+                                    slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
+                                    scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t, LOW_RANK)
+            elif FROZEN:                             # a frozen single label (nominal feature), or kf chosen outputs
                 _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
                                 cols[:nc], False, w, covered, depth, total[:nc], cnt, fmode, kf, label, l2,
                                 slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
@@ -688,7 +691,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[best_s])
             sub = 1
         else:
-            total[:nc] = slot_v[best_s, :nc]
+            for c in range(nc): total[c] = slot_v[best_s, c]
     if depth == 0: return 0, -1, 0
     if IREP:                                         # rule_pruning='irep' (compiled in only then): cut trailing conditions
         if depth > 1:
@@ -738,25 +741,39 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
 
-# %% ../nbs/01a_boomer.ipynb #de4bdd42
+# %% ../nbs/01a_boomer.ipynb #bc2cc288
 IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
+SCALAR = GENERAL = FROZEN = True   # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
 
 @functools.cache
 def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False,
-                      opts: bool = False, l1: bool = False, loss: int = 0):
+                      opts: bool = False, l1: bool = False, loss: int = 0, nominal: bool = True, abs_score: bool = True,
+                      one_output: bool = True):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
     of its own; without it, the kernel is the one it always was). `binned`: the features are bin codes. `opts`
     (partial heads, output sampling): a kernel of its own with the code for rules that predict a subset of the outputs.
     `l1`: the kernel takes `l2` as the pair (l2, l1) of L1 regularisation (`mlc_lit.losses.regularised`). `loss`: the
-    loss code compiled in as `LOSS` (the statistics' row function after each rule)."""
+    loss code compiled in as `LOSS` (the statistics' row function after each rule).
+
+    The sweeps a fit cannot reach are compiled out (the general sweep, `_search_feature`, is the largest code of a
+    rule learner's first fit): `nominal` (some feature is nominal), `abs_score` (single labels picked by |score|) and
+    `one_output` (K = 1) say which can run; the defaults compile all. A single-label head searches numeric features
+    with the scalar sweeps alone, unless a feature is nominal, `abs_score`, L1 or feature binning; a complete head
+    never freezes a label, so it needs the scalar sweeps only for one output and the frozen general sweep only with
+    `opts`. (The kernels copy arrays with loops, not `a[:] = b`: a slice assignment makes Numba compile its
+    shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2)[mode]))
     frozen = (0, 1, 2, 1, 0, 0, 2)[mode] if opts else 0
     extra = dict(IREP=True) if irep else {}
+    single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
+    sweeps = dict(SCALAR=bool(single or opts or one_output), GENERAL=bool(not single or abs_score or nominal or l1 or binned),
+                  FROZEN=bool(opts or single and (nominal or l1)))
+    sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
                                                       BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
-                                                      L1=bool(l1), LOSS=int(loss), **extra))
+                                                      L1=bool(l1), LOSS=int(loss), **extra, **sweeps))
 
 # %% ../nbs/01a_boomer.ipynb #fb9a26cc
 @kernel()
@@ -797,7 +814,7 @@ _covers = kernel()(_covers)
 _scores_dense, _scores_dense_parallel = kernel()(_scores_dense_impl), kernel(parallel=True)(_scores_dense_impl)
 _scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=True)(_scores_csr_impl)
 
-# %% ../nbs/01a_boomer.ipynb #00c137cd
+# %% ../nbs/01a_boomer.ipynb #255563da
 def _closest_label_vectors_impl(S, vectors, loss, out):
     "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
     for i in numba.prange(S.shape[0]):
@@ -805,7 +822,7 @@ def _closest_label_vectors_impl(S, vectors, loss, out):
         for j in range(vectors.shape[0]):
             v = _loss_value_row(LOSS, vectors[j], S[i])   # the loss compiled in (`_loss_kernel`)
             if v < best: best, best_j = v, j
-        out[i] = vectors[best_j]
+        for k in range(vectors.shape[1]): out[i, k] = vectors[best_j, k]   # a loop: no slice assignment (`_grow_rule_kernel`)
 
 def _closest_label_vectors(S, vectors, loss, out): _loss_kernel(_closest_label_vectors_impl, loss)(S, vectors, loss, out)
 def _closest_label_vectors_parallel(S, vectors, loss, out): _loss_kernel(_closest_label_vectors_impl, loss, True)(S, vectors, loss, out)
@@ -1274,7 +1291,7 @@ def _n_partial_outputs(est, Y):
     n = max(int(math.ceil(float(r * np.float32(K)))), min(est.partial_min_outputs, K))
     return n if est.partial_max_outputs is None else min(n, est.partial_max_outputs)
 
-# %% ../nbs/01a_boomer.ipynb #e7f9aaf6
+# %% ../nbs/01a_boomer.ipynb #db2be4cd
 def _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts):
     """(loss, low_rank, W, A, search mode, expand) of a fit: low-rank rows for the example-wise loss where asked, or
     where the packed ones would not fit in memory (`_LOW_RANK` None); the fit's allocations checked against memory."""
@@ -1302,11 +1319,12 @@ def _head_buffers(est, Y, mode, n_feat):
                              float(est.partial_threshold), float(est.partial_exponent), est.single_label == "abs_score")
     return reg, head, work
 
-def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, n, K, n_feat, A):
+def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A):
     "(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`)."
     default_head = _grow_rule_kernel(mode, False)[0]
     grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
-                             binned, opts, bool(est.l1), loss)[1]
+                             binned, opts, bool(est.l1), loss, bool(nominal.any()),
+                             est.single_label == "abs_score", K == 1)[1]
     grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
                                      est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts, loss)
     return default_head, grow, max_cond
@@ -1331,7 +1349,7 @@ def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
     print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
           f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
 
-# %% ../nbs/01a_boomer.ipynb #a721cfc0
+# %% ../nbs/01a_boomer.ipynb #3344147a
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
@@ -1344,7 +1362,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     if low_rank: g = np.empty(K + K * (K + 1) // 2); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0)
     default_head, grow, max_cond = _rule_kernels(est, mode, search_mode, expand, sampling, bins is not None, opts, loss,
-                                                 n, K, n_feat, A)
+                                                 nominal, n, K, n_feat, A)
     default_head(g, K, -1, reg, work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
