@@ -63,6 +63,7 @@ def _output_criteria(v, K, l2, layout, by_abs, crit):
     "crit[k] for the sums `v` = [g, h]; `layout` 0: h is the diagonal (K values), 1 or 2: h is packed (its diagonal is read)."
     for k in range(K): crit[k] = _criterion(v[k], v[K + (packed_index(k, k) if layout > 0 else k)] + l2, by_abs)
 
+# %% ../nbs/01a_boomer.ipynb #bc6582f6
 @kernel()
 def _select_outputs(crit, n_fixed, root, sel):
     """The outputs a partial head predicts, ascending, into `sel`; returns how many. `n_fixed` > 0: the `n_fixed`
@@ -91,7 +92,6 @@ def _select_outputs(crit, n_fixed, root, sel):
         if crit[k] - lo >= root * (hi - lo):
             sel[n] = k; n += 1
     return n
-
 
 # %% ../nbs/01a_boomer.ipynb #phead05
 @kernel()
@@ -137,6 +137,7 @@ def _quality_partial(v, mode, K, label, l2, scores, work):
         if d > 0.0: q -= 0.5 * v[k] * v[k] / d
     return q, label
 
+# %% ../nbs/01a_boomer.ipynb #e1fba87c
 def _quality_partial_packed(v, mode, K, label, l2, scores, work):
     "Partial head of example-wise sums [g, packed H]: the Cholesky solve on the chosen outputs (work: [P | K | P | ...])."
     n, sel = _partial_select(v, K, l2, 1, work)
@@ -153,7 +154,6 @@ def _partial_work(K, n_rows, packed, n_fixed, threshold, exponent, by_abs):
     w = np.zeros((n_rows, (2 * P + K if packed else 0) + 3 * K + _N_PARTIAL))
     w[:, -_N_PARTIAL:] = n_fixed, threshold, exponent, float(by_abs), (1.0 - threshold) ** (1.0 / exponent)
     return w
-
 
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
 def _quality_decomposable(v, mode, K, label, l2, scores, work): return reg_decomposable_quality(v, K, l2), label
@@ -261,6 +261,7 @@ def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
     if low_rank: _accumulate_low_rank(acc, stats, i, wi, K, t)
     else: _accumulate(acc, stats, i, wi, cols, all_cols)
 
+# %% ../nbs/01a_boomer.ipynb #a07c25fc
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
@@ -436,6 +437,7 @@ if numba.config.DISABLE_JIT:                     # plain Python: the same number
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
         return np.uint64(z ^ (z >> 31))
 
+# %% ../nbs/01a_boomer.ipynb #acbf2839
 @kernel()
 def _randbelow(state, n):
     "A uniform integer in [0, n)."
@@ -481,6 +483,7 @@ def _n_output_samples(spec, K):
     if isinstance(spec, Integral): return min(K, int(spec))
     return max(1, min(K, math.ceil(float(np.float32(spec) * np.float32(K)))))
 
+# %% ../nbs/01a_boomer.ipynb #537dfb64
 @kernel()
 def _restrict_outputs(sel, n, K, layout, cols, total, v):
     """Point `cols` at the statistics of the outputs sel[:n] (ascending) and gather total = v[cols]; returns their width.
@@ -497,7 +500,6 @@ def _restrict_outputs(sel, n, K, layout, cols, total, v):
         nc = 2 * n
     for c in range(nc): total[c] = v[cols[c]]
     return nc
-
 
 # %% ../nbs/01a_boomer.ipynb #7e12738c
 @kernel()
@@ -552,6 +554,7 @@ def _default_head_impl(g, K, label, l2, work, head):
     if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
+# %% ../nbs/01a_boomer.ipynb #50c1fa8a
 def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
                     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
                     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
@@ -738,6 +741,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
 
+# %% ../nbs/01a_boomer.ipynb #bc2cc288
 IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
 SCALAR = GENERAL = FROZEN = True   # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
 
@@ -771,6 +775,7 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
                                                       BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
                                                       L1=bool(l1), LOSS=int(loss), **extra, **sweeps))
 
+# %% ../nbs/01a_boomer.ipynb #fb9a26cc
 @kernel()
 def _packed_sum(stats, K, out):
     "out = Σ_i [g_i, packed H_i] over all rows [g, h] of `stats`, row by row (the order of `stats.sum(axis=0)`)."
@@ -809,6 +814,7 @@ _covers = kernel()(_covers)
 _scores_dense, _scores_dense_parallel = kernel()(_scores_dense_impl), kernel(parallel=True)(_scores_dense_impl)
 _scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=True)(_scores_csr_impl)
 
+# %% ../nbs/01a_boomer.ipynb #255563da
 def _closest_label_vectors_impl(S, vectors, loss, out):
     "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
     for i in numba.prange(S.shape[0]):
@@ -845,7 +851,7 @@ def _format_rules(m, feature_names, label_names, value_names=None, decimals=2):
         out.append(f"IF {' AND '.join(conds) if conds else 'TRUE'} THEN ({head})")
     return out
 
-# %% ../nbs/01a_boomer.ipynb #148b4a1f
+# %% ../nbs/01a_boomer.ipynb #ddb3f3cf
 _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "complete"): 0,
                ("squared_error_label_wise", "single"): 1, ("squared_error_label_wise", "complete"): 0,
                ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2,
@@ -860,6 +866,87 @@ _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "co
 _HINGE_THRESHOLD = 0.5       # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
 _SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
 
+# %% ../nbs/01a_boomer.ipynb #5f1ef85f
+_PARAMETER_CONSTRAINTS = {
+    "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise",
+                         "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise"})],
+    "head": [StrOptions({"auto", "single", "complete", "partial_fixed", "partial_dynamic"})], "max_rules": [int_at_least(1)],
+    "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
+    "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
+    "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
+    "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise", "gfm"})],
+    "nominal_features": ["array-like", None], "random_state": ["random_state"], "n_jobs": N_JOBS,
+    "verbose": ["verbose"], "diagnostics": ["boolean"],
+    "single_label": [StrOptions({"quality", "abs_score"})], "exact_binning": ["boolean"],
+    # hold-out set, pruning, calibration and predictors: mlc_lit.pruning and mlc_lit.calibration
+    "holdout": [StrOptions({"random", "stratified_output_wise", "stratified_example_wise"}), None],
+    "holdout_size": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "global_pruning": [StrOptions({"pre_pruning", "post_pruning"}), None], "pruning_options": [dict, None],
+    "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
+    "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
+    "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
+    "based_on_probabilities": ["boolean"],
+    # rule induction and pruning (issue 18): stratified instance sampling
+    "instance_sample_size": [Interval(RealNotInt, 0, 1, closed="right"), None],
+    "rule_pruning": [StrOptions({"irep"}), None],
+    "post_optimization": [StrOptions({"sequential"}), None], "post_optimization_options": [dict, None],
+    # feature binning: mlc_lit.binning
+    "feature_binning": [StrOptions({"equal_width", "equal_frequency"}), None],
+    "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")], "feature_min_bins": [int_at_least(2)],
+    "feature_max_bins": [int_at_least(2), None],
+    # partial heads and output sampling
+    "partial_ratio": [Interval(RealNotInt, 0, 1, closed="neither"), None], "partial_min_outputs": [int_at_least(1)],
+    "partial_max_outputs": [int_at_least(1), None], "partial_threshold": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "partial_exponent": [Interval(Real, 1, None, closed="left")],
+    "output_sampling": [StrOptions({"round_robin", "without_replacement"}), None],
+    "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")],
+    # rule induction: the top-down beam search and the searches' options
+    "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None],
+    "l1": [NON_NEGATIVE]}                         # L1 regularisation (mlc_lit.losses)
+
+# %% ../nbs/01a_boomer.ipynb #a49e2ecc
+def _boomer_decision_function(est, X):
+    "Scores (n, K): the sum of the heads of the rules that cover each row of `X` (dense or CSR), in rule order."
+    out = np.zeros((X.shape[0], est.n_labels_))
+    model = (est.cond_ptr_, est.cond_feature_, est.cond_threshold_, est.cond_op_,
+             est.head_ptr_, est.head_label_, est.head_score_, out)
+    parallel = n_threads(est.n_jobs) > 1
+    with numba_threads(est.n_jobs):
+        if sp.issparse(X):
+            from mlc_lit.core import csr_arrays
+            (_scores_csr_parallel if parallel else _scores_csr)(*csr_arrays(X), X.shape[1], *model)
+        else:
+            (_scores_dense_parallel if parallel else _scores_dense)(X, *model)
+    return out
+
+def _boomer_predict(est, X):
+    "0/1 predictions (n, K) from `est._decision_function(X)` by `est.predictor_` (or the calibration module's predictors)."
+    S = est._decision_function(X)
+    if _calibration.uses_probabilities(est): return _calibration.predict(est, S)   # GFM, based_on_probabilities
+    if est.predictor_ == "label_wise": return (S > (_HINGE_THRESHOLD if "hinge" in est.loss else 0)).astype(np.int8)
+    out = np.empty(S.shape, np.int8)
+    with numba_threads(est.n_jobs):
+        (_closest_label_vectors_parallel if n_threads(est.n_jobs) > 1 else _closest_label_vectors)(
+            S, est.label_vectors_, LOSSES[est.loss], out)
+    return out
+
+def _boomer_marginals(loss, S):
+    "Marginal probabilities from scores: σ(score) for the logistic losses; `core.clipped_proba` for the squared losses, (score + 1)/2 for squared error, the score itself for the squared hinge (½ at its threshold)."
+    if loss.startswith("squared_error"): return clipped_proba(S, slope=0.5)
+    if loss.startswith("squared_hinge"): return clipped_proba(S, centre=_HINGE_THRESHOLD)
+    return 1.0 / (1.0 + np.exp(-S))
+
+def _rules_as_text(est, feature_names=None, label_names=None, value_names=None, decimals=2):
+    "`BoomerClassifier.rules_as_text`: the names seen in `fit` (else x0, x1, … and y0, y1, …) unless given."
+    from sklearn.utils.validation import check_is_fitted
+    check_is_fitted(est)
+    if feature_names is None:
+        feature_names = getattr(est, "feature_names_in_", None)
+        if feature_names is None: feature_names = [f"x{j}" for j in range(est.n_features_in_)]
+    if label_names is None: label_names = est.label_names_ or [f"y{k}" for k in range(est.n_labels_)]
+    return _format_rules(est, list(feature_names), list(label_names), value_names, decimals)
+
+# %% ../nbs/01a_boomer.ipynb #3b89e55e
 class BoomerClassifier(MultiLabelClassifier):
     """Gradient boosted multi-label classification rules (BOOMER; Rapp et al., ECML-PKDD 2020).
 
@@ -1038,42 +1125,7 @@ class BoomerClassifier(MultiLabelClassifier):
     IF x3 <= 0.51 AND x0 > 0.12 THEN (y2: +0.42)
     """
     _allow_nan = True
-    _parameter_constraints = {
-        "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise",
-                             "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise"})],
-        "head": [StrOptions({"auto", "single", "complete", "partial_fixed", "partial_dynamic"})], "max_rules": [int_at_least(1)],
-        "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
-        "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
-        "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
-        "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise", "gfm"})],
-        "nominal_features": ["array-like", None], "random_state": ["random_state"], "n_jobs": N_JOBS,
-        "verbose": ["verbose"], "diagnostics": ["boolean"],
-        "single_label": [StrOptions({"quality", "abs_score"})], "exact_binning": ["boolean"],
-        # hold-out set, pruning, calibration and predictors: mlc_lit.pruning and mlc_lit.calibration
-        "holdout": [StrOptions({"random", "stratified_output_wise", "stratified_example_wise"}), None],
-        "holdout_size": [Interval(RealNotInt, 0, 1, closed="neither")],
-        "global_pruning": [StrOptions({"pre_pruning", "post_pruning"}), None], "pruning_options": [dict, None],
-        "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
-        "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
-        "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
-        "based_on_probabilities": ["boolean"],
-        # rule induction and pruning (issue 18): stratified instance sampling
-        "instance_sample_size": [Interval(RealNotInt, 0, 1, closed="right"), None],
-        "rule_pruning": [StrOptions({"irep"}), None],
-        "post_optimization": [StrOptions({"sequential"}), None], "post_optimization_options": [dict, None],
-        # feature binning: mlc_lit.binning
-        "feature_binning": [StrOptions({"equal_width", "equal_frequency"}), None],
-        "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")], "feature_min_bins": [int_at_least(2)],
-        "feature_max_bins": [int_at_least(2), None],
-        # partial heads and output sampling
-        "partial_ratio": [Interval(RealNotInt, 0, 1, closed="neither"), None], "partial_min_outputs": [int_at_least(1)],
-        "partial_max_outputs": [int_at_least(1), None], "partial_threshold": [Interval(RealNotInt, 0, 1, closed="neither")],
-        "partial_exponent": [Interval(Real, 1, None, closed="left")],
-        "output_sampling": [StrOptions({"round_robin", "without_replacement"}), None],
-        "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")],
-        # rule induction: the top-down beam search and the searches' options
-        "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None],
-        "l1": [NON_NEGATIVE]}                             # L1 regularisation (mlc_lit.losses)
+    _parameter_constraints = _PARAMETER_CONSTRAINTS   # declared above
 
     def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
                  instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
@@ -1127,38 +1179,16 @@ class BoomerClassifier(MultiLabelClassifier):
         _fit_rules(self, data[0], data[1], **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2, monitor=monitor)
         _pruning.finish(self, data, monitor)              # pruning cut, calibration
 
-    def _decision_function(self, X):
-        out = np.zeros((X.shape[0], self.n_labels_))
-        model = (self.cond_ptr_, self.cond_feature_, self.cond_threshold_, self.cond_op_,
-                 self.head_ptr_, self.head_label_, self.head_score_, out)
-        parallel = n_threads(self.n_jobs) > 1
-        with numba_threads(self.n_jobs):
-            if sp.issparse(X):
-                from mlc_lit.core import csr_arrays
-                (_scores_csr_parallel if parallel else _scores_csr)(*csr_arrays(X), X.shape[1], *model)
-            else:
-                (_scores_dense_parallel if parallel else _scores_dense)(X, *model)
-        return out
-
-    def _predict(self, X):
-        S = self._decision_function(X)
-        if _calibration.uses_probabilities(self): return _calibration.predict(self, S)   # GFM, based_on_probabilities
-        if self.predictor_ == "label_wise": return (S > (_HINGE_THRESHOLD if "hinge" in self.loss else 0)).astype(np.int8)
-        out = np.empty(S.shape, np.int8)
-        with numba_threads(self.n_jobs):
-            (_closest_label_vectors_parallel if n_threads(self.n_jobs) > 1 else _closest_label_vectors)(
-                S, self.label_vectors_, LOSSES[self.loss], out)
-        return out
+    def _decision_function(self, X): return _boomer_decision_function(self, X)
+    def _predict(self, X): return _boomer_predict(self, X)
 
     def _predict_proba(self, X):
         "Marginal probabilities (`_marginals`), calibrated or marginalised where asked (`mlc_lit.calibration`)."
         return _calibration.predict_proba(self, self._decision_function(X))
 
     def _marginals(self, S):
-        "Marginal probabilities from scores: σ(score) for the logistic losses; `core.clipped_proba` for the squared losses, (score + 1)/2 for squared error, the score itself for the squared hinge (½ at its threshold)."
-        if self.loss.startswith("squared_error"): return clipped_proba(S, slope=0.5)
-        if self.loss.startswith("squared_hinge"): return clipped_proba(S, centre=_HINGE_THRESHOLD)
-        return 1.0 / (1.0 + np.exp(-S))
+        "Marginal probabilities from scores (`_boomer_marginals`)."
+        return _boomer_marginals(self.loss, S)
 
     @property
     def rules_(self):
@@ -1170,13 +1200,7 @@ class BoomerClassifier(MultiLabelClassifier):
 
         `feature_names`/`label_names` default to the names seen in `fit` (else x0, x1, … and y0, y1, …);
         `value_names` maps a nominal feature's index to the names of its codes 0, 1, …"""
-        from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self)
-        if feature_names is None:
-            feature_names = getattr(self, "feature_names_in_", None)
-            if feature_names is None: feature_names = [f"x{j}" for j in range(self.n_features_in_)]
-        if label_names is None: label_names = self.label_names_ or [f"y{k}" for k in range(self.n_labels_)]
-        return _format_rules(self, list(feature_names), list(label_names), value_names, decimals)
+        return _rules_as_text(self, feature_names, label_names, value_names, decimals)
 
 # %% ../nbs/01a_boomer.ipynb #6421a64e
 def _n_sampled_features(spec, F):
@@ -1198,6 +1222,7 @@ def _nominal_mask(spec, F):
     mask[idx.astype(np.int64)] = 1
     return mask
 
+# %% ../nbs/01a_boomer.ipynb #2b3f7733
 _LOW_RANK_FROM = 128  # labels; below, packed statistics are faster to sum and small (see the curves above `_fit_rules`)
 _LOW_RANK = None     # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
 
@@ -1206,6 +1231,7 @@ def _use_low_rank(loss, K):
     if loss != LOSS_LOGISTIC_EXAMPLE_WISE: return False
     return (K >= _LOW_RANK_FROM) if _LOW_RANK is None else bool(_LOW_RANK)
 
+# %% ../nbs/01a_boomer.ipynb #9a20d0c4
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if packed_layout(LOSSES[est.loss]) else "single")
@@ -1229,7 +1255,6 @@ def _kernel_config(est, F, K):
                n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
     if opts: cfg["opts"] = True
     return cfg
-
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0a02
 def _check_instance_sample_size(est):
@@ -1258,6 +1283,7 @@ def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries):
     W, A, _, _ = _widths(K, loss, mode, low_rank)
     return 8.0 * (n * (W + K) + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
 
+# %% ../nbs/01a_boomer.ipynb #9bb66dd7
 def _n_partial_outputs(est, Y):
     "Outputs of a fixed partial head: ⌈rK⌉ in single precision (r: `partial_ratio`, or the label cardinality / K), bounded."
     K = Y.shape[1]
@@ -1265,9 +1291,11 @@ def _n_partial_outputs(est, Y):
     n = max(int(math.ceil(float(r * np.float32(K)))), min(est.partial_min_outputs, K))
     return n if est.partial_max_outputs is None else min(n, est.partial_max_outputs)
 
-def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
-    "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
-    n, F = X.shape; K = Y.shape[1]
+# %% ../nbs/01a_boomer.ipynb #db2be4cd
+def _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts):
+    """(loss, low_rank, W, A, search mode, expand) of a fit: low-rank rows for the example-wise loss where asked, or
+    where the packed ones would not fit in memory (`_LOW_RANK` None); the fit's allocations checked against memory."""
+    n, F = X.shape
     x_entries = X.nnz if sp.issparse(X) else n * F
     if not low_rank and _LOW_RANK is None and loss == LOSS_LOGISTIC_EXAMPLE_WISE and not opts:   # packed is chosen, but does it fit? else low-rank
         try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries), "")
@@ -1278,36 +1306,68 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
                  "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
                  "a smaller feature_sampling, or a label-wise loss, needs less.")
     if low_rank: loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
-    bins = _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None   # (FeatureBins, presorted codes)
-    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
-    S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
-    _refresh_stats(loss, Y, S, stats, all_rows)
-    P = K * (K + 1) // 2
+    return loss, low_rank, W, A, search_mode, expand
+
+def _head_buffers(est, Y, mode, n_feat):
+    "(reg, head, work): the regularisation the kernels take, the head (K,), and one solver work row per search slot."
+    K = Y.shape[1]; P = K * (K + 1) // 2
     reg = float(est.l2) if not est.l1 else (float(est.l2), float(est.l1))   # the pair: L1 kernels (mlc_lit.losses.regularised)
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1) + (K if est.l1 else 0)))   # L1 complete heads: K more
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
     if mode >= 5:                                    # partial heads: their parameters at the end of each work row
         work = _partial_work(K, n_feat, mode == 6, _n_partial_outputs(est, Y) if est.head == "partial_fixed" else 0,
                              float(est.partial_threshold), float(est.partial_exponent), est.single_label == "abs_score")
-    if low_rank: g = np.empty(K + P); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
-    else: g = stats.sum(axis=0)
+    return reg, head, work
+
+def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A):
+    "(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`)."
     default_head = _grow_rule_kernel(mode, False)[0]
     grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
-                             bins is not None, opts, bool(est.l1), loss, bool(nominal.any()),
+                             binned, opts, bool(est.l1), loss, bool(nominal.any()),
                              est.single_label == "abs_score", K == 1)[1]
     grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
                                      est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts, loss)
-    default_head(g, K, -1, reg, work[0], head)
-    if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
-    S += head; _refresh_stats(loss, Y, S, stats, all_rows)
-    conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
-    bufs = dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
+    return default_head, grow, max_cond
+
+def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
+    "The grow kernel's buffers, allocated once per fit (its arguments from `w` on; timers only with `diagnostics`)."
+    return dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
                 covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(A, dtype=np.int64),
                 total=np.empty(A), tmp_full=np.empty(A), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, A)),
                 slot_buf=np.empty((n_feat, 4, A)), scores=np.empty((n_feat, K)), work=work, head=head,
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None,
                 operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64))
+
+def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
+    "One `verbose` line after rule `r`: rules done, rules per second (compiling not counted), training loss, phases."
+    el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
+    shares = ""
+    if diagnostics:
+        d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)
+        shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
+    print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
+          f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
+
+# %% ../nbs/01a_boomer.ipynb #3344147a
+def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
+    "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
+    n, F = X.shape; K = Y.shape[1]
+    loss, low_rank, W, A, search_mode, expand = _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts)
+    bins = _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None   # (FeatureBins, presorted codes)
+    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
+    S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
+    _refresh_stats(loss, Y, S, stats, all_rows)
+    reg, head, work = _head_buffers(est, Y, mode, n_feat)
+    if low_rank: g = np.empty(K + K * (K + 1) // 2); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
+    else: g = stats.sum(axis=0)
+    default_head, grow, max_cond = _rule_kernels(est, mode, search_mode, expand, sampling, bins is not None, opts, loss,
+                                                 nominal, n, K, n_feat, A)
+    default_head(g, K, -1, reg, work[0], head)
+    if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
+    S += head; _refresh_stats(loss, Y, S, stats, all_rows)
+    conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
+    bufs = _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics)
     out_sampling = _OUTPUT_SAMPLING[est.output_sampling]
     out_size = _n_output_samples(est.output_sample_size, K)
     if bins is not None:   # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
@@ -1316,14 +1376,15 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
     stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
+    def grow_rule(state, r, **fixed):                  # one kernel call: grow rule r, add it to S and the statistics
+        return grow(state, loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, ptr, val, row,
+                    pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs, abs_score=est.single_label == "abs_score",
+                    out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K, **fixed)
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
-            depth, label, _ = grow(seeds[r:r + 1].copy(), loss, K, reg, float(est.shrinkage), sampling,
-                                   sample_size, n_feat, max_cond, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S,
-                                   stats, **bufs, abs_score=est.single_label == "abs_score",
-                                   out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
+            depth, label, _ = grow_rule(seeds[r:r + 1].copy(), r)
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
@@ -1334,24 +1395,16 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
             if monitor is not None and monitor(conds, heads): break   # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
-                el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
-                shares = ""
-                if diagnostics:
-                    d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)
-                    shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
-                print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
-                      f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
+                _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics)
     if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
-        regrow = lambda state, fixed, r: grow(state, loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat,
-                                           max_cond, ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs,
-                                           abs_score=est.single_label == "abs_score", fixed_label=fixed,
-                                           out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K)
         with numba_threads(est.n_jobs):
-            _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head=mode in (1, 3),
+            _post_optimize(est, X, Y, S, stats, loss, conds, heads, lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
+                           bufs, seeds, stratified, single_head=mode in (1, 3),
                            to_values=None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2]))
     _store_model(est, conds, heads, Y)
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
+# %% ../nbs/01a_boomer.ipynb #bf8df41b
 def _store_model(est, conds, heads, Y):
     "Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors."
     est.cond_ptr_ = np.concatenate([[0], np.cumsum([len(c[0]) for c in conds])]).astype(np.int64)
@@ -1367,6 +1420,7 @@ def _store_model(est, conds, heads, Y):
     est.predictor_ = est.predictor if est.predictor != "auto" else (
         "example_wise" if packed_layout(LOSSES[est.loss]) else "label_wise")
 
+# %% ../nbs/01a_boomer.ipynb #5be8bb10
 def _warn_early_stop(est, r, n_feat):
     import warnings
     from sklearn.exceptions import ConvergenceWarning
@@ -1414,6 +1468,7 @@ def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, cove
         _add(hist[b], stats, i, float(w[i]), cols, True, low_rank, K, scratch); hcnt[b] += w[i]
     return cnt_f
 
+# %% ../nbs/01a_boomer.ipynb #2944e0df
 @kernel()
 def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, total, cnt_total, K, hist, hcnt, tot, cnt_f,
                      scratch, low_rank):
@@ -1433,6 +1488,7 @@ def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, tot
                 _add(tot[s], stats, i, -float(wi), cols, True, low_rank, K, scratch); cnt_f[s] -= wi; continue
             _add(hist[s, b], stats, i, float(wi), cols, True, low_rank, K, scratch); hcnt[s, b] += wi
 
+# %% ../nbs/01a_boomer.ipynb #cbb1608b
 @kernel(literal=("mode",))
 def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best, best_v, tim):
     "The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins."
@@ -1468,6 +1524,7 @@ def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, 
         _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
         _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
 
+# %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
 def _search_binned(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, mode, K, label, l2,
                    hist, hcnt, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
@@ -1780,6 +1837,7 @@ def _uses_beam_kernel(est, o):
     return est.rule_induction == "top_down_beam_search" or (o["min_coverage"], o["max_head_refinements"],
                                                             o["recalculate_predictions"]) != (1, 1, True)
 
+# %% ../nbs/01a_boomer.ipynb #58bf9d7f
 @functools.cache
 def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
