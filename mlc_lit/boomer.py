@@ -902,7 +902,7 @@ _PARAMETER_CONSTRAINTS = {
     "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")],
     # rule induction: the top-down beam search and the searches' options
     "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None],
-    "l1": [NON_NEGATIVE]}                         # L1 regularisation (mlc_lit.losses)
+    "l1": [NON_NEGATIVE], "statistic_type": [StrOptions({"float64", "float32"})]}                         # L1 regularisation (mlc_lit.losses)
 
 # %% ../nbs/01a_boomer.ipynb #a49e2ecc
 def _boomer_decision_function(est, X):
@@ -1089,6 +1089,10 @@ class BoomerClassifier(MultiLabelClassifier):
         L1 regularisation weight α on the heads (mlrl-boomer's `l1_regularization_weight`): each output's Newton
         step is taken on its soft-thresholded gradient sum, so outputs with |g| <= α get no score
         (`mlc_lit.losses`). Not with `label_binning`.
+    statistic_type : {'float64', 'float32'}, default='float64'
+        Precision of each example's stored gradients and Hessians (mlrl-boomer's `statistic_type` '64-bit' /
+        '32-bit'; its default is '32-bit'). 'float32' halves the largest allocation of a fit (n × (K + K(K+1)/2)
+        values for complete heads); every sum over examples, every head and the scores stay in float64.
 
     Attributes
     ----------
@@ -1139,7 +1143,7 @@ class BoomerClassifier(MultiLabelClassifier):
                  partial_ratio=None, partial_min_outputs=2, partial_max_outputs=None, partial_threshold=0.02,
                  partial_exponent=2.0, output_sampling=None, output_sample_size=1,
                  rule_induction="top_down_greedy", rule_induction_options=None,
-                 l1=0.0):
+                 l1=0.0, statistic_type="float64"):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -1157,7 +1161,7 @@ class BoomerClassifier(MultiLabelClassifier):
         self.partial_threshold, self.partial_exponent = partial_threshold, partial_exponent
         self.output_sampling, self.output_sample_size = output_sampling, output_sample_size
         self.rule_induction, self.rule_induction_options = rule_induction, rule_induction_options
-        self.l1 = l1
+        self.l1, self.statistic_type = l1, statistic_type
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -1278,10 +1282,13 @@ def _widths(K, loss, mode, low_rank):
     if mode == HEAD_SINGLE_PACKED: return 2 * K, 2 * K, HEAD_SINGLE, False    # single heads read the diagonal only
     return 2 * K, K + P, mode, True
 
-def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries):
-    "Bytes `_fit_rules` allocates: statistics and scores per example, sums and solver work per search slot, sorted X."
+_STAT_DTYPES = {"float64": np.float64, "float32": np.float32}   # `statistic_type`: the statistics' storage
+
+def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries, stat_bytes=8):
+    """Bytes `_fit_rules` allocates: statistics (`stat_bytes` each) and scores per example, sums and solver work per
+    search slot, sorted X."""
     W, A, _, _ = _widths(K, loss, mode, low_rank)
-    return 8.0 * (n * (W + K) + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
+    return stat_bytes * n * W + 8.0 * (n * K + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
 
 # %% ../nbs/01a_boomer.ipynb #9bb66dd7
 def _n_partial_outputs(est, Y):
@@ -1292,19 +1299,19 @@ def _n_partial_outputs(est, Y):
     return n if est.partial_max_outputs is None else min(n, est.partial_max_outputs)
 
 # %% ../nbs/01a_boomer.ipynb #db2be4cd
-def _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts):
+def _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts, stat_bytes=8):
     """(loss, low_rank, W, A, search mode, expand) of a fit: low-rank rows for the example-wise loss where asked, or
     where the packed ones would not fit in memory (`_LOW_RANK` None); the fit's allocations checked against memory."""
     n, F = X.shape
     x_entries = X.nnz if sp.issparse(X) else n * F
     if not low_rank and _LOW_RANK is None and loss == LOSS_LOGISTIC_EXAMPLE_WISE and not opts:   # packed is chosen, but does it fit? else low-rank
-        try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries), "")
+        try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries, stat_bytes), "")
         except InsufficientMemoryError: low_rank = True
     W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
-    check_memory(_fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries),
+    check_memory(_fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries, stat_bytes),
                  f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values, {n_feat} search slots x {A} sums)",
                  "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
-                 "a smaller feature_sampling, or a label-wise loss, needs less.")
+                 "a smaller feature_sampling, statistic_type='float32', or a label-wise loss, needs less.")
     if low_rank: loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
     return loss, low_rank, W, A, search_mode, expand
 
@@ -1353,14 +1360,15 @@ def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
-    loss, low_rank, W, A, search_mode, expand = _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts)
+    loss, low_rank, W, A, search_mode, expand = _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts,
+                                                                         np.dtype(_STAT_DTYPES[est.statistic_type]).itemsize)
     bins = _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None   # (FeatureBins, presorted codes)
     ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
-    S = np.zeros((n, K)); stats = np.empty((n, W)); all_rows = np.arange(n, dtype=np.int64)
+    S = np.zeros((n, K)); stats = np.empty((n, W), _STAT_DTYPES[est.statistic_type]); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     reg, head, work = _head_buffers(est, Y, mode, n_feat)
     if low_rank: g = np.empty(K + K * (K + 1) // 2); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
-    else: g = stats.sum(axis=0)
+    else: g = stats.sum(axis=0, dtype=np.float64)   # float32 statistics: summed in float64
     default_head, grow, max_cond = _rule_kernels(est, mode, search_mode, expand, sampling, bins is not None, opts, loss,
                                                  nominal, n, K, n_feat, A)
     default_head(g, K, -1, reg, work[0], head)
@@ -1405,6 +1413,20 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
 # %% ../nbs/01a_boomer.ipynb #bf8df41b
+def _label_vectors(Y):
+    """The distinct rows of the 0/1 matrix `Y`, most frequent first (ties in lexicographic order, as
+    `np.unique(Y, axis=0)`). Each row is packed into bytes, the first label the top bit, so one sort of integers
+    (or of byte strings past 64 labels) replaces the row-by-row comparisons of `np.unique(axis=0)`."""
+    n = Y.shape[0]
+    packed = np.packbits(np.asarray(Y) != 0, axis=1)
+    w = packed.shape[1]
+    if w <= 8:                                       # big-endian 8-byte keys: numeric order is the rows' order
+        keys = np.zeros((n, 8), np.uint8); keys[:, :w] = packed
+        keys = keys.view(">u8").ravel()
+    else: keys = np.ascontiguousarray(packed).view(np.dtype((np.void, w))).ravel()
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    return np.ascontiguousarray(np.asarray(Y)[first][np.argsort(-counts, kind="stable")], dtype=np.int8)
+
 def _store_model(est, conds, heads, Y):
     "Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors."
     est.cond_ptr_ = np.concatenate([[0], np.cumsum([len(c[0]) for c in conds])]).astype(np.int64)
@@ -1415,8 +1437,7 @@ def _store_model(est, conds, heads, Y):
     est.head_label_ = np.concatenate([h[0] for h in heads]).astype(np.int32)
     est.head_score_ = np.concatenate([h[1] for h in heads]).astype(np.float64)
     est.n_rules_ = len(conds)
-    vecs, counts = np.unique(Y, axis=0, return_counts=True)
-    est.label_vectors_ = np.ascontiguousarray(vecs[np.argsort(-counts, kind="stable")], dtype=np.int8)
+    est.label_vectors_ = _label_vectors(Y)
     est.predictor_ = est.predictor if est.predictor != "auto" else (
         "example_wise" if packed_layout(LOSSES[est.loss]) else "label_wise")
 
@@ -1636,6 +1657,8 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
     `_HISTOGRAM_BYTES`. `one_thread`: fill the histograms of all sampled features in one pass (`_binned_pass_all`)."""
     B = int(hc[5].max()) + 1 if hc[5].size else 1
     if 8.0 * n_feat * B * (A + 3) > _HISTOGRAM_BYTES: n_feat = B = 0
+    check_memory(8.0 * n_feat * B * (A + 3), f"feature binning's histograms ({n_feat} search slots x {B} bins x {A} sums)",
+                 "feature_sampling with fewer features per refinement, or feature_max_bins, needs less.")
     return (hc, np.empty((n_feat, B, A)), np.empty((n_feat, 2, B)), np.empty((n_feat, B), np.int64),
             np.array([bool(one_thread)]))
 
@@ -1857,6 +1880,9 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
                               "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
                               "'partial_dynamic') or output_sampling; use the default greedy search for those.")
     B, D = int(o.get("beam_width", 1)), min(max_cond, n) + 1
+    check_memory(8.0 * (2 * B * n + 2 * B * (A + 3 * D + 6) + n_feat * B * (A + 5) + B * (A + 8)),
+                 f"the beam search's buffers (beam width {B}: coverage of {n} examples and {A} sums per beam entry, "
+                 f"{n_feat} search slots)", "a smaller beam_width or feature_sampling needs less.")
     kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep, loss)
     opts = np.array([o["min_coverage"], B, o["max_head_refinements"] or 0, o["recalculate_predictions"],
                      o.get("resample_features", False)], np.float64)

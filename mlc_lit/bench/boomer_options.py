@@ -69,6 +69,8 @@ OPTIONS = {
     "squared_error_example_wise": (dict(loss="squared_error_example_wise", head="complete"),
                                    dict(loss="squared-error-non-decomposable", head_type="complete", label_binning="none")),
     "l1": (dict(l1=1.0), dict(l1_regularization_weight=1.0)),
+    # statistics in single precision (mlrl-boomer's default; every other configuration compares our float64 with it)
+    "statistic_type_32": (dict(statistic_type="float32"), dict(statistic_type="32-bit")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
