@@ -459,6 +459,38 @@ def _sample_instances(state, mode, sample_size, w, perm):
         perm[j], perm[r] = perm[r], perm[j]
         w[perm[j]] = 1
 
+# %% ../nbs/01a_boomer.ipynb #13afebf4
+@kernel()
+def _all_constant(feats, ptr, val, row, nan_ptr, nan_row, w):
+    """Is every feature in `feats` constant on the examples with weight (zeros implicit, missing values left out)?
+    Then none of them can offer a condition at all."""
+    n_w = 0
+    for i in range(w.shape[0]):
+        if w[i] > 0: n_w += 1
+    for f in feats:
+        seen, first = 0, 0.0
+        for k in range(ptr[f], ptr[f + 1]):
+            if w[row[k]] > 0:
+                if seen > 0 and val[k] != first: return False      # two different stored values
+                first = val[k]; seen += 1
+        n_nan = 0
+        for k in range(nan_ptr[f], nan_ptr[f + 1]):
+            if w[nan_row[k]] > 0: n_nan += 1
+        if 0 < seen < n_w - n_nan: return False                  # a stored value and an implicit zero
+    return True
+
+@kernel()
+def _draw_more(state, perm_f, tried, n_feat):
+    """After the features in perm_f[:tried] offered no first condition: draw up to `n_feat` untried ones, without
+    replacement, into perm_f[:nf] (the tried ones move behind them); returns nf."""
+    F = perm_f.shape[0]
+    nf = min(n_feat, F - tried)
+    for j in range(nf):
+        r = tried + j + _randbelow(state, F - tried - j)
+        perm_f[tried + j], perm_f[r] = perm_f[r], perm_f[tried + j]
+        perm_f[j], perm_f[tried + j] = perm_f[tried + j], perm_f[j]
+    return nf
+
 # %% ../nbs/01a_boomer.ipynb #osamp02
 _OUTPUT_SAMPLING = {None: 0, "round_robin": 1, "without_replacement": 2}
 
@@ -607,10 +639,12 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         sub = 1
         if single and kf == 1: label = int(osel[0])
     F = perm_f.shape[0]
+    nf, tried = n_feat, 0                            # features searched in this pass; tried so far for the first condition
     while depth < max_conditions:
-        for j in range(n_feat):                      # sample features without replacement
-            r = j + _randbelow(state, F - j)
-            perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
+        if tried == 0:
+            for j in range(n_feat):                  # sample features without replacement
+                r = j + _randbelow(state, F - j)
+                perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
         t = _clock() if tim is not None else 0.0
         m_cov, hist_on = 0, False
         if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
@@ -622,9 +656,9 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             cnt_fs = np.empty(n_feat, np.int64)      # one thread, dense codes, all W statistics: one pass for all
             one_pass = hist_on and label < 0 and hd.shape[0] > 0 and h1[0]
             if one_pass:
-                _binned_pass_all(perm_f[:n_feat], nominal, hd, hz, hn, stats, w, rows_buf, m_cov, total[:nc], cnt, K, hs,
+                _binned_pass_all(perm_f[:nf], nominal, hd, hz, hn, stats, w, rows_buf, m_cov, total[:nc], cnt, K, hs,
                                  hcn, slot_buf[:, 0, :nc], cnt_fs, head, LOW_RANK)
-        for s in numba.prange(n_feat):
+        for s in numba.prange(nf):
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
@@ -668,9 +702,13 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
             if slot_t is not None: slot_t[s, 3] += _clock() - ts
         if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
         best_s, best_q = -1, rule_q
-        for s in range(n_feat):                      # merge in sampling order: first of equals wins
+        for s in range(nf):                          # merge in sampling order: first of equals wins
             if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
-        if best_s < 0: break
+        if best_s < 0:                               # no first condition from features all constant on the sample: more
+            if depth > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w): break
+            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
+            continue
+        tried, nf = 0, n_feat
         f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
         _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
         cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
@@ -1446,9 +1484,10 @@ def _warn_early_stop(est, r, n_feat):
     import warnings
     from sklearn.exceptions import ConvergenceWarning
     warnings.warn(f"BOOMER stopped after {r} of max_rules={est.max_rules} rules (the default rule included): rule {r + 1} "
-                  f"found no condition on its {n_feat} sampled feature(s) that improves on an empty body (they are constant "
-                  "on its sample, or no split has a negative quality). mlrl-boomer stops in the same case; another "
-                  "random_state, feature_sampling=None or instance_sampling=None may get further.", ConvergenceWarning,
+                  f"found no condition that improves on an empty body: every feature is constant on its sample, or its {n_feat} "
+                  "sampled feature(s) can split the sample but no split has a negative quality (the gradients left are "
+                  "too small; mlrl-boomer stops there too). Another random_state, feature_sampling=None or "
+                  "instance_sampling=None may get further.", ConvergenceWarning,
                   stacklevel=7)   # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a1
@@ -1725,13 +1764,14 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
         tot0[0] = g0; tot0[1] = h0; mi[0, 0, 1] = fixed_label; mi[0, 0, 2] = fixed_label
     cur, size, step = 0, 1, 0
     F = perm_f.shape[0]
+    nf, tried = n_feat, 0                            # as in `_grow_rule_impl`: more features for a first condition
     while step < max_conditions:
         bound = mq[cur, size - 1]                    # a refinement must beat the beam's worst member
         m_new, found = 0, False
         for m in range(size):
             carried = True
             if mi[cur, m, 3] == 1:
-                if m == 0 or opts[4] != 0.0:         # one feature sample per step, or one per member (resample)
+                if tried == 0 and (m == 0 or opts[4] != 0.0):   # one feature sample per step, or one per member
                     for j in range(n_feat):
                         r = j + _randbelow(state, F - j)
                         perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
@@ -1739,7 +1779,7 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
                 tot = mtot[cur, m]
                 if lab >= 0:
                     fcols[0] = lab; fcols[1] = K + (lab if mode == 1 else lab * (lab + 3) // 2)
-                for s in numba.prange(n_feat):
+                for s in numba.prange(nf):
                     cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
                     f = perm_f[s]
                     if lab < 0:                      # the rule's own head mode, on all W sums
@@ -1753,7 +1793,7 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
                                              slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2],
                                              scores[s], work[s], cand[s], cand_v[s, :, :2], opts)
                 nv = 2 if lab >= 0 else W
-                for s in range(n_feat):              # into the next beam, in sampling order: first of equals stays ahead
+                for s in range(nf):                  # into the next beam, in sampling order: first of equals stays ahead
                     for k in range(B):
                         if cand[s, k, 4] <= 0: break
                         carried = False
@@ -1762,7 +1802,11 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
             if carried:                              # nothing refines it: it stays, ahead of equal refinements
                 m_new = _beam_insert(nb, nb_v, m_new, B, mq[cur, m], m, -1, 0.0, 0, 0.0, 0.0, 1.0, mtot[cur, m, :1], True)
             else: found = True
-        if not found: break
+        if not found:
+            if step > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w): break
+            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
+            continue
+        tried, nf = 0, n_feat
         nxt = 1 - cur
         for j in range(m_new):                       # the next beam's members from their parents
             p = int(nb[j, 1])
