@@ -459,7 +459,7 @@ def _sample_instances(state, mode, sample_size, w, perm):
         perm[j], perm[r] = perm[r], perm[j]
         w[perm[j]] = 1
 
-# %% ../nbs/01a_boomer.ipynb #13afebf4
+# %% ../nbs/01a_boomer.ipynb #de983045
 @kernel()
 def _all_constant(feats, ptr, val, row, nan_ptr, nan_row, w):
     """Is every feature in `feats` constant on the examples with weight (zeros implicit, missing values left out)?

@@ -30,8 +30,10 @@ class StratifiedSampler:
         Y = np.asarray(Y); n = Y.shape[0]
         self.strategy, self.n, self.size = strategy, n, size
         if strategy == "stratified_example_wise":      # one stratum per distinct label vector
-            _, group = np.unique(Y, axis=0, return_inverse=True); group = group.ravel()
-            self.strata = [np.flatnonzero(group == g) for g in range(group.max() + 1)] if n else []
+            _, group = np.unique(Y, axis=0, return_inverse=True); self.group = group.ravel()
+            sizes = np.bincount(self.group)
+            self.quota = np.round(size * sizes).astype(np.int64)          # round(size · n_v) per label vector v
+            self.first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         elif strategy == "stratified_output_wise":     # labels from the rarest; each takes its examples not yet placed
             placed, pos = np.zeros(n, bool), Y.sum(axis=0)
             self.strata = []                            # (positives of label k, its examples not placed before, target)
@@ -47,9 +49,10 @@ class StratifiedSampler:
         hold = np.zeros(n, bool)
         if self.strategy == "random":
             hold[rng.permutation(n)[:int(round(size * n))]] = True
-        elif self.strategy == "stratified_example_wise":
-            for members in self.strata:
-                hold[rng.permutation(members)[:int(round(size * members.size))]] = True
+        elif self.strategy == "stratified_example_wise":   # in each stratum, the quota with the smallest random keys
+            order = np.lexsort((rng.random(n), self.group))
+            rank = np.empty(n, np.int64); rank[order] = np.arange(n) - self.first[self.group[order]]
+            hold = rank < self.quota[self.group]
         else:
             for relevant, members, target in self.strata:
                 want = target - int(hold[relevant].sum())
