@@ -1,6 +1,7 @@
 """Estimator contract and invariances of mlc_lit.boomer.BoomerClassifier."""
 import os
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -136,6 +137,25 @@ def test_constant_features_and_unseen_labels():
     assert clf.n_rules_ == 1  # no condition can split constant features: only the default rule
     np.testing.assert_array_equal(clf.predict(X), np.zeros((30, 2)))
 
+
+
+@pytest.mark.parametrize("kw", [{}, dict(rule_induction="top_down_beam_search"), dict(feature_binning="equal_frequency"),
+                                dict(loss="logistic_example_wise", head="complete"), dict(instance_sampling="subsample"),
+                                dict(head="partial_dynamic"), dict(output_sampling="round_robin"),
+                                dict(instance_sampling="subsample", rule_pruning="irep")])
+def test_constant_feature_samples_draw_more(kw):
+    "19 all-zero features and one that varies: rules whose 5 sampled features are all zero draw more (they used to end the fit)."
+    rng = np.random.default_rng(0)
+    X = np.zeros((80, 20)); X[:, 7] = rng.normal(size=80)
+    Y = (X[:, [7, 7]] * [1, -1] + 0.3 * rng.normal(size=(80, 2)) > 0).astype(np.int8)
+    fits = []
+    for n_jobs, Xi in ((1, X), (2, X), (1, sp.csr_matrix(X))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            fits.append(BoomerClassifier(**{"max_rules": 30, "feature_sampling": "log2", "instance_sampling": None,
+                                            "random_state": 3, "n_jobs": n_jobs, **kw}).fit(Xi, Y))
+    assert fits[0].n_rules_ == 30 and set(fits[0].cond_feature_.tolist()) == {7}
+    for f in fits[1:]: np.testing.assert_array_equal(f.predict_proba(X), fits[0].predict_proba(X))
 
 def test_memory_check(monkeypatch):
     X, Y = _data(K=4)
