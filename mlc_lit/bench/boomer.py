@@ -18,7 +18,8 @@ import scipy.sparse as sp
 from . import load_split, measure, nominal_features
 
 # %% auto #0
-__all__ = ['CONFIGS', 'COMMON', 'DATASETS', 'warm_up', 'fit_and_score', 'run_mlc_lit', 'find_reference', 'run_reference', 'run']
+__all__ = ['CONFIGS', 'COMMON', 'DATASETS', 'WIDE', 'warm_up', 'fit_and_score', 'run_mlc_lit', 'find_reference', 'run_reference',
+           'run']
 
 # %% ../../nbs/06a_bench_boomer.ipynb #4456bbf9
 CONFIGS = {"a": dict(loss="logistic_label_wise", head="single"),
@@ -26,6 +27,7 @@ CONFIGS = {"a": dict(loss="logistic_label_wise", head="single"),
            "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width")}
 COMMON = dict(max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None, feature_sampling="log2", random_state=1)
 DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron")
+WIDE = {"bibtex": 200, "cal500": 20}   # many labels: configuration b only, with the gblb suite's rule budgets
 
 def _losses(Y, P):
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
@@ -96,13 +98,15 @@ def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None,
 
 # %% ../../nbs/06a_bench_boomer.ipynb #fa0d332c
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=("a", "b"), reference=True):
-    "Rows for mlc_lit and mlrl-boomer on `datasets` × `configs` × `threads` (see the module docstring)."
-    datasets = list(datasets or (("emotions",) if quick else DATASETS))
-    max_rules = 100 if quick else None
+    """Rows for mlc_lit and mlrl-boomer on `datasets` × `configs` × `threads` (see the module docstring). The data
+    sets of `WIDE` (by default after `DATASETS`) run configuration b only, with their rule budget."""
+    datasets = list(datasets or (("emotions",) if quick else DATASETS + tuple(WIDE)))
     rows = []
     for name in datasets:
+        cs = ("b",) if name in WIDE else configs
+        max_rules = 100 if quick else WIDE.get(name)
         for t in threads:
-            for c in configs:
+            for c in cs:
                 rows.append(run_mlc_lit(name, data_dir, c, threads=t, repeats=repeats, max_rules=max_rules))
-            if reference: rows += run_reference(name, data_dir, configs, threads=t, repeats=repeats, max_rules=max_rules)
+            if reference: rows += run_reference(name, data_dir, cs, threads=t, repeats=repeats, max_rules=max_rules)
     return rows
