@@ -1398,11 +1398,11 @@ def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
 def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
     n, F = X.shape; K = Y.shape[1]
-    loss, low_rank, W, A, search_mode, expand = _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts,
-                                                                         np.dtype(_STAT_DTYPES[est.statistic_type]).itemsize)
+    stat_dtype = np.dtype(_STAT_DTYPES[est.statistic_type])
+    loss, low_rank, W, A, search_mode, expand = _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts, stat_dtype.itemsize)
     bins = _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None   # (FeatureBins, presorted codes)
     ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
-    S = np.zeros((n, K)); stats = np.empty((n, W), _STAT_DTYPES[est.statistic_type]); all_rows = np.arange(n, dtype=np.int64)
+    S = np.zeros((n, K)); stats = np.empty((n, W), stat_dtype); all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     reg, head, work = _head_buffers(est, Y, mode, n_feat)
     if low_rank: g = np.empty(K + K * (K + 1) // 2); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
