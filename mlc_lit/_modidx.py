@@ -613,6 +613,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'mlc_lit.mlxgb._feature_cuts': ('mlxgb.html#_feature_cuts', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._first_best': ('mlxgb.html#_first_best', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._gains': ('mlxgb.html#_gains', 'mlc_lit/mlxgb.py'),
+                               'mlc_lit.mlxgb._group_size': ('mlxgb.html#_group_size', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._grow_tree': ('mlxgb.html#_grow_tree', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._hist_splits_impl': ('mlxgb.html#_hist_splits_impl', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._leaf_weights': ('mlxgb.html#_leaf_weights', 'mlc_lit/mlxgb.py'),

@@ -93,21 +93,22 @@ def _columns(X):
     return (sp.issparse(X), np.r_[0, np.cumsum(counts)].astype(np.int64), rows[~nan][order], vals[~nan][order],
             np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
 
-# %% ../nbs/03_mlxgb.ipynb #2c08ca65
+# %% ../nbs/03_mlxgb.ipynb #a7c31e02
 def _rank_keep(rmin, rmax, max_bins):
     """Indices of the entries of a rank summary (`rmin`/`rmax`: examples below each value and up to it) kept when it
-    is pruned to `max_bins` + 1 entries, as XGBoost's `hist` prunes; needs more than `max_bins` + 1 entries."""
+    is pruned to `max_bins` + 1 entries, as XGBoost's `hist` prunes; needs more than `max_bins` + 1 entries.
+    The walk above with every target's position found at once by binary search (doubled mid ranks never decrease)."""
     m = len(rmin)
     lo, span = rmax[0], rmin[-1] - rmax[0]
-    keep, i = [0], 1
-    for k in range(1, max_bins):
-        target = 2.0 * ((k * span) / max_bins + lo)          # twice the k-th of evenly spaced ranks
-        while i < m - 1 and target >= rmin[i + 1] + rmax[i + 1]: i += 1
-        if i == m - 1: break
-        j = i if target < rmax[i] + rmin[i + 1] else i + 1   # the nearer one (both sides doubled)
-        if j != keep[-1]: keep.append(j)
-    if keep[-1] != m - 1: keep.append(m - 1)
-    return keep
+    target = 2.0 * ((np.arange(1, max_bins) * span) / max_bins + lo)      # twice the evenly spaced ranks
+    i = np.clip(np.searchsorted((rmin + rmax)[1:], target, side="right"), 1, m - 1)
+    stop = np.flatnonzero(i == m - 1)                                      # the walk ends at the last entry
+    if len(stop): target, i = target[:stop[0]], i[:stop[0]]
+    j = np.where(target < rmax[i] + rmin[np.minimum(i + 1, m - 1)], i, i + 1)   # the nearer one (both doubled)
+    keep = np.concatenate([[0], j])
+    keep = keep[np.r_[True, np.diff(keep) != 0]]
+    if keep[-1] != m - 1: keep = np.append(keep, m - 1)
+    return keep.tolist()
 
 # %% ../nbs/03_mlxgb.ipynb #ad8dfced
 def _feature_cuts(values, counts, max_bins):
@@ -308,65 +309,83 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
 _exact_splits = kernel()(_exact_splits_impl)
 _exact_splits_par = kernel(parallel=True)(_exact_splits_impl)
 
+# %% ../nbs/03_mlxgb.ipynb #b41e9d07
+GH_CACHED_BYTES = 2 << 20      # gradients below this size stay in cache: build one feature at a time
+GROUP_HIST_BYTES = 8 << 20     # a group's histograms, per thread
+ROW_BLOCK_BYTES = 128 << 10    # the gradients of one block of rows
+
+@kernel()
+def _group_size(n, ns, max_nb, T, nf):
+    "Features whose histograms one pass over the rows builds: 1 while the gradients fit in cache, else as many as fit."
+    if n * T * 8 <= GH_CACHED_BYTES: return 1
+    return max(1, min(32, nf, GROUP_HIST_BYTES // (ns * max_nb * T * 8)))
+
 # %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
 def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_vals, features, gh, slot,
-                      sums, counts, score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
+                      sums, counts, score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl, group):
     ns, T = sums.shape
     K = T // 2
-    n = slot.shape[0]
-    nf = features.shape[0]
-    n_chunks = min(nf, 64)
+    n, nf = slot.shape[0], features.shape[0]
     max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, n_bins[features[fi]] + 1)
+    G = group if group > 0 else (_group_size(n, ns, max_nb, T, nf) if dense else 1)
+    n_groups = (nf + G - 1) // G
+    n_chunks = min(n_groups, 64)
+    B = max(16, ROW_BLOCK_BYTES // (8 * T)) if dense else max(n, 1)
     for c in prange(n_chunks):
-        hist = np.zeros((ns, max_nb, T)); cnt = np.zeros((ns, max_nb), np.int64)
+        hist = np.zeros((G * ns, max_nb, T)); cnt = np.zeros((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
         run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
         miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
         best = np.empty((ns, 4))
         buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
-        for fi in range(c, nf, n_chunks):
-            f = features[fi]; nb = n_bins[f]; c0 = cut_ptr[f]
-            lo, hi = (0, n) if dense else (cptr[f], cptr[f + 1])
-            for e in range(lo, hi):
-                i = e if dense else crows[e]
-                s = slot[i]
-                if s < 0: continue
-                b = bins[f, i] if dense else bins[0, e]
-                cnt[s, b] += 1
-                for t in range(T): hist[s, b, t] += gh[i, t]
-            if not dense:                              # implicit zeros: total minus everything stored
+        for j in range(c, n_groups, n_chunks):
+            f0 = j * G; ng = min(G, nf - f0)
+            for i0 in range(0, n, B):                  # dense: a block of rows, read by every feature of the group
+                for fi in range(f0, f0 + ng):
+                    f, o = features[fi], (fi - f0) * ns
+                    lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
+                    for e in range(lo, hi):
+                        i = e if dense else crows[e]
+                        s = slot[i]
+                        if s < 0: continue
+                        b = bins[f, i] if dense else bins[0, e]
+                        cnt[o + s, b] += 1
+                        for t in range(T): hist[o + s, b, t] += gh[i, t]
+            for fi in range(f0, f0 + ng):
+                f, o = features[fi], (fi - f0) * ns
+                nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
+                if not dense:                              # implicit zeros: total minus everything stored
+                    for s in range(ns):
+                        m = counts[s]
+                        for b in range(nb + 1): m -= cnt[o + s, b]
+                        if m <= 0: continue
+                        for t in range(T):
+                            acc = sums[s, t]
+                            for b in range(nb + 1): acc -= hist[o + s, b, t]
+                            hist[o + s, zb, t] += acc
+                        cnt[o + s, zb] += m
+                nc = 0
                 for s in range(ns):
-                    m = counts[s]
-                    for b in range(nb + 1): m -= cnt[s, b]
-                    if m <= 0: continue
-                    zb = zero_bin[f]
-                    for t in range(T):
-                        acc = sums[s, t]
-                        for b in range(nb + 1): acc -= hist[s, b, t]
-                        hist[s, zb, t] += acc
-                    cnt[s, zb] += m
-            nc = 0
-            for s in range(ns):
-                cmiss[s] = cnt[s, nb]; crun[s] = 0
-                for t in range(T): miss[s, t] = hist[s, nb, t]; run[s, t] = 0.0
-                best[s, 0] = best[s, 2] = -np.inf
-                prev = -1
-                for b in range(nb):
-                    if cnt[s, b] == 0: continue
-                    if prev >= 0:
+                    cmiss[s] = cnt[o + s, nb]; crun[s] = 0
+                    for t in range(T): miss[s, t] = hist[o + s, nb, t]; run[s, t] = 0.0
+                    best[s, 0] = best[s, 2] = -np.inf
+                    prev = -1
+                    for b in range(nb):
+                        if cnt[o + s, b] == 0: continue
+                        if prev >= 0:
+                            if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                            nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
+                        for t in range(T): run[s, t] += hist[o + s, b, t]
+                        crun[s] += cnt[o + s, b]; prev = b
+                    if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
                         if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
-                        nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
-                    for t in range(T): run[s, t] += hist[s, b, t]
-                    crun[s] += cnt[s, b]; prev = b
-                if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
-                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
-                    nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-                for b in range(nb + 1):                # reset the buffer for the next feature
-                    if cnt[s, b] == 0: continue
-                    cnt[s, b] = 0
-                    for t in range(T): hist[s, b, t] = 0.0
-            _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
-            _choose(best, fi, out_gain, out_thr, out_dl)
+                        nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+                    for b in range(nb + 1):                # reset the buffer for the next feature
+                        if cnt[o + s, b] == 0: continue
+                        cnt[o + s, b] = 0
+                        for t in range(T): hist[o + s, b, t] = 0.0
+                _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
+                _choose(best, fi, out_gain, out_thr, out_dl)
 
 # %% ../nbs/03_mlxgb.ipynb #d51d6ac4
 _hist_splits = kernel()(_hist_splits_impl)
@@ -452,7 +471,7 @@ def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
         if p["exact"]:
             (_exact_splits_par if parallel else _exact_splits)(*prep, features, gh, slot, sums, counts, score_p, lam, mcw, kind, min_label, gain, cut, dleft)
         else:
-            (_hist_splits_par if parallel else _hist_splits)(*prep, features, gh, slot, sums, counts, score_p, lam, mcw, kind, min_label, gain, cut, dleft)
+            (_hist_splits_par if parallel else _hist_splits)(*prep, features, gh, slot, sums, counts, score_p, lam, mcw, kind, min_label, gain, cut, dleft, 0)
         best = _first_best(gain)
         bgain = gain[best, np.arange(ns)]
         ok = (bgain > _EPS_GAIN) & (bgain >= p["gamma"])

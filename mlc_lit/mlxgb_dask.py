@@ -14,8 +14,8 @@ import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
 from .losses import label_wise_logistic
-from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _buffer, _choose, _concat_trees, _data_args, _first_best,
-                           _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle)
+from .mlxgb import (ROW_BLOCK_BYTES, SPLITS, _EPS_GAIN, _base_margin, _buffer, _choose, _concat_trees, _data_args,
+                           _first_best, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -197,18 +197,20 @@ def _count_hist(dense, bins, cptr, crows, features, off, bslot, cnt):
 
 @kernel()
 def _fill_hist(dense, bins, cptr, crows, features, off, gh, bslot, pos, hist):
-    "Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached."
-    T = gh.shape[1]
-    n = bslot.shape[0]
-    for fi in range(features.shape[0]):
-        f = features[fi]; o = off[fi]
-        lo, hi = (0, n) if dense else (cptr[f], cptr[f + 1])
-        for e in range(lo, hi):
-            i = e if dense else crows[e]
-            s = bslot[i]
-            if s < 0: continue
-            r = pos[s, o + (bins[f, i] if dense else bins[0, e])]
-            for t in range(T): hist[r, t] += gh[i, t]
+    """Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached;
+    dense, block of rows by block of rows, every feature reading a block while it is in cache (as `_hist_splits`)."""
+    n, T = gh.shape
+    B = max(16, ROW_BLOCK_BYTES // (8 * T)) if dense else max(n, 1)
+    for i0 in range(0, n, B):
+        for fi in range(features.shape[0]):
+            f = features[fi]; o = off[fi]
+            lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
+            for e in range(lo, hi):
+                i = e if dense else crows[e]
+                s = bslot[i]
+                if s < 0: continue
+                r = pos[s, o + (bins[f, i] if dense else bins[0, e])]
+                for t in range(T): hist[r, t] += gh[i, t]
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 @kernel()

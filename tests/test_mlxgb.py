@@ -80,8 +80,11 @@ def _check_split_kernels(kind, sparse, K):
             _exact_splits(*_columns(Xk), feats, gh, slot, sums, counts, score_p, 1.0, 0.2, kind, False, *out)
         else:
             bins, *rest = _bin_features(Xk, 256)
-            _hist_splits(bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest, feats, gh, slot, sums,
-                         counts, score_p, 1.0, 0.2, kind, False, *out)
+            for group in (0, 1, 2, 3):              # 0: the kernel's own choice; 2: a group and a remainder
+                out = [np.full((3, ns), -np.inf), np.zeros((3, ns)), np.zeros((3, ns), np.int8)]
+                _hist_splits(bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest, feats, gh, slot, sums,
+                             counts, score_p, 1.0, 0.2, kind, False, *out, group)
+                np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=f"{method} group {group}")
         np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=method)
 
 
