@@ -15,7 +15,8 @@ import scipy.sparse as sp
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
 from .losses import label_wise_logistic
 from .mlxgb import (ROW_BLOCK_BYTES, SPLITS, _EPS_GAIN, _base_margin, _buffer, _choose, _concat_trees, _data_args,
-                           _first_best, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle)
+                           _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep,
+                           _route, _score, _settle)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -197,20 +198,35 @@ def _count_hist(dense, bins, cptr, crows, features, off, bslot, cnt):
 
 @kernel()
 def _fill_hist(dense, bins, cptr, crows, features, off, gh, bslot, pos, hist):
-    """Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached;
-    dense, block of rows by block of rows, every feature reading a block while it is in cache (as `_hist_splits`)."""
+    """Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached.
+    As `_hist_splits` does: a group of features at a time into a dense buffer that stays in cache (dense input: block
+    of rows by block of rows), then the group's reached bins copied out; each bin adds its rows in row order."""
     n, T = gh.shape
+    nb_, nf = pos.shape[0], features.shape[0]
+    max_nb = 1
+    for fi in range(nf): max_nb = max(max_nb, off[fi + 1] - off[fi])
+    G = _group_size(n, nb_, max_nb, T, nf) if dense else 1
     B = max(16, ROW_BLOCK_BYTES // (8 * T)) if dense else max(n, 1)
-    for i0 in range(0, n, B):
-        for fi in range(features.shape[0]):
-            f = features[fi]; o = off[fi]
-            lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
-            for e in range(lo, hi):
-                i = e if dense else crows[e]
-                s = bslot[i]
-                if s < 0: continue
-                r = pos[s, o + (bins[f, i] if dense else bins[0, e])]
-                for t in range(T): hist[r, t] += gh[i, t]
+    buf = np.zeros((G * nb_, max_nb, T))                     # feature g of the group, node s: row g * nb_ + s
+    for f0 in range(0, nf, G):
+        ng = min(G, nf - f0)
+        for i0 in range(0, n, B):
+            for fi in range(f0, f0 + ng):
+                f, r0 = features[fi], (fi - f0) * nb_
+                lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
+                for e in range(lo, hi):
+                    i = e if dense else crows[e]
+                    s = bslot[i]
+                    if s < 0: continue
+                    b = bins[f, i] if dense else bins[0, e]
+                    for t in range(T): buf[r0 + s, b, t] += gh[i, t]
+        for fi in range(f0, f0 + ng):                         # reached bins out, the buffer zeroed again
+            o, r0 = off[fi], (fi - f0) * nb_
+            for s in range(nb_):
+                for b in range(off[fi + 1] - o):
+                    r = pos[s, o + b]
+                    if r < 0: continue
+                    for t in range(T): hist[r, t] = buf[r0 + s, b, t]; buf[r0 + s, b, t] = 0.0
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 @kernel()
