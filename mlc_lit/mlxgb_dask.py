@@ -184,38 +184,39 @@ def _bin(part, cut_ptr, cut_vals):
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0487929a
 @kernel()
-def _count_hist(dense, bins, cptr, crows, features, off, bslot, cnt):
-    "Count each row of a built node (`bslot[i]` ≥ 0) in its node's bin of every feature in `features` (feature `fi`'s bins from `off[fi]`)."
-    n = bslot.shape[0]
+def _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt):
+    """Count each row of a built node (`bslot[i]` ≥ 0; dense input: the rows listed in `rows`) in its node's bin of
+    every feature in `features` (feature `fi`'s bins from `off[fi]`)."""
     for fi in range(features.shape[0]):
         f = features[fi]; o = off[fi]
-        lo, hi = (0, n) if dense else (cptr[f], cptr[f + 1])
+        lo, hi = (0, rows.shape[0]) if dense else (cptr[f], cptr[f + 1])
         for e in range(lo, hi):
-            i = e if dense else crows[e]
+            i = rows[e] if dense else crows[e]
             s = bslot[i]
             if s < 0: continue
             cnt[s, o + (bins[f, i] if dense else bins[0, e])] += 1
 
 @kernel()
-def _fill_hist(dense, bins, cptr, crows, features, off, gh, bslot, pos, hist):
+def _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos, hist):
     """Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached.
     As `_hist_splits` does: a group of features at a time into a dense buffer that stays in cache (dense input: block
     of rows by block of rows), then the group's reached bins copied out; each bin adds its rows in row order."""
-    n, T = gh.shape
+    T = gh.shape[1]
+    m = rows.shape[0] if dense else max(crows.shape[0], 1)
     nb_, nf = pos.shape[0], features.shape[0]
     max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, off[fi + 1] - off[fi])
-    G = _group_size(n, nb_, max_nb, T, nf) if dense else 1
-    B = max(16, ROW_BLOCK_BYTES // (8 * T)) if dense else max(n, 1)
+    G = _group_size(m, nb_, max_nb, T, nf) if dense else 1
+    B = max(16, ROW_BLOCK_BYTES // (8 * T)) if dense else m
     buf = np.zeros((G * nb_, max_nb, T))                     # feature g of the group, node s: row g * nb_ + s
     for f0 in range(0, nf, G):
         ng = min(G, nf - f0)
-        for i0 in range(0, n, B):
+        for k0 in range(0, m, B):
             for fi in range(f0, f0 + ng):
                 f, r0 = features[fi], (fi - f0) * nb_
-                lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
+                lo, hi = (k0, min(m, k0 + B)) if dense else (cptr[f], cptr[f + 1])
                 for e in range(lo, hi):
-                    i = e if dense else crows[e]
+                    i = rows[e] if dense else crows[e]
                     s = bslot[i]
                     if s < 0: continue
                     b = bins[f, i] if dense else bins[0, e]
@@ -329,11 +330,12 @@ def _level_hist(part, gh, slot, ns, features, off, build):
     bslot = to_built[slot]                              # slot -1 reads the last entry, -1
     dense, bins, cptr, crows = part["bins"]
     cnt = np.zeros((len(build), off[-1]), np.int64)
-    _count_hist(dense, bins, cptr, crows, features, off, bslot, cnt)
+    rows = np.flatnonzero(bslot >= 0) if dense else np.zeros(0, np.int64)   # dense: loop over the built rows only
+    _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt)
     idx = np.flatnonzero(cnt)
     pos = np.full(cnt.size, -1, np.int64); pos[idx] = np.arange(len(idx))
     hist = np.zeros((len(idx), gh.shape[1]))
-    _fill_hist(dense, bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
+    _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
     return sums, counts, _pack(idx, cnt.ravel()[idx], hist, cnt.size)
 
 @kernel()
