@@ -622,11 +622,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     total[:] = 0.0; cnt = 0
     for i in range(n):
         if w[i] > 0:
-            if LOW_RANK: _accumulate_low_rank(total, stats, i, float(w[i]), K, head)
-            else:                                    # `_accumulate` written out: no call per example
-                fw = float(w[i])
-                for c in range(W): total[c] += fw * stats[i, c]
-            cnt += w[i]
+            _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
     nc, label, depth, rule_q = W, -2 if abs_score and single else -1, 0, 0.0
     if fixed_label >= 0 and single:                  # keep the label: only its two columns, as after a first condition
@@ -1530,7 +1526,7 @@ def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, cove
         if b >= nb:                                          # missing: out of the covered total, as the sweep does
             _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch); cnt_f -= w[i]; continue
         if low_rank: _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
-        else:                                                # `_accumulate` written out: no call and no view per example
+        else:                                                # `_add(hist[b], ...)` would make a view per example
             fw = float(w[i])
             for c in range(hist.shape[1]): hist[b, c] += fw * stats[i, c]
         hcnt[b] += w[i]
@@ -1555,7 +1551,7 @@ def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, tot
             if b >= n_bins[f]:
                 _add(tot[s], stats, i, -float(wi), cols, True, low_rank, K, scratch); cnt_f[s] -= wi; continue
             if low_rank: _accumulate_low_rank(hist[s, b], stats, i, float(wi), K, scratch)
-            else:                                # `_accumulate` written out: no call and no view per example and feature
+            else:                                # `_add(hist[s, b], ...)` would make a view per example and feature
                 fw = float(wi)
                 for c in range(hist.shape[2]): hist[s, b, c] += fw * stats[i, c]
             hcnt[s, b] += wi

@@ -97,7 +97,8 @@ def _columns(X):
 def _rank_keep(rmin, rmax, max_bins):
     """Indices of the entries of a rank summary (`rmin`/`rmax`: examples below each value and up to it) kept when it
     is pruned to `max_bins` + 1 entries, as XGBoost's `hist` prunes; needs more than `max_bins` + 1 entries.
-    The walk above with every target's position found at once by binary search (doubled mid ranks never decrease)."""
+    Each target's entry is found by one binary search over the doubled mid ranks `rmin + rmax` (they never decrease),
+    with the tie rules of the walk this replaces (`_rank_keep_walk` in the notebook)."""
     m = len(rmin)
     lo, span = rmax[0], rmin[-1] - rmax[0]
     target = 2.0 * ((np.arange(1, max_bins) * span) / max_bins + lo)      # twice the evenly spaced ranks
@@ -320,6 +321,11 @@ def _group_size(n, ns, max_nb, T, nf):
     if n * T * 8 <= GH_CACHED_BYTES: return 1
     return max(1, min(32, nf, GROUP_HIST_BYTES // (ns * max_nb * T * 8)))
 
+@kernel()
+def _block_rows(T):
+    "Rows per block of a grouped pass: their gradients (T values each) fill `ROW_BLOCK_BYTES`."
+    return max(16, ROW_BLOCK_BYTES // (8 * T))
+
 # %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
 def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_vals, features, gh, slot,
                       sums, counts, score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl, group):
@@ -331,7 +337,7 @@ def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_v
     G = group if group > 0 else (_group_size(n, ns, max_nb, T, nf) if dense else 1)
     n_groups = (nf + G - 1) // G
     n_chunks = min(n_groups, 64)
-    B = max(16, ROW_BLOCK_BYTES // (8 * T)) if dense else max(n, 1)
+    B = _block_rows(T) if dense else max(n, 1)
     for c in prange(n_chunks):
         hist = np.zeros((G * ns, max_nb, T)); cnt = np.zeros((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
         run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)

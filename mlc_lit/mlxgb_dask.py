@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
 from .losses import label_wise_logistic
-from .mlxgb import (ROW_BLOCK_BYTES, SPLITS, _EPS_GAIN, _base_margin, _buffer, _choose, _concat_trees, _data_args,
+from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _block_rows, _buffer, _choose, _concat_trees, _data_args,
                            _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep,
                            _route, _score, _settle)
 
@@ -207,7 +207,7 @@ def _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos, hi
     max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, off[fi + 1] - off[fi])
     G = _group_size(m, nb_, max_nb, T, nf) if dense else 1
-    B = max(16, ROW_BLOCK_BYTES // (8 * T)) if dense else m
+    B = _block_rows(T) if dense else m
     buf = np.zeros((G * nb_, max_nb, T))                     # feature g of the group, node s: row g * nb_ + s
     for f0 in range(0, nf, G):
         ng = min(G, nf - f0)
