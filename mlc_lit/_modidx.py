@@ -634,6 +634,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'mlc_lit.mlxgb_dask._add_tree': ('mlxgb_dask.html#_add_tree', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._as_array': ('mlxgb_dask.html#_as_array', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._assemble': ('mlxgb_dask.html#_assemble', 'mlc_lit/mlxgb_dask.py'),
+                                    'mlc_lit.mlxgb_dask._assemble_kernel': ('mlxgb_dask.html#_assemble_kernel', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._at': ('mlxgb_dask.html#_at', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._bin': ('mlxgb_dask.html#_bin', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._check_cuts': ('mlxgb_dask.html#_check_cuts', 'mlc_lit/mlxgb_dask.py'),

@@ -200,7 +200,7 @@ def _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt):
 def _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos, hist):
     """Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached.
     As `_hist_splits` does: a group of features at a time into a dense buffer that stays in cache (dense input: block
-    of rows by block of rows), then the group's reached bins copied out; each bin adds its rows in row order."""
+    of rows by block of rows), then the group's reached bins added out; each bin adds its rows in row order."""
     T = gh.shape[1]
     m = rows.shape[0] if dense else max(crows.shape[0], 1)
     nb_, nf = pos.shape[0], features.shape[0]
@@ -227,7 +227,7 @@ def _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos, hi
                 for b in range(off[fi + 1] - o):
                     r = pos[s, o + b]
                     if r < 0: continue
-                    for t in range(T): hist[r, t] = buf[r0 + s, b, t]; buf[r0 + s, b, t] = 0.0
+                    for t in range(T): hist[r, t] += buf[r0 + s, b, t]; buf[r0 + s, b, t] = 0.0
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 @kernel()
@@ -320,22 +320,29 @@ def _unpack(hp):
     idx = np.flatnonzero(C)
     return idx, C[idx], H[idx]
 
-def _level_hist(part, gh, slot, ns, features, off, build):
-    """The partition's node sums and counts of the level's `ns` nodes, and the packed histograms (counts and `[g, h]`
-    per bin) of the nodes in `build` only, in that order; no histograms with `features` None."""
-    sums, counts = np.zeros((ns, gh.shape[1])), np.zeros(ns, np.int64)
-    _node_sums(gh, slot, sums, counts)
+def _level_hist(parts, ghs, slots, ns, features, off, build):
+    """Node sums and counts of the level's `ns` nodes over one worker's partitions, and the packed histograms (counts and
+    `[g, h]` per bin) of the nodes in `build` only, in that order; no histograms with `features` None. One histogram for
+    all the partitions: each bin adds the partitions' sums in their order (as `a + b` would), with no partial per partition."""
+    T = ghs[0].shape[1]
+    sums, counts = np.zeros((ns, T)), np.zeros(ns, np.int64)
+    for gh, slot in zip(ghs, slots):
+        s, c = np.zeros((ns, T)), np.zeros(ns, np.int64)
+        _node_sums(gh, slot, s, c); sums += s; counts += c
     if features is None: return sums, counts, None
     to_built = np.full(ns + 1, -1, np.int64); to_built[build] = np.arange(len(build))
-    bslot = to_built[slot]                              # slot -1 reads the last entry, -1
-    dense, bins, cptr, crows = part["bins"]
-    cnt = np.zeros((len(build), off[-1]), np.int64)
-    rows = np.flatnonzero(bslot >= 0) if dense else np.zeros(0, np.int64)   # dense: loop over the built rows only
-    _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt)
+    cnt, work = np.zeros((len(build), off[-1]), np.int64), []
+    for part, gh, slot in zip(parts, ghs, slots):
+        bslot = to_built[slot]                          # slot -1 reads the last entry, -1
+        dense, bins, cptr, crows = part["bins"]
+        rows = np.flatnonzero(bslot >= 0) if dense else np.zeros(0, np.int64)   # dense: loop over the built rows only
+        _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt)
+        work.append((dense, bins, cptr, crows, rows, gh, bslot))
     idx = np.flatnonzero(cnt)
     pos = np.full(cnt.size, -1, np.int64); pos[idx] = np.arange(len(idx))
-    hist = np.zeros((len(idx), gh.shape[1]))
-    _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
+    hist = np.zeros((len(idx), T))
+    for dense, bins, cptr, crows, rows, gh, bslot in work:
+        _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
     return sums, counts, _pack(idx, cnt.ravel()[idx], hist, cnt.size)
 
 @kernel()
@@ -391,32 +398,58 @@ def _initial_scores(part, base):
     return np.repeat(base[None, :], part["Y"].shape[0], axis=0)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #f97eaa7b
+@kernel()
+def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, pptr, pb, pc, ph, ns):
+    """The level's reached bins per node as `(ptr, bins, cnt, hist)` (node s at `ptr[s]:ptr[s+1]`, bins ascending): built
+    node `build[j]` from the summed entries of places `j·nbt + bin` (sorted `idx`; counts and sums at row `idx[e]` of C
+    and H when `direct`, else at row e), and its sibling `sib_s[j]` as parent `sib_q[j]` of the last level (`pptr`, `pb`,
+    `pc`, `ph`) minus it, without the bins whose count falls to 0 (no rounding residue where the sibling has no rows)."""
+    nb, T = build.shape[0], H.shape[1]
+    at = np.searchsorted(idx, np.arange(nb + 1) * nbt)      # built node j's entries: at[j]:at[j+1]
+    ptr = np.zeros(ns + 1, np.int64)
+    for fill in range(2):                                   # sizes first, then the entries at their places
+        if fill: bins, cnt, hist = np.empty(ptr[ns], np.int64), np.empty(ptr[ns], np.int64), np.empty((ptr[ns], T))
+        for j in range(nb):
+            o = ptr[build[j]] if fill else 0
+            for e in range(at[j], at[j + 1]):
+                if fill:
+                    r = idx[e] if direct else e
+                    bins[o] = idx[e] - j * nbt; cnt[o] = C[r]
+                    for t in range(T): hist[o, t] = H[r, t]
+                o += 1
+            if not fill: ptr[build[j] + 1] = o
+        for j in range(sib_s.shape[0]):
+            q, e, o = sib_q[j], at[j], ptr[sib_s[j]] if fill else 0
+            for pe in range(pptr[q], pptr[q + 1]):
+                c, r = pc[pe], -1
+                if e < at[j + 1] and idx[e] - j * nbt == pb[pe]:
+                    r = idx[e] if direct else e
+                    c -= C[r]; e += 1
+                if c <= 0: continue
+                if fill:
+                    bins[o] = pb[pe]; cnt[o] = c
+                    for t in range(T): hist[o, t] = ph[pe, t] - H[r, t] if r >= 0 else ph[pe, t]
+                o += 1
+            if e != at[j + 1]: raise RuntimeError("a child's histogram has a bin its parent lacks")
+            if not fill: ptr[sib_s[j] + 1] = o
+        if not fill:
+            for s in range(ns): ptr[s + 1] += ptr[s]
+    return ptr, bins, cnt, hist
+
 def _assemble(total, prev, build, sib, nbt):
     """On the worker holding the reduced sums: the level's histograms per node, `(sums, counts, ptr, bins, cnt, hist)`
     with node s's reached bins at `ptr[s]:ptr[s+1]`. Built nodes come from `total`; `sib` pairs each built node with
     its sibling's slot and their parent's index in `prev` (the last level's), and the sibling is parent − built."""
     sums, counts, hp = total
-    ns = len(sums)
     if hp is None: return sums, counts, None, None, None, None
-    idx, c, h = _unpack(hp)
-    node, b = np.divmod(idx, nbt)
-    at = np.searchsorted(node, np.arange(len(build) + 1))
-    per = {int(s): (b[at[j]:at[j + 1]], c[at[j]:at[j + 1]], h[at[j]:at[j + 1]]) for j, s in enumerate(build)}
-    for j, (s, q) in enumerate(sib):
-        _, _, pptr, pb, pc, ph = prev
-        pb, pc, ph = pb[pptr[q]:pptr[q + 1]], pc[pptr[q]:pptr[q + 1]], ph[pptr[q]:pptr[q + 1]]
-        cb, cc, ch = per[int(build[j])]
-        pos = np.searchsorted(pb, cb)                  # a child reaches only bins its parent reached
-        if len(cb) and (pos.max() >= len(pb) or (pb[pos] != cb).any()): raise RuntimeError("a child's histogram has a bin its parent lacks")
-        sc, sh = pc.copy(), ph.copy()
-        sc[pos] -= cc; sh[pos] -= ch
-        keep = sc > 0                                  # bins only the built child reached: gone (no rounding residue)
-        per[int(s)] = (pb[keep], sc[keep], sh[keep])
-    ptr = np.r_[0, np.cumsum([len(per[s][0]) for s in range(ns)])].astype(np.int64)
-    T = sums.shape[1]
-    cat = lambda k, empty: np.concatenate([per[s][k] for s in range(ns)]) if ns else empty
-    return (sums, counts, ptr, cat(0, np.empty(0, np.int64)).astype(np.int64), cat(1, np.empty(0, np.int64)),
-            cat(2, np.empty((0, T))).reshape(-1, T))
+    idx, C, H, _ = hp
+    direct = idx is None
+    idx = np.flatnonzero(C) if direct else idx.astype(np.int64)
+    sib_s, sib_q = (np.array(sib, np.int64).reshape(-1, 2).T if len(sib) else (np.zeros(0, np.int64),) * 2)
+    _, _, pptr, pb, pc, ph = prev if prev is not None else (None, None, np.zeros(1, np.int64), np.zeros(0, np.int64),
+                                                              np.zeros(0, np.int64), np.zeros((0, H.shape[1])))
+    return (sums, counts) + tuple(_assemble_kernel(idx, C, H, direct, nbt, np.asarray(build, np.int64), sib_s, sib_q,
+                                                   pptr, pb, pc, ph, len(sums)))
 
 def _left_counts(level, cuts, features, off, ok, sfeat, sthr, sdl):
     "Rows each split sends left (from the level's bin counts): what decides which child's histograms get built."
@@ -489,10 +522,12 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
     for depth in range(p["max_depth"] + 1):
         ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
         t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
-        hs = [on_home(i, _level_hist, b, g, s, ns, None if last else features, off, build) for i, (b, g, s) in enumerate(zip(parts, gh, slots))]
-        if log is not None: _wait(hs); t1 = time.perf_counter()
+        hs = [None] * len(parts)                       # one histogram per worker, of its block of partitions
+        for g in groups: hs[g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
+                                            ns, None if last else features, off, build)
+        if log is not None: _wait([h for h in hs if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
-        total = _tree_reduce(client, hs, groups, on_home=on_home, crossed=crossed)
+        total = _tree_reduce(client, hs, [[g[0]] for g in groups], on_home=on_home, crossed=crossed)
         level = on_home(0, _assemble, total, prev, build, sib, int(off[-1]))
         vals, split = on_home(0, _choose_splits, level, cuts, features, off, p, last).result()
         t2 = time.perf_counter()
