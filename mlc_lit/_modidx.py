@@ -601,6 +601,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._base_margin': ('mlxgb.html#_base_margin', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._better': ('mlxgb.html#_better', 'mlc_lit/mlxgb.py'),
+                               'mlc_lit.mlxgb._bin_dense': ('mlxgb.html#_bin_dense', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._bin_features': ('mlxgb.html#_bin_features', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._block_rows': ('mlxgb.html#_block_rows', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._buffer': ('mlxgb.html#_buffer', 'mlc_lit/mlxgb.py'),

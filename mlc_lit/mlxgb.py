@@ -122,6 +122,32 @@ def _feature_cuts(values, counts, max_bins):
         values = values[np.array(_rank_keep(rmin, rmax, max_bins))]
     return values[1:max_bins]
 
+# %% ../nbs/03_mlxgb.ipynb #7b3717b2
+@kernel()
+def _bin_dense(X, cut_ptr, cut_vals, bins):
+    """Each value's bin into `bins` (F, n): how many of its feature's cuts are ≤ it (`searchsorted(..., side='right')`),
+    NaN the missing bin, one past the last. A branch-free binary search over the cuts padded with +inf to a power of
+    two, run for a block of rows at once, so that the block's searches overlap instead of each waiting on its own
+    comparisons (NumPy's `searchsorted` takes about three times as long on 256 bins)."""
+    n, F = X.shape
+    L = 1
+    for f in range(F):
+        while L < cut_ptr[f + 1] - cut_ptr[f] + 1: L *= 2
+    pad = np.full((F, L), np.inf)
+    for f in range(F): pad[f, :cut_ptr[f + 1] - cut_ptr[f]] = cut_vals[cut_ptr[f]:cut_ptr[f + 1]]
+    B = 64
+    lo, v = np.zeros(B, np.int64), np.empty(B)
+    for i0 in range(0, n, B):
+        m = min(B, n - i0)
+        for f in range(F):
+            c, miss = pad[f], cut_ptr[f + 1] - cut_ptr[f] + 1
+            for j in range(m): lo[j] = 0; v[j] = X[i0 + j, f]
+            step = L >> 1
+            while step > 0:
+                for j in range(m): lo[j] += step * (c[lo[j] + step - 1] <= v[j])
+                step >>= 1
+            for j in range(m): bins[f, i0 + j] = miss if np.isnan(v[j]) else lo[j]
+
 # %% ../nbs/03_mlxgb.ipynb #45d3405b
 def _bin_features(X, max_bins, active=None):
     "Quantile cuts per feature (from the `active` rows) and each stored value's bin (dense: (F, n); CSR: CSC order)."
@@ -148,12 +174,13 @@ def _bin_features(X, max_bins, active=None):
             else: u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
         cf = _feature_cuts(u, c, max_bins) if len(u) else np.empty(0)
         n_bins[f] = len(cf) + 1
-        b = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
-        if sp.issparse(X): bins[ptr[f]:ptr[f + 1]] = b; zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
-        else: bins[f] = b
+        if sp.issparse(X):
+            bins[ptr[f]:ptr[f + 1]] = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
+            zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
         cuts.append(cf)
     cut_ptr = np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64)
     cut_vals = np.concatenate(cuts) if F else np.empty(0)
+    if not sp.issparse(X): _bin_dense(np.ascontiguousarray(X, dtype=np.float64), cut_ptr, cut_vals, bins)
     if sp.issparse(X): return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
     return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 

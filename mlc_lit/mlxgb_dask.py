@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
 from .losses import label_wise_logistic
-from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _block_rows, _buffer, _choose, _concat_trees, _data_args,
+from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer, _choose, _concat_trees, _data_args,
                            _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep,
                            _route, _score, _settle)
 
@@ -176,9 +176,7 @@ def _bin(part, cut_ptr, cut_vals):
             zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
         return dict(part, bins=(False, bins, ptr, rows), n_bins=n_bins, zero_bin=zero_bin)
     bins = np.empty((F, X.shape[0]), np.uint16)
-    for f in range(F):
-        cf = cut_vals[cut_ptr[f]:cut_ptr[f + 1]]
-        bins[f] = np.where(np.isnan(X[:, f]), n_bins[f], np.searchsorted(cf, X[:, f], side="right"))
+    _bin_dense(X, cut_ptr, cut_vals, bins)
     z = np.zeros(1, np.int64)
     return dict(part, bins=(True, bins, z, z), n_bins=n_bins, zero_bin=zero_bin)
 
