@@ -122,7 +122,7 @@ def _feature_cuts(values, counts, max_bins):
         values = values[np.array(_rank_keep(rmin, rmax, max_bins))]
     return values[1:max_bins]
 
-# %% ../nbs/03_mlxgb.ipynb #7b3717b2
+# %% ../nbs/03_mlxgb.ipynb #8e548f5e
 @kernel()
 def _bin_dense(X, cut_ptr, cut_vals, bins):
     """Each value's bin into `bins` (F, n): how many of its feature's cuts are ≤ it (`searchsorted(..., side='right')`),

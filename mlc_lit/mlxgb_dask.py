@@ -318,30 +318,40 @@ def _unpack(hp):
     idx = np.flatnonzero(C)
     return idx, C[idx], H[idx]
 
-def _level_hist(parts, ghs, slots, ns, features, off, build):
-    """Node sums and counts of the level's `ns` nodes over one worker's partitions, and the packed histograms (counts and
-    `[g, h]` per bin) of the nodes in `build` only, in that order; no histograms with `features` None. One histogram for
-    all the partitions: each bin adds the partitions' sums in their order (as `a + b` would), with no partial per partition."""
+def _level_hist(parts, ghs, slots, ns, features, off, build, ranges=None):
+    """Node sums and counts of the level's `ns` nodes over one worker's partitions, and a list of packed histograms
+    (counts and `[g, h]` per bin) of the nodes in `build` only, in that order: one per range of features
+    (`features[ranges[r]:ranges[r + 1]]`, bins counted from the range's first; one range of all by default), none with
+    `features` None. One histogram for all the partitions: each bin adds the partitions' sums in their order."""
     T = ghs[0].shape[1]
     sums, counts = np.zeros((ns, T)), np.zeros(ns, np.int64)
     for gh, slot in zip(ghs, slots):
         s, c = np.zeros((ns, T)), np.zeros(ns, np.int64)
         _node_sums(gh, slot, s, c); sums += s; counts += c
     if features is None: return sums, counts, None
+    ranges = np.array([0, len(features)]) if ranges is None else ranges
     to_built = np.full(ns + 1, -1, np.int64); to_built[build] = np.arange(len(build))
-    cnt, work = np.zeros((len(build), off[-1]), np.int64), []
-    for part, gh, slot in zip(parts, ghs, slots):
-        bslot = to_built[slot]                          # slot -1 reads the last entry, -1
-        dense, bins, cptr, crows = part["bins"]
-        rows = np.flatnonzero(bslot >= 0) if dense else np.zeros(0, np.int64)   # dense: loop over the built rows only
-        _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt)
-        work.append((dense, bins, cptr, crows, rows, gh, bslot))
-    idx = np.flatnonzero(cnt)
-    pos = np.full(cnt.size, -1, np.int64); pos[idx] = np.arange(len(idx))
-    hist = np.zeros((len(idx), T))
-    for dense, bins, cptr, crows, rows, gh, bslot in work:
-        _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
-    return sums, counts, _pack(idx, cnt.ravel()[idx], hist, cnt.size)
+    bslots = [to_built[slot] for slot in slots]         # slot -1 reads the last entry, -1
+    rows = [np.flatnonzero(b >= 0) if part["bins"][0] else np.zeros(0, np.int64) for part, b in zip(parts, bslots)]
+    packed = []                                         # dense: loop over the built rows only
+    for r in range(len(ranges) - 1):
+        fr, o = features[ranges[r]:ranges[r + 1]], off[ranges[r]:ranges[r + 1] + 1] - off[ranges[r]]
+        cnt = np.zeros((len(build), o[-1]), np.int64)
+        for part, bslot, rw in zip(parts, bslots, rows):
+            dense, bins, cptr, crows = part["bins"]
+            _count_hist(dense, bins, cptr, crows, rw, fr, o, bslot, cnt)
+        idx = np.flatnonzero(cnt)
+        pos = np.full(cnt.size, -1, np.int64); pos[idx] = np.arange(len(idx))
+        hist = np.zeros((len(idx), T))
+        for part, gh, bslot, rw in zip(parts, ghs, bslots, rows):
+            dense, bins, cptr, crows = part["bins"]
+            _fill_hist(dense, bins, cptr, crows, rw, fr, o, gh, bslot, pos.reshape(cnt.shape), hist)
+        packed.append(_pack(idx, cnt.ravel()[idx], hist, cnt.size))
+    return sums, counts, packed
+
+def _piece(h, r):
+    "Node sums, counts and range r's packed histograms of a worker's level result (the sums alone when it has none)."
+    return h if h[2] is None else (h[0], h[1], h[2][r])
 
 @kernel()
 def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
@@ -449,42 +459,60 @@ def _assemble(total, prev, build, sib, nbt):
     return (sums, counts) + tuple(_assemble_kernel(idx, C, H, direct, nbt, np.asarray(build, np.int64), sib_s, sib_q,
                                                    pptr, pb, pc, ph, len(sums)))
 
-def _left_counts(level, cuts, features, off, ok, sfeat, sthr, sdl):
-    "Rows each split sends left (from the level's bin counts): what decides which child's histograms get built."
-    sums, counts, ptr, lb, lc, _ = level
-    dense, n_bins, zero_bin, cut_ptr, cut_vals = cuts
-    left = np.zeros(len(counts), np.int64)
-    for s in np.flatnonzero(ok):
-        f = sfeat[s]; fi = np.searchsorted(features, f); o, nb = off[fi], n_bins[f]
-        e = slice(ptr[s] + np.searchsorted(lb[ptr[s]:ptr[s + 1]], o), ptr[s] + np.searchsorted(lb[ptr[s]:ptr[s + 1]], o + nb + 1))
-        rel, cc = lb[e] - o, lc[e]
-        bthr = nb if np.isinf(sthr[s]) else np.searchsorted(cut_vals[cut_ptr[f]:cut_ptr[f + 1]], sthr[s]) + 1
-        left[s] = cc[rel < bthr].sum() + (cc[rel == nb].sum() if sdl[s] else 0)
-        if not dense and zero_bin[f] < bthr: left[s] += counts[s] - cc.sum()     # CSR's implicit zeros
-    return left
+@kernel()
+def _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, features, counts, gain, cut, dleft, left):
+    """Rows the best split of feature `fi` at node s sends left, into `left[fi, s]` (from the level's bin counts; 0 where
+    the feature has none): bins below the threshold, the missing ones if they go left, CSR's implicit zeros if 0 does."""
+    for s in range(counts.shape[0]):
+        a, b = ptr[s], ptr[s + 1]
+        for fi in range(features.shape[0]):
+            left[fi, s] = 0
+            if not np.isfinite(gain[fi, s]): continue
+            f, o = features[fi], off[fi]
+            nb = n_bins[f]
+            bthr = nb if np.isinf(cut[fi, s]) else np.searchsorted(cut_vals[cut_ptr[f]:cut_ptr[f + 1]], cut[fi, s]) + 1
+            m = stored = 0
+            for e in range(a + np.searchsorted(lb[a:b], o), a + np.searchsorted(lb[a:b], o + nb + 1)):
+                rel = lb[e] - o
+                stored += lc[e]
+                if rel < bthr or (rel == nb and dleft[fi, s]): m += lc[e]
+            if not dense and zero_bin[f] < bthr: m += counts[s] - stored
+            left[fi, s] = m
 
-def _choose_splits(level, cuts, features, off, p, last):
-    """On the worker that holds the level's histograms: the nodes' leaf values and (unless `last`) their chosen splits,
-    with whether the left child has no more rows than the right (the one whose histograms are built next)."""
+def _range_splits(level, cuts, features, off, p):
+    """On the worker that holds a range of features' histograms of the level: the node sums and counts, and per feature
+    (row) and node (column) its best split's gain, threshold, missing-value direction and rows sent left."""
     sums, counts, ptr, lb, lc, lh = level
+    if ptr is None: return sums, counts, None
     dense, n_bins, zero_bin, cut_ptr, cut_vals = cuts
     ns, T = sums.shape
     K = T // 2
     kind, lam, mcw, min_label = p["kind"], p["lam"], p["mcw"], p["min_label"]
-    values = np.zeros((ns, K))
-    for s in range(ns): _leaf_weights(sums[s], K, lam, mcw, p["eta"], values[s])
-    if last: return values, None
     score_p = np.array([_score(sums[s], K, lam, mcw, kind) for s in range(ns)])
     nf = len(features)
     gain = np.full((nf, ns), -np.inf); cut = np.zeros((nf, ns)); dleft = np.zeros((nf, ns), np.int8)
+    left = np.zeros((nf, ns), np.int64)
     _splits_from_hist(dense, ptr, lb, lc, lh, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts, score_p,
                       lam, mcw, kind, min_label, gain, cut, dleft)
-    best = _first_best(gain)
-    bgain = gain[best, np.arange(ns)]
-    ok = (bgain > _EPS_GAIN) & (bgain >= p["gamma"])
-    sfeat, sthr, sdl = np.where(ok, features[best], -1).astype(np.int64), cut[best, np.arange(ns)], dleft[best, np.arange(ns)]
-    left = _left_counts(level, cuts, features, off, ok, sfeat, sthr, sdl)
-    return values, (ok, sfeat, sthr, sdl, left <= counts - left)
+    _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, features, counts, gain, cut, dleft, left)
+    return sums, counts, (gain, cut, dleft, left)
+
+def _pick_splits(res, features, p, last):
+    """On the client, from the ranges' `_range_splits` (in feature order): the nodes' leaf values and (unless `last`) each
+    node's split — the first feature within rounding noise of the best, as in one process — with whether its left child
+    has no more rows than the right (the one whose histograms are built next)."""
+    sums, counts = res[0][0], res[0][1]
+    ns, T = sums.shape
+    K = T // 2
+    values = np.zeros((ns, K))
+    for s in range(ns): _leaf_weights(sums[s], K, p["lam"], p["mcw"], p["eta"], values[s])
+    if last: return values, None
+    gain, cut, dleft, left = (np.vstack([r[2][k] for r in res]) for k in range(4))
+    best, a = _first_best(gain), np.arange(ns)
+    ok = (gain[best, a] > _EPS_GAIN) & (gain[best, a] >= p["gamma"])
+    sfeat = np.where(ok, features[best], -1).astype(np.int64)
+    return values, (ok, sfeat, cut[best, a], dleft[best, a], left[best, a] <= counts - left[best, a])
+
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #8f8e609e
 def _tree_reduce(client, futures, groups, func=_add_level, *args, on_home=None, crossed=None):
@@ -510,24 +538,40 @@ def _sent_bytes(client):
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #c80c182e
+def _feature_ranges(off, W):
+    "Boundaries (into the tree's features) of at most W contiguous ranges with about equal numbers of bins, none empty."
+    nf = len(off) - 1
+    if nf == 0: return np.zeros(2, np.int64)
+    return np.unique(np.r_[0, np.searchsorted(off[:-1], np.arange(1, W) * off[-1] / W), nf]).astype(np.int64)
+
 def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, groups, log, subtract=True):
     """Grow one tree level by level on the cluster; the client holds only the tree and each level's chosen splits.
-    With `subtract`, each level builds the histograms of the smaller child of every split only (the root's at first)."""
+    With `subtract`, each level builds the histograms of the smaller child of every split only (the root's at first).
+    The features are cut into one range per worker: range r's histograms are added, assembled and searched on worker r."""
     K = p["K"]
     feature, thr, dl, left, right, values = [-1], [np.nan], [0], [-1], [-1], [np.zeros(K)]
     slot_nodes = np.array([0])
-    build, sib, prev = np.array([0]), [], None
+    lead = [g[0] for g in groups]                       # each worker's first partition stands for the worker
+    ranges = _feature_ranges(off, len(groups))
+    build, sib, prev = np.array([0]), [], [None] * (len(ranges) - 1)
     for depth in range(p["max_depth"] + 1):
         ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
         t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
         hs = [None] * len(parts)                       # one histogram per worker, of its block of partitions
         for g in groups: hs[g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                            ns, None if last else features, off, build)
+                                            ns, None if last else features, off, build, ranges)
         if log is not None: _wait([h for h in hs if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
-        total = _tree_reduce(client, hs, [[g[0]] for g in groups], on_home=on_home, crossed=crossed)
-        level = on_home(0, _assemble, total, prev, build, sib, int(off[-1]))
-        vals, split = on_home(0, _choose_splits, level, cuts, features, off, p, last).result()
+        levels, res = [], []
+        for r in range(1 if last else len(ranges) - 1):
+            order = lead[r:] + lead[:r]                # range r's sum ends on worker r
+            pieces = [None] * len(parts)
+            for j in order: pieces[j] = hs[j] if last else on_home(j, _piece, hs[j], r)
+            total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
+            lo, hi = ranges[r], ranges[r + 1]
+            levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
+            res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
+        vals, split = _pick_splits(client.gather(res), features, p, last)
         t2 = time.perf_counter()
         for s in range(ns): values[slot_nodes[s]] = vals[s]
         row = dict(depth=depth, n_nodes=ns, n_built=0 if last else len(build), hist_s=t1 - t0, reduce_s=t2 - t1) if log is not None else None
@@ -550,7 +594,7 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             if subtract:
                 build.append(lo if small_left[s] else lo + 1); sib.append((lo + 1 if small_left[s] else lo, int(s)))
         build = np.array(build if subtract else range(len(nxt)), np.int64)
-        prev = level if subtract else None
+        prev = levels if subtract else [None] * len(levels)
         slots = [on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right) for i, (b, s) in enumerate(zip(parts, slots))]
         if log is not None:
             _wait(slots)

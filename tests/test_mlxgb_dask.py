@@ -81,7 +81,7 @@ def test_merged_cuts_and_bytes_per_level(client):
     workers = len({w for ws in client.who_has().values() for w in ws}) or 2
     for r in m.dask_levels_:
         if r["depth"] < 4:          # split levels: the built nodes' histograms travel once per extra worker, at most dense
-            formula = (workers - 1) * (r["n_built"] * nb + r["n_nodes"]) * (2 * 4 + 1) * 8     # + the node sums
+            formula = (workers - 1) * (r["n_built"] * nb + workers * r["n_nodes"]) * (2 * 4 + 1) * 8   # + node sums per range
             assert r["n_built"] == (1 if r["depth"] == 0 else r["n_nodes"] // 2), r          # the smaller children only
             assert 0 < r["payload"] <= formula and r["payload"] <= r["bytes"] <= r["payload"] + 20_000, (r, formula)
     assert any(r["payload"] < (workers - 1) * r["n_built"] * nb * 9 * 8 for r in m.dask_levels_ if r["depth"] == 3)  # sparse pays deep down

@@ -83,7 +83,7 @@ def _bytes_per_level(client, Xd, Yd, params):
     W = len(client.scheduler_info()["workers"])
     lv = [r for r in m.dask_levels_ if r["depth"] < params["max_depth"]]
     top = max(lv, key=lambda r: (r["n_built"], r["n_nodes"]))
-    bound = (W - 1) * (top["n_built"] * nb + top["n_nodes"]) * (2 * K + 1) * 8
+    bound = (W - 1) * (top["n_built"] * nb + W * top["n_nodes"]) * (2 * K + 1) * 8   # node sums travel with each range
     return top["bytes"], top["payload"], bound, top["n_nodes"], top["n_built"]
 
 def _one(name, make_data, params, workers, chunk_rows):
