@@ -557,16 +557,19 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
     for depth in range(p["max_depth"] + 1):
         ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
         t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
-        hs = [None] * len(parts)                       # one histogram per worker, of its block of partitions
-        for g in groups: hs[g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                            ns, None if last else features, off, build, ranges)
-        if log is not None: _wait([h for h in hs if h is not None]); t1 = time.perf_counter()
+        R = 1 if last else len(ranges) - 1
+        hs = [[None] * len(parts) for _ in range(R)]   # per range, one histogram per worker, of its block of partitions
+        for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
+            for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
+                hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
+                                      ns, None if last else features, off, build, ranges[r:r + 2])
+        if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
         levels, res = [], []
-        for r in range(1 if last else len(ranges) - 1):
+        for r in range(R):
             order = lead[r:] + lead[:r]                # range r's sum ends on worker r
             pieces = [None] * len(parts)
-            for j in order: pieces[j] = hs[j] if last else on_home(j, _piece, hs[j], r)
+            for j in order: pieces[j] = hs[r][j] if last else on_home(j, _piece, hs[r][j], 0)
             total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
             lo, hi = ranges[r], ranges[r + 1]
             levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
