@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
                           int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
-from .losses import label_wise_logistic
+from .losses import _label_wise_logistic_row
 
 # %% auto #0
 __all__ = ['SPLITS', 'MLXGBClassifier']
@@ -572,6 +572,18 @@ def _dask_or(method, name, est, X):
     from mlc_lit import mlxgb_dask
     return getattr(mlxgb_dask, name)(est, X)
 
+# %% ../nbs/03_mlxgb.ipynb #fe5ea7e8
+@kernel(fastmath=False)
+def _weighted_gradients(Y, S, W, gh):
+    """Each row's label-wise logistic gradients and Hessians times its weights, `[g·w, h·w]`, written into gh (n, 2K): one
+    pass, without the two (n, K) arrays and the NumPy products in between (compiled without fast-math, so each product is
+    the one NumPy computes)."""
+    K = Y.shape[1]
+    for i in range(Y.shape[0]):
+        _label_wise_logistic_row(Y[i], S[i], gh[i, :K], gh[i, K:])
+        for k in range(K):
+            gh[i, k] *= W[i, k]; gh[i, K + k] *= W[i, k]
+
 # %% ../nbs/03_mlxgb.ipynb #55d2b993
 class MLXGBClassifier(MultiLabelClassifier):
     """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
@@ -677,12 +689,11 @@ class MLXGBClassifier(MultiLabelClassifier):
         prep, Xargs, p = self._prepare(X, active), _data_args(X), self._params()
         seeds = spawn_seeds(self.random_state, max(self.n_estimators, 1))
         S = np.repeat(self.base_margin_[None, :], n, axis=0)
-        G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
+        gh = np.empty((n, 2 * K))
         trees, parallel = [], n_threads(self.n_jobs) > 1
         with numba_threads(self.n_jobs):
             for t in range(self.n_estimators):
-                label_wise_logistic(Y, S, G, H)
-                np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])
+                _weighted_gradients(Y, S, W, gh)
                 rng = np.random.default_rng(seeds[t])
                 slot = np.where(active, 0, -1).astype(np.int64)
                 if self.subsample < 1.0: slot[rng.random(n) >= self.subsample] = -1

@@ -13,10 +13,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
-from .losses import label_wise_logistic
 from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer, _choose, _concat_trees, _data_args,
                            _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep,
-                           _route, _score, _settle)
+                           _route, _score, _settle, _weighted_gradients)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -288,9 +287,8 @@ def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut
 def _grad(part, S):
     "Weighted gradients and Hessians `[g, h]` (n, 2K) of the partition's rows at scores S."
     n, K = part["Y"].shape
-    G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
-    label_wise_logistic(part["Y"], S, G, H)
-    np.multiply(G, part["W"], out=gh[:, :K]); np.multiply(H, part["W"], out=gh[:, K:])
+    gh = np.empty((n, 2 * K))
+    _weighted_gradients(part["Y"], S, part["W"], gh)
     return gh
 
 def _first_slots(part, seed, subsample):
