@@ -572,7 +572,7 @@ def _dask_or(method, name, est, X):
     from mlc_lit import mlxgb_dask
     return getattr(mlxgb_dask, name)(est, X)
 
-# %% ../nbs/03_mlxgb.ipynb #fe5ea7e8
+# %% ../nbs/03_mlxgb.ipynb #0709cba5
 @kernel(fastmath=False)
 def _weighted_gradients(Y, S, W, gh):
     """Each row's label-wise logistic gradients and Hessians times its weights, `[g·w, h·w]`, written into gh (n, 2K): one

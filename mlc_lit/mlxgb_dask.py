@@ -300,11 +300,14 @@ def _first_slots(part, seed, subsample):
         slot[rng.random(len(slot)) >= subsample] = -1
     return slot
 
+def _sparse_pays(reached, size, T):
+    "Whether `reached` of `size` places, each with T sums and a count, weigh less sparse (with a 4-byte place) than dense."
+    return reached * (T * 8 + 12) < size * (T * 8 + 8)
+
 def _pack(idx, c, h, size):
     """Histogram entries `(idx, counts, sums)` of `size` (node, bin) places as they travel: sparse (the flat places some
     row reached, as int32 where they fit) or, when that is not smaller, dense (`idx` None, every place)."""
-    per = h.shape[1] * 8 + 8
-    if len(idx) * (per + 4) < size * per: return (idx.astype(np.int32 if size < 2**31 else np.int64), c, h, size)
+    if _sparse_pays(len(idx), size, h.shape[1]): return (idx.astype(np.int32 if size < 2**31 else np.int64), c, h, size)
     C, H = np.zeros(size, np.int64), np.zeros((size, h.shape[1]))
     C[idx] = c; H[idx] = h
     return (None, C, H, size)
@@ -339,17 +342,23 @@ def _level_hist(parts, ghs, slots, ns, features, off, build, ranges=None):
             dense, bins, cptr, crows = part["bins"]
             _count_hist(dense, bins, cptr, crows, rw, fr, o, bslot, cnt)
         idx = np.flatnonzero(cnt)
-        pos = np.full(cnt.size, -1, np.int64); pos[idx] = np.arange(len(idx))
-        hist = np.zeros((len(idx), T))
+        full = not _sparse_pays(len(idx), cnt.size, T)  # it will travel dense: fill the dense array, no copy after
+        pos = np.arange(cnt.size) if full else np.full(cnt.size, -1, np.int64)
+        if not full: pos[idx] = np.arange(len(idx))
+        hist = np.zeros((cnt.size if full else len(idx), T))
         for part, gh, bslot, rw in zip(parts, ghs, bslots, rows):
             dense, bins, cptr, crows = part["bins"]
             _fill_hist(dense, bins, cptr, crows, rw, fr, o, gh, bslot, pos.reshape(cnt.shape), hist)
-        packed.append(_pack(idx, cnt.ravel()[idx], hist, cnt.size))
+        packed.append((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
     return sums, counts, packed
 
 def _piece(h, r):
     "Node sums, counts and range r's packed histograms of a worker's level result (the sums alone when it has none)."
     return h if h[2] is None else (h[0], h[1], h[2][r])
+
+def _range_hist(parts, ghs, slots, ns, features, off, build, ranges):
+    "`_level_hist` of one range of features (`ranges` = its two boundaries), as the range's reduction takes it: one task."
+    return _piece(_level_hist(parts, ghs, slots, ns, features, off, build, ranges), 0)
 
 @kernel()
 def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
@@ -513,13 +522,20 @@ def _pick_splits(res, features, p, last):
 
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #8f8e609e
+def _here(x):
+    "The value itself: a task on the worker that needs `x`, which fetches it as soon as it exists."
+    return x
+
 def _tree_reduce(client, futures, groups, func=_add_level, *args, on_home=None, crossed=None):
     """Pairwise sums of `futures`: first within each group of indices, then across groups; a fixed order. With
-    `on_home`, each addition runs on the home worker of its left operand's first partition; `crossed` (a list)
-    collects the right operands that another worker's addition reads (what travels)."""
+    `on_home`, each addition runs on the home worker of its left operand's first partition, and a right operand from
+    another worker is fetched there by a task of its own as soon as it is computed (a task with both operands would
+    fetch only once the left one is done too); `crossed` (a list) collects those right operands (what travels)."""
     def add(a, b):
         if on_home is None: return (a[0], client.submit(func, a[1], b[1], *args))
-        if crossed is not None and on_home.home[a[0]] != on_home.home[b[0]]: crossed.append(b)
+        if on_home.home[a[0]] != on_home.home[b[0]]:
+            if crossed is not None: crossed.append(b)
+            b = (b[0], on_home(a[0], _here, b[1]))
         return (a[0], on_home(a[0], func, a[1], b[1], *args))
     def pairwise(fs):
         while len(fs) > 1: fs = [add(fs[i], fs[i + 1]) if i + 1 < len(fs) else fs[i] for i in range(0, len(fs), 2)]
@@ -559,7 +575,7 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
         hs = [[None] * len(parts) for _ in range(R)]   # per range, one histogram per worker, of its block of partitions
         for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
             for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
-                hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
+                hs[r][g[0]] = on_home(g[0], _range_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
                                       ns, None if last else features, off, build, ranges[r:r + 2])
         if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
@@ -567,7 +583,7 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
         for r in range(R):
             order = lead[r:] + lead[:r]                # range r's sum ends on worker r
             pieces = [None] * len(parts)
-            for j in order: pieces[j] = hs[r][j] if last else on_home(j, _piece, hs[r][j], 0)
+            for j in order: pieces[j] = hs[r][j]
             total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
             lo, hi = ranges[r], ranges[r + 1]
             levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
