@@ -127,6 +127,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                          'mlc_lit.bench.xdcc_dask._fit_xgb': ( 'bench_xdcc_dask.html#_fit_xgb',
                                                                                'mlc_lit/bench/xdcc_dask.py'),
                                          'mlc_lit.bench.xdcc_dask._one': ('bench_xdcc_dask.html#_one', 'mlc_lit/bench/xdcc_dask.py'),
+                                         'mlc_lit.bench.xdcc_dask._own_peak_kib': ( 'bench_xdcc_dask.html#_own_peak_kib',
+                                                                                    'mlc_lit/bench/xdcc_dask.py'),
                                          'mlc_lit.bench.xdcc_dask._peak_MiB': ( 'bench_xdcc_dask.html#_peak_mib',
                                                                                 'mlc_lit/bench/xdcc_dask.py'),
                                          'mlc_lit.bench.xdcc_dask._proba': ('bench_xdcc_dask.html#_proba', 'mlc_lit/bench/xdcc_dask.py'),

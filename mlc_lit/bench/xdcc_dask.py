@@ -45,9 +45,20 @@ def generated(n, F, K, seed, chunk_rows):
     return X, Y
 
 # %% ../../nbs/06j_bench_xdcc_dask.ipynb #f354b7eb
+def _own_peak_kib():
+    """This process's peak resident memory (KiB): Linux's VmHWM, which starts afresh with the process's own program;
+    `ru_maxrss` elsewhere. (On Linux `ru_maxrss` survives `exec`: a worker spawned by a process that had grown large
+    reports its parent's peak, not its own.)"""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"): return float(line.split()[1])
+    except OSError: pass
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
 def _peak_MiB(client):
     "Peak resident memory of each worker process so far (MiB)."
-    return [v / 1024 for v in client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss).values()]
+    return [v / 1024 for v in client.run(_own_peak_kib).values()]
 
 def _fit_ours(client, X, Y, params):
     from mlc_lit.mlxgb import MLXGBClassifier
