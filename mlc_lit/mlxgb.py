@@ -15,10 +15,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
                           int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
-from .losses import _label_wise_logistic_row
+from .losses import _label_wise_logistic_row, label_wise_logistic
 
 # %% auto #0
-__all__ = ['SPLITS', 'MLXGBClassifier']
+__all__ = ['SPLITS', 'BIN_KERNEL_VALUES', 'MLXGBClassifier']
 
 # %% ../nbs/03_mlxgb.ipynb #5b712166
 SPLITS = ("sum_gain", "max_gain", "sum_weight", "max_weight", "sum_abs", "max_abs")
@@ -123,28 +123,33 @@ def _feature_cuts(values, counts, max_bins):
     return values[1:max_bins]
 
 # %% ../nbs/03_mlxgb.ipynb #8e548f5e
+BIN_KERNEL_VALUES = 1 << 20   # dense X from this many values on is binned by the kernel (its compile time pays back)
+
 @kernel()
 def _bin_dense(X, cut_ptr, cut_vals, bins):
     """Each value's bin into `bins` (F, n): how many of its feature's cuts are ≤ it (`searchsorted(..., side='right')`),
     NaN the missing bin, one past the last. A branch-free binary search over the cuts padded with +inf to a power of
     two, run for a block of rows at once, so that the block's searches overlap instead of each waiting on its own
-    comparisons (NumPy's `searchsorted` takes about three times as long on 256 bins)."""
+    comparisons (NumPy's `searchsorted` takes about eight times as long on 256 bins). Compiling it takes about a
+    second, so the in-memory fit uses it from `BIN_KERNEL_VALUES` values on (`_bin_features`)."""
     n, F = X.shape
     L = 1
     for f in range(F):
         while L < cut_ptr[f + 1] - cut_ptr[f] + 1: L *= 2
-    pad = np.full((F, L), np.inf)
-    for f in range(F): pad[f, :cut_ptr[f + 1] - cut_ptr[f]] = cut_vals[cut_ptr[f]:cut_ptr[f + 1]]
+    pad = np.empty((F, L))                        # written out: slices and np.full tripled the compile time
+    for f in range(F):
+        k = cut_ptr[f + 1] - cut_ptr[f]
+        for j in range(L): pad[f, j] = cut_vals[cut_ptr[f] + j] if j < k else np.inf
     B = 64
     lo, v = np.zeros(B, np.int64), np.empty(B)
     for i0 in range(0, n, B):
         m = min(B, n - i0)
         for f in range(F):
-            c, miss = pad[f], cut_ptr[f + 1] - cut_ptr[f] + 1
+            miss = cut_ptr[f + 1] - cut_ptr[f] + 1
             for j in range(m): lo[j] = 0; v[j] = X[i0 + j, f]
             step = L >> 1
             while step > 0:
-                for j in range(m): lo[j] += step * (c[lo[j] + step - 1] <= v[j])
+                for j in range(m): lo[j] += step * (pad[f, lo[j] + step - 1] <= v[j])
                 step >>= 1
             for j in range(m): bins[f, i0 + j] = miss if np.isnan(v[j]) else lo[j]
 
@@ -174,13 +179,15 @@ def _bin_features(X, max_bins, active=None):
             else: u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
         cf = _feature_cuts(u, c, max_bins) if len(u) else np.empty(0)
         n_bins[f] = len(cf) + 1
-        if sp.issparse(X):
-            bins[ptr[f]:ptr[f + 1]] = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
-            zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
+        if sp.issparse(X) or X.size < BIN_KERNEL_VALUES:
+            b = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
+            if sp.issparse(X): bins[ptr[f]:ptr[f + 1]] = b; zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
+            else: bins[f] = b
         cuts.append(cf)
     cut_ptr = np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64)
     cut_vals = np.concatenate(cuts) if F else np.empty(0)
-    if not sp.issparse(X): _bin_dense(np.ascontiguousarray(X, dtype=np.float64), cut_ptr, cut_vals, bins)
+    if not sp.issparse(X) and X.size >= BIN_KERNEL_VALUES:
+        _bin_dense(np.ascontiguousarray(X, dtype=np.float64), cut_ptr, cut_vals, bins)
     if sp.issparse(X): return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
     return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 
@@ -577,7 +584,8 @@ def _dask_or(method, name, est, X):
 def _weighted_gradients(Y, S, W, gh):
     """Each row's label-wise logistic gradients and Hessians times its weights, `[g·w, h·w]`, written into gh (n, 2K): one
     pass, without the two (n, K) arrays and the NumPy products in between (compiled without fast-math, so each product is
-    the one NumPy computes)."""
+    the one NumPy computes). Each Dask partition's task uses it; the in-memory fit keeps its two arrays for the whole fit
+    and spares the compile time."""
     K = Y.shape[1]
     for i in range(Y.shape[0]):
         _label_wise_logistic_row(Y[i], S[i], gh[i, :K], gh[i, K:])
@@ -689,11 +697,12 @@ class MLXGBClassifier(MultiLabelClassifier):
         prep, Xargs, p = self._prepare(X, active), _data_args(X), self._params()
         seeds = spawn_seeds(self.random_state, max(self.n_estimators, 1))
         S = np.repeat(self.base_margin_[None, :], n, axis=0)
-        gh = np.empty((n, 2 * K))
+        G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
         trees, parallel = [], n_threads(self.n_jobs) > 1
         with numba_threads(self.n_jobs):
             for t in range(self.n_estimators):
-                _weighted_gradients(Y, S, W, gh)
+                label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: `_weighted_gradients`' one pass
+                np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])   # is not worth its compile time here
                 rng = np.random.default_rng(seeds[t])
                 slot = np.where(active, 0, -1).astype(np.int64)
                 if self.subsample < 1.0: slot[rng.random(n) >= self.subsample] = -1
