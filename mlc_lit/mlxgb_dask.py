@@ -13,8 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
-from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer, _choose, _concat_trees, _data_args,
-                           _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep,
+from .mlxgb import (GROUP_HIST_BYTES, SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer, _choose, _concat_trees, _data_args,
+                           _first_best, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep,
                            _route, _score, _settle, _weighted_gradients)
 
 # %% auto #0
@@ -194,37 +194,64 @@ def _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt):
             cnt[s, o + (bins[f, i] if dense else bins[0, e])] += 1
 
 @kernel()
-def _fill_hist(dense, bins, cptr, crows, rows, features, off, gh, bslot, pos, hist):
-    """Add each such row's `[g, h]` to row `pos[node, bin]` of `hist`, which has one row per (node, bin) some row reached.
-    As `_hist_splits` does: a group of features at a time into a dense buffer that stays in cache (dense input: block
-    of rows by block of rows), then the group's reached bins added out; each bin adds its rows in row order."""
-    T = gh.shape[1]
-    m = rows.shape[0] if dense else max(crows.shape[0], 1)
-    nb_, nf = pos.shape[0], features.shape[0]
+def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
+    """CSR input: add each stored entry's row `[g, h]` (rows of a built node, `bslot[i]` ≥ 0) to row `pos[node, bin]` of
+    `hist`, which has one row per (node, bin) some row reached; feature by feature into a buffer of its bins, then
+    added out. Each bin adds its rows in row order."""
+    T, nb_ = gh.shape[1], pos.shape[0]
+    max_nb = 1
+    for fi in range(features.shape[0]): max_nb = max(max_nb, off[fi + 1] - off[fi])
+    buf = np.zeros((nb_, max_nb, T))
+    for fi in range(features.shape[0]):
+        f, o = features[fi], off[fi]
+        for e in range(cptr[f], cptr[f + 1]):
+            i = crows[e]
+            s = bslot[i]
+            if s < 0: continue
+            for t in range(T): buf[s, bins[0, e], t] += gh[i, t]
+        for s in range(nb_):
+            for b in range(off[fi + 1] - o):
+                r = pos[s, o + b]
+                if r < 0: continue
+                for t in range(T): hist[r, t] += buf[s, b, t]; buf[s, b, t] = 0.0
+
+@kernel()
+def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
+    """Dense input: the same for the rows in `rows` (ascending), node by node: the rows sorted by node (stably, so each
+    bin still adds its rows in row order), and for each node a group of features whose bins fill `GROUP_HIST_BYTES`
+    (at most 32), block of rows by block of rows, each block's gradients and bins first gathered into small contiguous
+    arrays. The buffer holds one node's bins, and the gradients are read in order, not scattered over the level."""
+    T, nb_, nf, m = gh.shape[1], pos.shape[0], features.shape[0], rows.shape[0]
     max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, off[fi + 1] - off[fi])
-    G = _group_size(m, nb_, max_nb, T, nf) if dense else 1
-    B = _block_rows(T) if dense else m
-    buf = np.zeros((G * nb_, max_nb, T))                     # feature g of the group, node s: row g * nb_ + s
-    for f0 in range(0, nf, G):
-        ng = min(G, nf - f0)
-        for k0 in range(0, m, B):
-            for fi in range(f0, f0 + ng):
-                f, r0 = features[fi], (fi - f0) * nb_
-                lo, hi = (k0, min(m, k0 + B)) if dense else (cptr[f], cptr[f + 1])
-                for e in range(lo, hi):
-                    i = rows[e] if dense else crows[e]
-                    s = bslot[i]
-                    if s < 0: continue
-                    b = bins[f, i] if dense else bins[0, e]
-                    for t in range(T): buf[r0 + s, b, t] += gh[i, t]
-        for fi in range(f0, f0 + ng):                         # reached bins out, the buffer zeroed again
-            o, r0 = off[fi], (fi - f0) * nb_
-            for s in range(nb_):
-                for b in range(off[fi + 1] - o):
+    start = np.zeros(nb_ + 1, np.int64)                      # counting sort of the rows by node
+    for e in range(m): start[bslot[rows[e]] + 1] += 1
+    for s in range(nb_): start[s + 1] += start[s]
+    order, at = np.empty(m, np.int64), start[:-1].copy()
+    for e in range(m):
+        s = bslot[rows[e]]; order[at[s]] = rows[e]; at[s] += 1
+    G, B = max(1, min(32, nf, GROUP_HIST_BYTES // (max_nb * T * 8))), _block_rows(T)
+    buf, ghb, bb = np.zeros((G, max_nb, T)), np.empty((B, T)), np.empty((G, B), np.uint16)
+    for s in range(nb_):
+        for f0 in range(0, nf, G):
+            ng = min(G, nf - f0)
+            for k0 in range(start[s], start[s + 1], B):
+                k = min(B, start[s + 1] - k0)
+                for e in range(k):                          # the block's gradients and bins, gathered in row order
+                    i = order[k0 + e]
+                    for t in range(T): ghb[e, t] = gh[i, t]
+                    for g in range(ng): bb[g, e] = bins[features[f0 + g], i]
+                for g in range(ng):
+                    for e in range(k):
+                        b = bb[g, e]                         # read once: the adds below could alias it
+                        for t in range(T): buf[g, b, t] += ghb[e, t]
+            for g in range(ng):                              # the node's reached bins out, the buffer zeroed again
+                o = off[f0 + g]
+                for b in range(off[f0 + g + 1] - o):
                     r = pos[s, o + b]
                     if r < 0: continue
-                    for t in range(T): hist[r, t] += buf[r0 + s, b, t]; buf[r0 + s, b, t] = 0.0
+                    for t in range(T): hist[r, t] += buf[g, b, t]; buf[g, b, t] = 0.0
+
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 @kernel()
@@ -348,7 +375,8 @@ def _level_hist(parts, ghs, slots, ns, features, off, build, ranges=None):
         hist = np.zeros((cnt.size if full else len(idx), T))
         for part, gh, bslot, rw in zip(parts, ghs, bslots, rows):
             dense, bins, cptr, crows = part["bins"]
-            _fill_hist(dense, bins, cptr, crows, rw, fr, o, gh, bslot, pos.reshape(cnt.shape), hist)
+            if dense: _fill_dense(bins, rw, fr, o, gh, bslot, pos.reshape(cnt.shape), hist)
+            else: _fill_hist(bins, cptr, crows, fr, o, gh, bslot, pos.reshape(cnt.shape), hist)
         packed.append((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
     return sums, counts, packed
 
