@@ -13,9 +13,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
-from .mlxgb import (GROUP_HIST_BYTES, SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer, _choose, _concat_trees, _data_args,
-                           _first_best, _leaf_weights, _node_sums, _predict_trees, _push, _rank_keep,
-                           _route, _score, _settle, _weighted_gradients)
+from .mlxgb import (GROUP_HIST_BYTES, SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer,
+                           _choose, _concat_trees, _data_args, _first_best, _leaf_weights, _node_sums, _predict_trees,
+                           _push, _rank_keep, _route, _score, _settle, _weighted_gradients)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -252,7 +252,6 @@ def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
                     if r < 0: continue
                     for t in range(T): hist[r, t] += buf[g, b, t]; buf[g, b, t] = 0.0
 
-
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 @kernel()
 def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts,
@@ -360,8 +359,9 @@ def _level_hist(parts, ghs, slots, ns, features, off, build, ranges=None):
     ranges = np.array([0, len(features)]) if ranges is None else ranges
     to_built = np.full(ns + 1, -1, np.int64); to_built[build] = np.arange(len(build))
     bslots = [to_built[slot] for slot in slots]         # slot -1 reads the last entry, -1
-    rows = [np.flatnonzero(b >= 0) if part["bins"][0] else np.zeros(0, np.int64) for part, b in zip(parts, bslots)]
-    packed = []                                         # dense: loop over the built rows only
+    rows = [np.flatnonzero(b >= 0) if part["bins"][0] else np.zeros(0, np.int64)     # dense: the built rows only
+            for part, b in zip(parts, bslots)]
+    packed = []
     for r in range(len(ranges) - 1):
         fr, o = features[ranges[r]:ranges[r + 1]], off[ranges[r]:ranges[r + 1] + 1] - off[ranges[r]]
         cnt = np.zeros((len(build), o[-1]), np.int64)
