@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
                           int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
-from .losses import _label_wise_logistic_row, label_wise_logistic
+from .losses import label_wise_logistic
 
 # %% auto #0
 __all__ = ['SPLITS', 'BIN_KERNEL_VALUES', 'MLXGBClassifier']
@@ -167,6 +167,7 @@ def _bin_features(X, max_bins, active=None):
         cols = [X[:, f] for f in range(F)]
         used = [active] * F
     n_active = int(active.sum())
+    by_kernel = not sp.issparse(X) and X.size >= BIN_KERNEL_VALUES      # dense and large: `_bin_dense` after the loop
     cuts, n_bins, zero_bin = [], np.empty(F, np.int64), np.zeros(F, np.int64)
     bins = np.empty(len(data) if sp.issparse(X) else (F, n), np.uint16)
     for f, col in enumerate(cols):
@@ -179,15 +180,14 @@ def _bin_features(X, max_bins, active=None):
             else: u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
         cf = _feature_cuts(u, c, max_bins) if len(u) else np.empty(0)
         n_bins[f] = len(cf) + 1
-        if sp.issparse(X) or X.size < BIN_KERNEL_VALUES:
+        if not by_kernel:
             b = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
             if sp.issparse(X): bins[ptr[f]:ptr[f + 1]] = b; zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
             else: bins[f] = b
         cuts.append(cf)
     cut_ptr = np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64)
     cut_vals = np.concatenate(cuts) if F else np.empty(0)
-    if not sp.issparse(X) and X.size >= BIN_KERNEL_VALUES:
-        _bin_dense(np.ascontiguousarray(X, dtype=np.float64), cut_ptr, cut_vals, bins)
+    if by_kernel: _bin_dense(np.ascontiguousarray(X, dtype=np.float64), cut_ptr, cut_vals, bins)
     if sp.issparse(X): return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
     return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 
@@ -579,19 +579,6 @@ def _dask_or(method, name, est, X):
     from mlc_lit import mlxgb_dask
     return getattr(mlxgb_dask, name)(est, X)
 
-# %% ../nbs/03_mlxgb.ipynb #0709cba5
-@kernel(fastmath=False)
-def _weighted_gradients(Y, S, W, gh):
-    """Each row's label-wise logistic gradients and Hessians times its weights, `[g·w, h·w]`, written into gh (n, 2K): one
-    pass, without the two (n, K) arrays and the NumPy products in between (compiled without fast-math, so each product is
-    the one NumPy computes). Each Dask partition's task uses it; the in-memory fit keeps its two arrays for the whole fit
-    and spares the compile time."""
-    K = Y.shape[1]
-    for i in range(Y.shape[0]):
-        _label_wise_logistic_row(Y[i], S[i], gh[i, :K], gh[i, K:])
-        for k in range(K):
-            gh[i, k] *= W[i, k]; gh[i, K + k] *= W[i, k]
-
 # %% ../nbs/03_mlxgb.ipynb #55d2b993
 class MLXGBClassifier(MultiLabelClassifier):
     """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
@@ -701,7 +688,7 @@ class MLXGBClassifier(MultiLabelClassifier):
         trees, parallel = [], n_threads(self.n_jobs) > 1
         with numba_threads(self.n_jobs):
             for t in range(self.n_estimators):
-                label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: `_weighted_gradients`' one pass
+                label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: 03b's `_weighted_gradients`' one pass
                 np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])   # is not worth its compile time here
                 rng = np.random.default_rng(seeds[t])
                 slot = np.where(active, 0, -1).astype(np.int64)

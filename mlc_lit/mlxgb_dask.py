@@ -13,9 +13,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
-from .mlxgb import (GROUP_HIST_BYTES, SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer,
-                           _choose, _concat_trees, _data_args, _first_best, _leaf_weights, _node_sums, _predict_trees,
-                           _push, _rank_keep, _route, _score, _settle, _weighted_gradients)
+from .losses import _label_wise_logistic_row
+from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer,
+                           _choose, _concat_trees, _data_args, _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees,
+                           _push, _rank_keep, _route, _score, _settle)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -218,8 +219,7 @@ def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
 @kernel()
 def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
     """Dense input: the same for the rows in `rows` (ascending), node by node: the rows sorted by node (stably, so each
-    bin still adds its rows in row order), and for each node a group of features whose bins fill `GROUP_HIST_BYTES`
-    (at most 32), block of rows by block of rows, each block's gradients and bins first gathered into small contiguous
+    bin still adds its rows in row order), and for each node a group of features (`_group_size` of one node), block of rows by block of rows, each block's gradients and bins first gathered into small contiguous
     arrays. The buffer holds one node's bins, and the gradients are read in order, not scattered over the level."""
     T, nb_, nf, m = gh.shape[1], pos.shape[0], features.shape[0], rows.shape[0]
     max_nb = 1
@@ -230,7 +230,7 @@ def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
     order, at = np.empty(m, np.int64), start[:-1].copy()
     for e in range(m):
         s = bslot[rows[e]]; order[at[s]] = rows[e]; at[s] += 1
-    G, B = max(1, min(32, nf, GROUP_HIST_BYTES // (max_nb * T * 8))), _block_rows(T)
+    G, B = _group_size(m, 1, max_nb, T, nf), _block_rows(T)                 # one node's bins per group
     buf, ghb, bb = np.zeros((G, max_nb, T)), np.empty((B, T)), np.empty((G, B), np.uint16)
     for s in range(nb_):
         for f0 in range(0, nf, G):
@@ -309,6 +309,19 @@ def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut
         _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
         _choose(best, fi, out_gain, out_thr, out_dl)
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #0709cba5
+@kernel(fastmath=False)
+def _weighted_gradients(Y, S, W, gh):
+    """Each row's label-wise logistic gradients and Hessians times its weights, `[g·w, h·w]`, written into gh (n, 2K): one
+    pass, without the two (n, K) arrays and the NumPy products in between (compiled without fast-math, so each product is
+    the one NumPy computes). Each partition's `_grad` uses it; the in-memory fit (03) keeps its two arrays for the whole fit
+    and spares the compile time."""
+    K = Y.shape[1]
+    for i in range(Y.shape[0]):
+        _label_wise_logistic_row(Y[i], S[i], gh[i, :K], gh[i, K:])
+        for k in range(K):
+            gh[i, k] *= W[i, k]; gh[i, K + k] *= W[i, k]
+
 # %% ../nbs/03b_mlxgb_dask.ipynb #d1730040
 def _grad(part, S):
     "Weighted gradients and Hessians `[g, h]` (n, 2K) of the partition's rows at scores S."
@@ -345,48 +358,35 @@ def _unpack(hp):
     idx = np.flatnonzero(C)
     return idx, C[idx], H[idx]
 
-def _level_hist(parts, ghs, slots, ns, features, off, build, ranges=None):
-    """Node sums and counts of the level's `ns` nodes over one worker's partitions, and a list of packed histograms
-    (counts and `[g, h]` per bin) of the nodes in `build` only, in that order: one per range of features
-    (`features[ranges[r]:ranges[r + 1]]`, bins counted from the range's first; one range of all by default), none with
-    `features` None. One histogram for all the partitions: each bin adds the partitions' sums in their order."""
+def _level_hist(parts, ghs, slots, ns, features, off, build):
+    """Node sums and counts of the level's `ns` nodes over one worker's partitions, and the packed histograms (counts and
+    `[g, h]` per bin) of the nodes in `build` only, in that order, for `features` (feature `fi`'s bins from `off[fi]`:
+    the caller passes one range of features, bins counted from its first); none with `features` None. One histogram for
+    all the partitions: each bin adds the partitions' sums in their order (as `a + b` would)."""
     T = ghs[0].shape[1]
     sums, counts = np.zeros((ns, T)), np.zeros(ns, np.int64)
     for gh, slot in zip(ghs, slots):
         s, c = np.zeros((ns, T)), np.zeros(ns, np.int64)
         _node_sums(gh, slot, s, c); sums += s; counts += c
     if features is None: return sums, counts, None
-    ranges = np.array([0, len(features)]) if ranges is None else ranges
     to_built = np.full(ns + 1, -1, np.int64); to_built[build] = np.arange(len(build))
-    bslots = [to_built[slot] for slot in slots]         # slot -1 reads the last entry, -1
-    rows = [np.flatnonzero(b >= 0) if part["bins"][0] else np.zeros(0, np.int64)     # dense: the built rows only
-            for part, b in zip(parts, bslots)]
-    packed = []
-    for r in range(len(ranges) - 1):
-        fr, o = features[ranges[r]:ranges[r + 1]], off[ranges[r]:ranges[r + 1] + 1] - off[ranges[r]]
-        cnt = np.zeros((len(build), o[-1]), np.int64)
-        for part, bslot, rw in zip(parts, bslots, rows):
-            dense, bins, cptr, crows = part["bins"]
-            _count_hist(dense, bins, cptr, crows, rw, fr, o, bslot, cnt)
-        idx = np.flatnonzero(cnt)
-        full = not _sparse_pays(len(idx), cnt.size, T)  # it will travel dense: fill the dense array, no copy after
-        pos = np.arange(cnt.size) if full else np.full(cnt.size, -1, np.int64)
-        if not full: pos[idx] = np.arange(len(idx))
-        hist = np.zeros((cnt.size if full else len(idx), T))
-        for part, gh, bslot, rw in zip(parts, ghs, bslots, rows):
-            dense, bins, cptr, crows = part["bins"]
-            if dense: _fill_dense(bins, rw, fr, o, gh, bslot, pos.reshape(cnt.shape), hist)
-            else: _fill_hist(bins, cptr, crows, fr, o, gh, bslot, pos.reshape(cnt.shape), hist)
-        packed.append((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
-    return sums, counts, packed
-
-def _piece(h, r):
-    "Node sums, counts and range r's packed histograms of a worker's level result (the sums alone when it has none)."
-    return h if h[2] is None else (h[0], h[1], h[2][r])
-
-def _range_hist(parts, ghs, slots, ns, features, off, build, ranges):
-    "`_level_hist` of one range of features (`ranges` = its two boundaries), as the range's reduction takes it: one task."
-    return _piece(_level_hist(parts, ghs, slots, ns, features, off, build, ranges), 0)
+    cnt = np.zeros((len(build), off[-1]), np.int64)
+    work = []
+    for part, gh, slot in zip(parts, ghs, slots):
+        bslot = to_built[slot]                          # slot -1 reads the last entry, -1
+        dense, bins, cptr, crows = part["bins"]
+        rows = np.flatnonzero(bslot >= 0) if dense else np.zeros(0, np.int64)   # dense: the built rows only
+        _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt)
+        work.append((part["bins"], rows, gh, bslot))
+    idx = np.flatnonzero(cnt)
+    full = not _sparse_pays(len(idx), cnt.size, T)      # it will travel dense: fill the dense array, no copy after
+    pos = np.arange(cnt.size) if full else np.full(cnt.size, -1, np.int64)
+    if not full: pos[idx] = np.arange(len(idx))
+    hist = np.zeros((cnt.size if full else len(idx), T))
+    for (dense, bins, cptr, crows), rows, gh, bslot in work:
+        if dense: _fill_dense(bins, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
+        else: _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
+    return sums, counts, ((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
 
 @kernel()
 def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
@@ -603,8 +603,9 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
         hs = [[None] * len(parts) for _ in range(R)]   # per range, one histogram per worker, of its block of partitions
         for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
             for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
-                hs[r][g[0]] = on_home(g[0], _range_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                      ns, None if last else features, off, build, ranges[r:r + 2])
+                lo, hi = ranges[r], ranges[r + 1]
+                hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
+                                      ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build)
         if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
         levels, res = [], []
