@@ -65,14 +65,15 @@ def _check_input(X, Y, sample_weight):
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #68fa568f
 def _load(Xc, Yc, Wc, rows, offset):
-    "One partition as its worker keeps it: X (float64, dense or canonical CSR) with the kernels' view, Y, W, active rows."
+    """One partition as its worker keeps it: X (float64, dense or canonical CSR) with the kernels' view, Y, W, active rows.
+    W is (n, K) when weights are given and one column (n, 1) otherwise (ones, or 0/1 for `rows`): not n·K ones."""
     X = as_float64(Xc)
     vals = X.data if sp.issparse(X) else X
     if np.isinf(vals).any(): raise ValueError("X contains infinity; only NaN (missing) is allowed besides finite values.")
     K = Yc.shape[1]
     Y = check_Y(Yc.toarray() if sp.issparse(Yc) else Yc) if Yc.shape[0] else np.zeros((0, K), np.int8)
     n = Y.shape[0]
-    W = np.ones((n, K)) if Wc is None else np.ascontiguousarray(np.broadcast_to(np.asarray(Wc, np.float64), (n, K)))
+    W = np.ones((n, 1)) if Wc is None else np.ascontiguousarray(np.broadcast_to(np.asarray(Wc, np.float64), (n, K)))
     if not np.isfinite(W).all() or (W < 0).any(): raise ValueError("sample_weight must be finite and non-negative.")
     inside = np.ones(n, bool) if rows is None else np.asarray(rows, bool).ravel()
     W = W * inside[:, None] if rows is not None else W
@@ -82,7 +83,7 @@ def _is_sparse(part): return sp.issparse(part["X"])
 
 def _stats(part):
     "What the base scores need: rows inside the fit, Σ Y over them, Σ W and Σ W·Y per label."
-    Y, W, inside = part["Y"], part["W"], part["inside"]
+    Y, W, inside = part["Y"], np.broadcast_to(part["W"], part["Y"].shape), part["inside"]
     return np.array([inside.sum()], np.float64), Y[inside].sum(0, dtype=np.float64), W.sum(0), (W * Y).sum(0)
 
 def _add(a, b):
@@ -314,13 +315,15 @@ def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut
 def _weighted_gradients(Y, S, W, gh):
     """Each row's label-wise logistic gradients and Hessians times its weights, `[g·w, h·w]`, written into gh (n, 2K): one
     pass, without the two (n, K) arrays and the NumPy products in between (compiled without fast-math, so each product is
-    the one NumPy computes). Each partition's `_grad` uses it; the in-memory fit (03) keeps its two arrays for the whole fit
-    and spares the compile time."""
+    the one NumPy computes). W is (n, K), or (n, 1): one weight per row for every label. Each partition's `_grad` uses it;
+    the in-memory fit (03) keeps its two arrays for the whole fit and spares the compile time."""
     K = Y.shape[1]
+    per_label = 1 if W.shape[1] > 1 else 0
     for i in range(Y.shape[0]):
         _label_wise_logistic_row(Y[i], S[i], gh[i, :K], gh[i, K:])
         for k in range(K):
-            gh[i, k] *= W[i, k]; gh[i, K + k] *= W[i, k]
+            w = W[i, k * per_label]
+            gh[i, k] *= w; gh[i, K + k] *= w
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #d1730040
 def _grad(part, S):
@@ -613,9 +616,11 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             order = lead[r:] + lead[:r]                # range r's sum ends on worker r
             pieces = [None] * len(parts)
             for j in order: pieces[j] = hs[r][j]
+            hs[r] = None                               # held by the tasks alone from here: each piece is freed once added
             total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
             lo, hi = ranges[r], ranges[r + 1]
             levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
+            pieces = total = prev[r] = None            # the sum and the parent level: freed once assembled
             res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
         vals, split = _pick_splits(client.gather(res), features, p, last)
         t2 = time.perf_counter()
@@ -733,6 +738,7 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
         slots = [on_home(i, _first_slots, q, seeds[t], float(est.subsample)) for i, q in enumerate(binned)]
         lt = [] if profile else None
         tree = _grow_tree_dask(client, on_home, binned, gh, slots, features, off, cut_info, p, groups, lt, subtract)
+        gh = slots = None                              # freed before the next tree's gradients are made
         if profile: log.extend(dict(tree=t, **r) for r in lt)
         S = [on_home(i, _add_tree, q, s, tree) for i, (q, s) in enumerate(zip(binned, S))]
         trees.append(tree)
