@@ -56,9 +56,27 @@ def _own_peak_kib():
     except OSError: pass
     return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
+def _own_rss_kib():
+    "This process's resident memory now (KiB): Linux's VmRSS; NaN where /proc is missing."
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"): return float(line.split()[1])
+    except OSError: pass
+    return float("nan")
+
 def _peak_MiB(client):
     "Peak resident memory of each worker process so far (MiB)."
     return [v / 1024 for v in client.run(_own_peak_kib).values()]
+
+def _rss_MiB(client):
+    "Resident memory of each worker process now (MiB)."
+    return [v / 1024 for v in client.run(_own_rss_kib).values()]
+
+def _row_state_bytes(F, K):
+    """Bytes our fit keeps per row besides X: bins (uint16 per feature), gradients and Hessians (2K float64), scores
+    (K float64), labels (K int8), slot and weight (8 bytes each), two flags (inside, active)."""
+    return 2 * F + 2 * K * 8 + K * 8 + K + 8 + 8 + 2
 
 def _fit_ours(client, X, Y, params):
     from mlc_lit.mlxgb import MLXGBClassifier
@@ -95,7 +113,11 @@ def _bytes_per_level(client, Xd, Yd, params):
     lv = [r for r in m.dask_levels_ if r["depth"] < params["max_depth"]]
     top = max(lv, key=lambda r: (r["n_built"], r["n_nodes"]))
     bound = (W - 1) * (top["n_built"] * nb + W * top["n_nodes"]) * (2 * K + 1) * 8   # node sums travel with each range
-    return top["bytes"], top["payload"], bound, top["n_nodes"], top["n_built"]
+    # what a worker holds of histograms while a level is assembled: its built nodes for every range, its range's sum,
+    # the assembled level and the parent level (its range), dense; the most over the levels
+    hold = max((r["n_built"] * nb + (r["n_built"] + r["n_nodes"] + q["n_nodes"]) * nb / W) * (2 * K + 1) * 8
+               for q, r in zip([dict(n_nodes=0)] + lv, lv))
+    return top["bytes"], top["payload"], bound, top["n_nodes"], top["n_built"], hold / 2**20
 
 def _one(name, make_data, params, workers, chunk_rows):
     "Rows of one data set: ours and xgboost.dask on a fresh LocalCluster each, and ours in one process with one thread."
@@ -104,16 +126,18 @@ def _one(name, make_data, params, workers, chunk_rows):
     rows, config = [], f"hist-{workers}workers"
     for impl, fit in (("mlc_lit", _fit_ours), ("xgboost", _fit_xgb)):
         with LocalCluster(n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cl, Client(cl) as client:
+            fresh = max(_rss_MiB(client))                                           # a worker before any data or fit
             Xd, Yd, Xte, Yte = make_data(chunk_rows)
             Xd, Yd, Xte = client.persist([Xd, Yd, Xte])
             fit(client, Xd[:2000], Yd[:2000], dict(params, n_estimators=2))       # compile / warm up on the workers
             t0 = time.perf_counter(); model = fit(client, Xd, Yd, params); fit_s = time.perf_counter() - t0
             P = _proba(impl, client, model, Xte)
-            extra = dict(peak_worker_MiB=max(_peak_MiB(client)), loadavg=os.getloadavg()[0])
+            extra = dict(peak_worker_MiB=max(_peak_MiB(client)), fresh_worker_MiB=fresh, loadavg=os.getloadavg()[0],
+                         data_share_MiB=(Xd.nbytes + Yd.nbytes + Xte.nbytes) / workers / 2**20)   # what the cluster holds of the data
             if impl == "mlc_lit":
-                sent, payload, formula, nodes, built = _bytes_per_level(client, Xd, Yd, params)
+                sent, payload, formula, nodes, built, hist = _bytes_per_level(client, Xd, Yd, params)
                 extra.update(bytes_level=sent, bytes_payload=payload, bytes_formula=formula, level_nodes=nodes, level_built=built,
-                             data_share_MiB=Xd.nbytes / workers / 2**20)
+                             hist_MiB=hist, row_state_MiB=Xd.shape[0] / workers * _row_state_bytes(Xd.shape[1], Yd.shape[1]) / 2**20)
             rows.append(_row(name, config, impl, workers, fit_s, P, Yte, **extra))
     Xd, Yd, Xte, Yte = make_data(chunk_rows)
     X, Y, Xt = Xd.compute(), Yd.compute(), Xte.compute()
@@ -172,5 +196,12 @@ def summary(rows) -> str:
             line += (f" bytes on the {ours['level_nodes']}-node level ({ours.get('level_built', ours['level_nodes'])} built) {int(ours['bytes_level']):,}"
                      f" vs packed histograms {int(ours.get('bytes_payload', ours['bytes_formula'])):,}, dense bound {int(ours['bytes_formula']):,};"
                      f" peak worker {ours['peak_worker_MiB']:.0f} MiB (data share {ours['data_share_MiB']:.0f} MiB)")
+            if ours.get("hist_MiB") is not None and ours.get("fresh_worker_MiB") is not None:
+                grown, budget = ours["peak_worker_MiB"] - ours["fresh_worker_MiB"], ours["data_share_MiB"] + ours["hist_MiB"]
+                line += (f" = fresh worker {ours['fresh_worker_MiB']:.0f} + {grown:.0f} MiB grown, against data share + histograms"
+                         f" {ours['data_share_MiB']:.0f} + {ours['hist_MiB']:.0f} = {budget:.0f} MiB ({verdict(grown <= budget)});"
+                         f" per-row state besides X {ours['row_state_MiB']:.0f} MiB")
+                if ref is not None and ref.get("fresh_worker_MiB") is not None:
+                    line += f"; xgboost.dask peak {ref['peak_worker_MiB']:.0f} MiB (fresh {ref['fresh_worker_MiB']:.0f})"
         out.append(line)
     return "\n".join(out)
