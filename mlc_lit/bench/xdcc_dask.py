@@ -131,6 +131,7 @@ def _one(name, make_data, params, workers, chunk_rows):
             Xd, Yd, Xte = client.persist([Xd, Yd, Xte])
             fit(client, Xd[:2000], Yd[:2000], dict(params, n_estimators=2))       # compile / warm up on the workers
             t0 = time.perf_counter(); model = fit(client, Xd, Yd, params); fit_s = time.perf_counter() - t0
+            rounds = len(model.tree_ptr_) - 1 if impl == "mlc_lit" else model.num_boosted_rounds()   # learned, not asked
             P = _proba(impl, client, model, Xte)
             extra = dict(peak_worker_MiB=max(_peak_MiB(client)), fresh_worker_MiB=fresh, loadavg=os.getloadavg()[0],
                          data_share_MiB=(Xd.nbytes + Yd.nbytes + Xte.nbytes) / workers / 2**20)   # what the cluster holds of the data
@@ -138,12 +139,13 @@ def _one(name, make_data, params, workers, chunk_rows):
                 sent, payload, formula, nodes, built, hist = _bytes_per_level(client, Xd, Yd, params)
                 extra.update(bytes_level=sent, bytes_payload=payload, bytes_formula=formula, level_nodes=nodes, level_built=built,
                              hist_MiB=hist, row_state_MiB=Xd.shape[0] / workers * _row_state_bytes(Xd.shape[1], Yd.shape[1]) / 2**20)
-            rows.append(_row(name, config, impl, workers, fit_s, P, Yte, **extra))
+            rows.append(_row(name, config, impl, workers, fit_s, P, Yte, n_estimators=rounds, **extra))
     Xd, Yd, Xte, Yte = make_data(chunk_rows)
     X, Y, Xt = Xd.compute(), Yd.compute(), Xte.compute()
     MLXGBClassifier(**dict(params, n_estimators=2)).fit(X[:2000], Y[:2000])
     t0 = time.perf_counter(); m = MLXGBClassifier(**params, n_jobs=1).fit(X, Y); fit_s = time.perf_counter() - t0
-    rows.append(_row(name, "1process-1thread", "mlc_lit", 1, fit_s, m.predict_proba(Xt), Yte, loadavg=os.getloadavg()[0]))
+    rows.append(_row(name, "1process-1thread", "mlc_lit", 1, fit_s, m.predict_proba(Xt), Yte, loadavg=os.getloadavg()[0],
+                     n_estimators=len(m.tree_ptr_) - 1))
     return rows
 
 # %% ../../nbs/06j_bench_xdcc_dask.ipynb #3f65a20e
