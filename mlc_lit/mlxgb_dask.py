@@ -361,16 +361,19 @@ def _unpack(hp):
     idx = np.flatnonzero(C)
     return idx, C[idx], H[idx]
 
-def _level_hist(parts, ghs, slots, ns, features, off, build):
+def _level_hist(parts, ghs, slots, ns, features, off, build, sums_of=None):
     """Node sums and counts of the level's `ns` nodes over one worker's partitions, and the packed histograms (counts and
     `[g, h]` per bin) of the nodes in `build` only, in that order, for `features` (feature `fi`'s bins from `off[fi]`:
     the caller passes one range of features, bins counted from its first); none with `features` None. One histogram for
-    all the partitions: each bin adds the partitions' sums in their order (as `a + b` would)."""
+    all the partitions: each bin adds the partitions' sums in their order (as `a + b` would). `sums_of`: the result of
+    this worker's task for another range of the same level, whose node sums and counts are taken instead of summed again."""
     T = ghs[0].shape[1]
-    sums, counts = np.zeros((ns, T)), np.zeros(ns, np.int64)
-    for gh, slot in zip(ghs, slots):
-        s, c = np.zeros((ns, T)), np.zeros(ns, np.int64)
-        _node_sums(gh, slot, s, c); sums += s; counts += c
+    if sums_of is not None: sums, counts = sums_of[0], sums_of[1]
+    else:
+        sums, counts = np.zeros((ns, T)), np.zeros(ns, np.int64)
+        for gh, slot in zip(ghs, slots):
+            s, c = np.zeros((ns, T)), np.zeros(ns, np.int64)
+            _node_sums(gh, slot, s, c); sums += s; counts += c
     if features is None: return sums, counts, None
     to_built = np.full(ns + 1, -1, np.int64); to_built[build] = np.arange(len(build))
     cnt = np.zeros((len(build), off[-1]), np.int64)
@@ -605,10 +608,12 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
         R = 1 if last else len(ranges) - 1
         hs = [[None] * len(parts) for _ in range(R)]   # per range, one histogram per worker, of its block of partitions
         for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
+            first = None                               # the worker's first task sums the nodes; the others take its sums
             for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
                 lo, hi = ranges[r], ranges[r + 1]
                 hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                      ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build)
+                                      ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build, first)
+                first = hs[r][g[0]] if first is None else first
         if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
         levels, res = [], []
