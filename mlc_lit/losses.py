@@ -32,10 +32,11 @@ def packed_index(i, j):
 
 @kernel()
 def _sigmoid_pair(x):
-    "(σ(x), σ(-x)) without overflow."
-    if x >= 0.0:
-        e = math.exp(-x); return 1.0 / (1.0 + e), e / (1.0 + e)
-    e = math.exp(x); return e / (1.0 + e), 1.0 / (1.0 + e)
+    """(σ(x), σ(-x)) without overflow: both from e = exp(-|x|), in the order the sign of x gives (one branch-free pick:
+    a branch on the sign mispredicts on about half the labels of a row)."""
+    e = math.exp(-abs(x))
+    a, b = 1.0 / (1.0 + e), e / (1.0 + e)
+    return (a, b) if x >= 0.0 else (b, a)
 
 @kernel()
 def _softplus(x):
@@ -47,10 +48,7 @@ def _softplus(x):
 def _label_wise_logistic_row(y, s, g, h):
     for k in range(y.shape[0]):
         sign = 2.0 * y[k] - 1.0
-        x = -sign * s[k]
-        e = math.exp(-abs(x))                  # `_sigmoid_pair(x)`'s operations, both orders, one picked:
-        a, b = 1.0 / (1.0 + e), e / (1.0 + e)  # no branch on the sign of x, which mispredicts on half the labels
-        p, q = (a, b) if x >= 0.0 else (b, a)
+        p, q = _sigmoid_pair(-sign * s[k])
         g[k] = -sign * p
         h[k] = p * q
 
