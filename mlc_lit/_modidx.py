@@ -131,6 +131,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                     'mlc_lit/bench/xdcc_dask.py'),
                                          'mlc_lit.bench.xdcc_dask._own_rss_kib': ( 'bench_xdcc_dask.html#_own_rss_kib',
                                                                                    'mlc_lit/bench/xdcc_dask.py'),
+                                         'mlc_lit.bench.xdcc_dask._own_status_kib': ( 'bench_xdcc_dask.html#_own_status_kib',
+                                                                                      'mlc_lit/bench/xdcc_dask.py'),
                                          'mlc_lit.bench.xdcc_dask._peak_MiB': ( 'bench_xdcc_dask.html#_peak_mib',
                                                                                 'mlc_lit/bench/xdcc_dask.py'),
                                          'mlc_lit.bench.xdcc_dask._proba': ('bench_xdcc_dask.html#_proba', 'mlc_lit/bench/xdcc_dask.py'),

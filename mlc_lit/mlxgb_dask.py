@@ -220,8 +220,9 @@ def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
 @kernel()
 def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
     """Dense input: the same for the rows in `rows` (ascending), node by node: the rows sorted by node (stably, so each
-    bin still adds its rows in row order), and for each node a group of features (`_group_size` of one node), block of rows by block of rows, each block's gradients and bins first gathered into small contiguous
-    arrays. The buffer holds one node's bins, and the gradients are read in order, not scattered over the level."""
+    bin still adds its rows in row order), and for each node a group of features (`_group_size` of one node), block of
+    rows by block of rows, each block's gradients and bins first gathered into small contiguous arrays. The buffer
+    holds one node's bins, and the gradients are read in order, not scattered over the level."""
     T, nb_, nf, m = gh.shape[1], pos.shape[0], features.shape[0], rows.shape[0]
     max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, off[fi + 1] - off[fi])

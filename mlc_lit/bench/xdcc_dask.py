@@ -45,25 +45,26 @@ def generated(n, F, K, seed, chunk_rows):
     return X, Y
 
 # %% ../../nbs/06j_bench_xdcc_dask.ipynb #f354b7eb
+def _own_status_kib(field):
+    "A memory field of this process's Linux `/proc/self/status` (KiB), e.g. `VmRSS` (now) or `VmHWM` (peak); None without /proc."
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"): return float(line.split()[1])
+    except OSError: pass
+    return None
+
 def _own_peak_kib():
     """This process's peak resident memory (KiB): Linux's VmHWM, which starts afresh with the process's own program;
     `ru_maxrss` elsewhere. (On Linux `ru_maxrss` survives `exec`: a worker spawned by a process that had grown large
     reports its parent's peak, not its own.)"""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"): return float(line.split()[1])
-    except OSError: pass
-    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    kib = _own_status_kib("VmHWM")
+    return kib if kib is not None else float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 def _own_rss_kib():
     "This process's resident memory now (KiB): Linux's VmRSS; NaN where /proc is missing."
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"): return float(line.split()[1])
-    except OSError: pass
-    return float("nan")
+    kib = _own_status_kib("VmRSS")
+    return kib if kib is not None else float("nan")
 
 def _peak_MiB(client):
     "Peak resident memory of each worker process so far (MiB)."
