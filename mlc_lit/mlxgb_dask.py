@@ -655,9 +655,9 @@ def _feature_ranges(off, W):
     return np.unique(np.r_[0, np.searchsorted(off[:-1], np.arange(1, W) * off[-1] / W), nf]).astype(np.int64)
 
 def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, groups, log, subtract=True):
-    """Grow one tree on the cluster; returns a future of its arrays. Every level's tasks are sent without waiting: the
-    next level's tasks read the plan (`_next_level`) a worker makes from this level's searches, and a worker builds the
-    tree from the plans (`_tree_from_plans`), so the client does not wait for the tree either. With `subtract`, each level builds the histograms of the smaller child of every split only
+    """Grow one tree on the cluster. Every level's tasks are sent without waiting: the next level's tasks read the plan
+    (`_next_level`) a worker makes from this level's searches, so the client waits once per tree, for the plans, and
+    builds the tree from them. With `subtract`, each level builds the histograms of the smaller child of every split only
     (the root's at first). The features are cut into one range per worker: range r's histograms are added, assembled and
     searched on worker r. With `log`, the client waits after each step to time it, and stops where the tree stops."""
     lead = [g[0] for g in groups]                       # each worker's first partition stands for the worker
@@ -703,7 +703,7 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             _wait(slots)
             log.append(dict(row, route_s=time.perf_counter() - t2, bytes=_sent_bytes(client) - b0))
         prev = levels if subtract else [None] * len(levels)
-    return on_home(lead[0], _tree_from_plans, plans, p["K"])
+    return _tree_from_plans(client.gather(plans), p["K"])
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #556739e2
 SKETCH_FACTOR = 8      # each partition's summary keeps SKETCH_FACTOR * max_bins entries per feature (XGBoost's factor)
@@ -792,10 +792,8 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
         gh = slots = None                              # freed before the next tree's gradients are made
         if profile: log.extend(dict(tree=t, **r) for r in lt)
         S = [on_home(i, _add_tree, q, s, tree) for i, (q, s) in enumerate(zip(binned, S))]
-        trees.append(tree)                             # a future: the next tree is sent while this one grows
-        if t > 0: _wait([trees[t - 1]])                # but no further ahead than one tree
-        if est.verbose and (t + 1) % est.verbose == 0: print(f"tree {t + 1}/{est.n_estimators}: {len(tree.result()[0])} nodes")
-    trees = client.gather(trees)
+        trees.append(tree)
+        if est.verbose and (t + 1) % est.verbose == 0: print(f"tree {t + 1}/{est.n_estimators}: {len(tree[0])} nodes")
     (est.tree_ptr_, est.feature_, est.threshold_, est.default_left_, est.left_, est.right_, est.value_) = _concat_trees(trees, K)
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype = np.arange(K), K, "multilabel-indicator", Y.dtype
     est.n_features_in_, est.cuts_ = F, (cut_ptr, cut_vals)
