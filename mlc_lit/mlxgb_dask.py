@@ -418,7 +418,6 @@ def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
 
 def _add_level(a, b):
     "Node sums, counts and packed histograms of two groups of rows added (every bin's sum is `a + b`, as dense)."
-    if a is None: return None                          # a level below where the tree stopped
     sums, counts = a[0] + b[0], a[1] + b[1]
     if a[2] is None: return sums, counts, None
     if a[2][0] is None and b[2][0] is None: return sums, counts, (None, a[2][1] + b[2][1], a[2][2] + b[2][2], a[2][3])
@@ -525,7 +524,6 @@ def _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, feat
 def _range_splits(level, cuts, features, off, p):
     """On the worker that holds a range of features' histograms of the level: the node sums and counts, and per feature
     (row) and node (column) its best split's gain, threshold, missing-value direction and rows sent left."""
-    if level is None: return None                      # a level below where the tree stopped
     sums, counts, ptr, lb, lc, lh = level
     if ptr is None: return sums, counts, None
     dense, n_bins, zero_bin, cut_ptr, cut_vals = cuts
@@ -542,9 +540,9 @@ def _range_splits(level, cuts, features, off, p):
     return sums, counts, (gain, cut, dleft, left)
 
 def _pick_splits(res, features, p, last):
-    """On a worker (`_next_level`), from the ranges' `_range_splits` (in feature order): the nodes' leaf values and
-    (unless `last`) each node's split — the first feature within rounding noise of the best, as in one process — with
-    whether its left child has no more rows than the right (the one whose histograms are built next)."""
+    """On the client, from the ranges' `_range_splits` (in feature order): the nodes' leaf values and (unless `last`) each
+    node's split — the first feature within rounding noise of the best, as in one process — with whether its left child
+    has no more rows than the right (the one whose histograms are built next)."""
     sums, counts = res[0][0], res[0][1]
     ns, T = sums.shape
     K = T // 2
@@ -588,65 +586,6 @@ def _sent_bytes(client):
     "Bytes the workers have sent so far (to each other and to the client)."
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
 
-# %% ../nbs/03b_mlxgb_dask.ipynb #9054c0b1
-_ROOT_PLAN = dict(ns=1, build=np.array([0], np.int64), sib=[])   # the root: one node, its histograms built
-
-def _plan(values, split, subtract):
-    """The plan of the next level from a level's leaf values and splits (`_pick_splits`): its number of nodes `ns`
-    (0 below a level without splits), the slots a split node's rows move to (the k-th split node's children are slots
-    2k and 2k + 1), the children whose histograms are built (the smaller of each pair; every child without `subtract`)
-    and each built child's sibling with their parent."""
-    if split is None or not split[0].any(): return dict(values=values, split=split, ns=0)
-    ok, small_left = split[0], split[4]
-    k = np.flatnonzero(ok)
-    to_left, to_right = np.full(len(ok), -1, np.int64), np.full(len(ok), -1, np.int64)
-    to_left[k] = 2 * np.arange(len(k)); to_right[k] = to_left[k] + 1
-    small, other = np.where(small_left[k], to_left[k], to_right[k]), np.where(small_left[k], to_right[k], to_left[k])
-    build = small if subtract else np.arange(2 * len(k), dtype=np.int64)
-    sib = [(int(o), int(s)) for o, s in zip(other, k)] if subtract else []
-    return dict(values=values, split=split, ns=2 * len(k), build=build, sib=sib, to_left=to_left, to_right=to_right)
-
-def _next_level(res, features, p, last, subtract):
-    """On a worker, from the ranges' `_range_splits` (in feature order): the level's leaf values and splits and the
-    next level's `_plan` (`values` None below the level where the tree stopped)."""
-    if res[0] is None: return dict(values=None, split=None, ns=0)
-    return _plan(*_pick_splits(res, features, p, last), subtract)
-
-def _planned_hist(parts, ghs, slots, plan, features, off, sums_of=None):
-    "`_level_hist` of the nodes `plan` gives (None below the level where the tree stopped)."
-    if plan["ns"] == 0: return None
-    return _level_hist(parts, ghs, slots, plan["ns"], features, off, plan["build"], sums_of)
-
-def _planned_assemble(total, prev, plan, nbt):
-    "`_assemble` with the built nodes and siblings of `plan` (None below the level where the tree stopped)."
-    return None if total is None else _assemble(total, prev, plan["build"], plan["sib"], nbt)
-
-def _route_level(part, slot, plan):
-    "`_route_rows` by the splits of `plan` (the slots as they were where the level has none: they are not read again)."
-    if plan["ns"] == 0: return slot
-    _, sfeat, sthr, sdl, _ = plan["split"]
-    return _route_rows(part, slot, sfeat, sthr, sdl, plan["to_left"], plan["to_right"])
-
-def _tree_from_plans(plans, K):
-    "The tree's arrays from its levels' plans, nodes numbered as they are made (a split node's left child, then its right)."
-    feature, thr, dl, left, right, values = [-1], [np.nan], [0], [-1], [-1], [np.zeros(K)]
-    slot_nodes = [0]
-    for plan in plans:
-        if plan["values"] is None: break
-        for s, v in enumerate(slot_nodes): values[v] = plan["values"][s]
-        if plan["ns"] == 0: break
-        ok, sfeat, sthr, sdl, _ = plan["split"]
-        nxt = []
-        for s in np.flatnonzero(ok):
-            v = slot_nodes[s]
-            feature[v], thr[v], dl[v] = int(sfeat[s]), float(sthr[s]), int(sdl[s])
-            for child in (left, right):
-                feature.append(-1); thr.append(np.nan); dl.append(0); left.append(-1); right.append(-1); values.append(np.zeros(K))
-                child[v] = len(feature) - 1; nxt.append(len(feature) - 1)
-        slot_nodes = nxt
-    return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
-            np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
-
 # %% ../nbs/03b_mlxgb_dask.ipynb #c80c182e
 def _feature_ranges(off, W):
     "Boundaries (into the tree's features) of at most W contiguous ranges with about equal numbers of bins, none empty."
@@ -655,16 +594,17 @@ def _feature_ranges(off, W):
     return np.unique(np.r_[0, np.searchsorted(off[:-1], np.arange(1, W) * off[-1] / W), nf]).astype(np.int64)
 
 def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, groups, log, subtract=True):
-    """Grow one tree on the cluster. Every level's tasks are sent without waiting: the next level's tasks read the plan
-    (`_next_level`) a worker makes from this level's searches, so the client waits once per tree, for the plans, and
-    builds the tree from them. With `subtract`, each level builds the histograms of the smaller child of every split only
-    (the root's at first). The features are cut into one range per worker: range r's histograms are added, assembled and
-    searched on worker r. With `log`, the client waits after each step to time it, and stops where the tree stops."""
+    """Grow one tree level by level on the cluster; the client holds only the tree and each level's chosen splits.
+    With `subtract`, each level builds the histograms of the smaller child of every split only (the root's at first).
+    The features are cut into one range per worker: range r's histograms are added, assembled and searched on worker r."""
+    K = p["K"]
+    feature, thr, dl, left, right, values = [-1], [np.nan], [0], [-1], [-1], [np.zeros(K)]
+    slot_nodes = np.array([0])
     lead = [g[0] for g in groups]                       # each worker's first partition stands for the worker
     ranges = _feature_ranges(off, len(groups))
-    plan, prev, plans = _ROOT_PLAN, [None] * (len(ranges) - 1), []
+    build, sib, prev = np.array([0]), [], [None] * (len(ranges) - 1)
     for depth in range(p["max_depth"] + 1):
-        last = depth == p["max_depth"] or len(features) == 0
+        ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
         t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
         R = 1 if last else len(ranges) - 1
         hs = [[None] * len(parts) for _ in range(R)]   # per range, one histogram per worker, of its block of partitions
@@ -672,13 +612,10 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             first = None                               # the worker's first task sums the nodes; the others take its sums
             for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
                 lo, hi = ranges[r], ranges[r + 1]
-                hs[r][g[0]] = on_home(g[0], _planned_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                      plan, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], first)
+                hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
+                                      ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build, first)
                 first = hs[r][g[0]] if first is None else first
-        if log is not None:
-            _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
-            known = plan if isinstance(plan, dict) else plan.result()
-            row = dict(depth=depth, n_nodes=known["ns"], n_built=0 if last else len(known["build"]), hist_s=t1 - t0)
+        if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
         levels, res = [], []
         for r in range(R):
@@ -688,22 +625,40 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             hs[r] = None                               # held by the tasks alone from here: each piece is freed once added
             total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
             lo, hi = ranges[r], ranges[r + 1]
-            levels.append(on_home(order[0], _planned_assemble, total, prev[r], plan, int(off[hi] - off[lo])))
+            levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
             pieces = total = prev[r] = None            # the sum and the parent level: freed once assembled
             res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
-        plan = on_home(lead[0], _next_level, res, features, p, last, subtract)
-        plans.append(plan)
-        if log is not None:                            # the split choice, then what the reduction's crossing operands weighed
-            stop = last or plan.result()["ns"] == 0; t2 = time.perf_counter()
-            row.update(reduce_s=t2 - t1, payload=int(sum(client.gather([on_home(i, _nbytes, f) for i, f in crossed]))))
-            if stop: log.append(dict(row, route_s=0.0, bytes=_sent_bytes(client) - b0)); break
-        if last: break
-        slots = [on_home(i, _route_level, b, s, plan) for i, (b, s) in enumerate(zip(parts, slots))]
+        vals, split = _pick_splits(client.gather(res), features, p, last)
+        t2 = time.perf_counter()
+        for s in range(ns): values[slot_nodes[s]] = vals[s]
+        row = dict(depth=depth, n_nodes=ns, n_built=0 if last else len(build), hist_s=t1 - t0, reduce_s=t2 - t1) if log is not None else None
+        if log is not None:        # what the reduction's cross-worker operands weighed, and what the workers sent
+            row["payload"] = int(sum(client.gather([on_home(i, _nbytes, f) for i, f in crossed])))
+        if split is None or not split[0].any():
+            if log is not None: log.append(dict(row, route_s=0.0, bytes=_sent_bytes(client) - b0))
+            break
+        ok, sfeat, sthr, sdl, small_left = split
+        to_left = np.full(ns, -1, np.int64); to_right = np.full(ns, -1, np.int64); nxt = []
+        build, sib = [], []
+        for s in np.flatnonzero(ok):
+            v = slot_nodes[s]
+            feature[v], thr[v], dl[v] = int(sfeat[s]), float(sthr[s]), int(sdl[s])
+            for side in (0, 1):
+                feature.append(-1); thr.append(np.nan); dl.append(0); left.append(-1); right.append(-1); values.append(np.zeros(K))
+                (left if side == 0 else right)[v] = len(feature) - 1
+                (to_left if side == 0 else to_right)[s] = len(nxt); nxt.append(len(feature) - 1)
+            lo = len(nxt) - 2
+            if subtract:
+                build.append(lo if small_left[s] else lo + 1); sib.append((lo + 1 if small_left[s] else lo, int(s)))
+        build = np.array(build if subtract else range(len(nxt)), np.int64)
+        prev = levels if subtract else [None] * len(levels)
+        slots = [on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right) for i, (b, s) in enumerate(zip(parts, slots))]
         if log is not None:
             _wait(slots)
             log.append(dict(row, route_s=time.perf_counter() - t2, bytes=_sent_bytes(client) - b0))
-        prev = levels if subtract else [None] * len(levels)
-    return _tree_from_plans(client.gather(plans), p["K"])
+        slot_nodes = np.array(nxt)
+    return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
+            np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #556739e2
 SKETCH_FACTOR = 8      # each partition's summary keeps SKETCH_FACTOR * max_bins entries per feature (XGBoost's factor)
