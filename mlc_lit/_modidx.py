@@ -754,7 +754,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'mlc_lit.qweighted._n_labels_of': ('qweighted.html#_n_labels_of', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._pair_index': ('qweighted.html#_pair_index', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._prefetch': ('qweighted.html#_prefetch', 'mlc_lit/qweighted.py'),
-                                   'mlc_lit.qweighted._prefetch_row': ('qweighted.html#_prefetch_row', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._qweighted_impl': ('qweighted.html#_qweighted_impl', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._row_score': ('qweighted.html#_row_score', 'mlc_lit/qweighted.py'),
                                    'mlc_lit.qweighted._row_update': ('qweighted.html#_row_update', 'mlc_lit/qweighted.py'),

@@ -252,15 +252,6 @@ def _prefetch(typingctx, W, p, f):
 if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch
     def _prefetch(W, p, f): pass
 
-@kernel(inline=True)
-def _prefetch_row(W, p, indptr, indices, i, sparse):
-    "Prefetch the lines of weight row `p` that `_row_score` reads for example `i`: every line (dense), or the non-zeros' and the bias's (CSR)."
-    if sparse:
-        for k in range(indptr[i], indptr[i + 1]): _prefetch(W, p, indices[k])
-        _prefetch(W, p, W.shape[1] - 1)
-    else:
-        for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
-
 # %% ../nbs/04_qweighted.ipynb #3029b5fd
 def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_eval, chunk, n_slots):
     m = labels.shape[1] + 1; n = m - 1
@@ -350,7 +341,11 @@ def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_ev
                             x = bucket[s, st[s, 6], w] & ~played[s, a, w]
                         if b >= 0:
                             st[s, 5] = b; p = _pair_index(a, b, n)
-                            _prefetch_row(W, p, indptr, indices, st[s, 8], sparse)
+                            if sparse:     # the lines the score will read: the non-zeros' columns and the bias
+                                for k in range(indptr[st[s, 8]], indptr[st[s, 8] + 1]): _prefetch(W, p, indices[k])
+                                _prefetch(W, p, W.shape[1] - 1)
+                            else:
+                                for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
                             break
                         opp[s, a] = st[s, 6]  # a has played everybody
                         if mode == 0:
