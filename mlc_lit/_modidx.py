@@ -639,6 +639,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'mlc_lit.mlxgb._score': ('mlxgb.html#_score', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._settle': ('mlxgb.html#_settle', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._split_gain': ('mlxgb.html#_split_gain', 'mlc_lit/mlxgb.py'),
+                               'mlc_lit.mlxgb._split_nodes': ('mlxgb.html#_split_nodes', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._value': ('mlxgb.html#_value', 'mlc_lit/mlxgb.py')},
             'mlc_lit.mlxgb_dask': { 'mlc_lit.mlxgb_dask._add': ('mlxgb_dask.html#_add', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._add_level': ('mlxgb_dask.html#_add_level', 'mlc_lit/mlxgb_dask.py'),

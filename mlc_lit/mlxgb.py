@@ -494,6 +494,21 @@ def _first_best(gain):
     return np.argmax(gain >= top - tol, axis=0)
 
 # %% ../nbs/03_mlxgb.ipynb #add39883
+def _split_nodes(tree, slot_nodes, ok, sfeat, sthr, sdl, K):
+    """Give the node of every slot with `ok` its split and two new leaves, left then right, appended to `tree` (the
+    lists feature, thr, dl, left, right, values); returns each slot's left and right child's slot on the next level
+    (-1 where it does not split) and the next level's nodes."""
+    feature, thr, dl, left, right, values = tree
+    to_left = np.full(len(ok), -1, np.int64); to_right = np.full(len(ok), -1, np.int64); nxt = []
+    for s in np.flatnonzero(ok):
+        v = slot_nodes[s]
+        feature[v], thr[v], dl[v] = int(sfeat[s]), float(sthr[s]), int(sdl[s])
+        for side in (0, 1):
+            feature.append(-1); thr.append(np.nan); dl.append(0); left.append(-1); right.append(-1); values.append(np.zeros(K))
+            (left if side == 0 else right)[v] = len(feature) - 1
+            (to_left if side == 0 else to_right)[s] = len(nxt); nxt.append(len(feature) - 1)
+    return to_left, to_right, nxt
+
 def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
     "Grow one tree level by level; `prep` holds the column structure (exact) or the bins (hist)."
     K = gh.shape[1] // 2
@@ -518,14 +533,7 @@ def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
         if not ok.any(): break
         sfeat = np.where(ok, features[best], -1).astype(np.int64)
         sthr = cut[best, np.arange(ns)]; sdl = dleft[best, np.arange(ns)]
-        to_left = np.full(ns, -1, np.int64); to_right = np.full(ns, -1, np.int64); nxt = []
-        for s in np.flatnonzero(ok):
-            v = slot_nodes[s]
-            feature[v], thr[v], dl[v] = int(sfeat[s]), float(sthr[s]), int(sdl[s])
-            for side in (0, 1):
-                feature.append(-1); thr.append(np.nan); dl.append(0); left.append(-1); right.append(-1); values.append(np.zeros(K))
-                (left if side == 0 else right)[v] = len(feature) - 1
-                (to_left if side == 0 else to_right)[s] = len(nxt); nxt.append(len(feature) - 1)
+        to_left, to_right, nxt = _split_nodes((feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K)
         _route(*Xargs, slot, sfeat, sthr, sdl, to_left, to_right)
         slot_nodes = np.array(nxt)
     return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),

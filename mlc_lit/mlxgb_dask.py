@@ -16,7 +16,7 @@ from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn
 from .losses import _label_wise_logistic_row
 from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer,
                            _choose, _concat_trees, _data_args, _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees,
-                           _push, _rank_keep, _route, _score, _settle)
+                           _push, _rank_keep, _route, _score, _settle, _split_nodes)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -638,19 +638,10 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             if log is not None: log.append(dict(row, route_s=0.0, bytes=_sent_bytes(client) - b0))
             break
         ok, sfeat, sthr, sdl, small_left = split
-        to_left = np.full(ns, -1, np.int64); to_right = np.full(ns, -1, np.int64); nxt = []
-        build, sib = [], []
-        for s in np.flatnonzero(ok):
-            v = slot_nodes[s]
-            feature[v], thr[v], dl[v] = int(sfeat[s]), float(sthr[s]), int(sdl[s])
-            for side in (0, 1):
-                feature.append(-1); thr.append(np.nan); dl.append(0); left.append(-1); right.append(-1); values.append(np.zeros(K))
-                (left if side == 0 else right)[v] = len(feature) - 1
-                (to_left if side == 0 else to_right)[s] = len(nxt); nxt.append(len(feature) - 1)
-            lo = len(nxt) - 2
-            if subtract:
-                build.append(lo if small_left[s] else lo + 1); sib.append((lo + 1 if small_left[s] else lo, int(s)))
-        build = np.array(build if subtract else range(len(nxt)), np.int64)
+        to_left, to_right, nxt = _split_nodes((feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K)
+        k = np.flatnonzero(ok); lo = 2 * np.arange(len(k), dtype=np.int64)   # the k-th split's children: slots 2k, 2k + 1
+        build = np.where(small_left[k], lo, lo + 1) if subtract else np.arange(len(nxt), dtype=np.int64)
+        sib = [(int(o), int(s)) for o, s in zip(np.where(small_left[k], lo + 1, lo), k)] if subtract else []
         prev = levels if subtract else [None] * len(levels)
         slots = [on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right) for i, (b, s) in enumerate(zip(parts, slots))]
         if log is not None:
