@@ -374,6 +374,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core._Notice.started': ('core.html#_notice.started', 'mlc_lit/core.py'),
                               'mlc_lit.core._Notice.stopped': ('core.html#_notice.stopped', 'mlc_lit/core.py'),
                               'mlc_lit.core._check_k': ('core.html#_check_k', 'mlc_lit/core.py'),
+                              'mlc_lit.core._class_proba': ('core.html#_class_proba', 'mlc_lit/core.py'),
                               'mlc_lit.core._encode_target': ('core.html#_encode_target', 'mlc_lit/core.py'),
                               'mlc_lit.core._fmt_bytes': ('core.html#_fmt_bytes', 'mlc_lit/core.py'),
                               'mlc_lit.core._forwarder': ('core.html#_forwarder', 'mlc_lit/core.py'),

@@ -391,6 +391,18 @@ def _encode_target(est, y, n_samples):
 def _has(name):
     return lambda self: callable(getattr(type(self), name, None))
 
+def _class_proba(P, S=None):
+    """One-vs-rest probabilities (n, n_classes) of a multiclass target normalised over the classes (uniform where all
+    are 0). With the scores `S`: where rounding leaves the top-scored class tied for the largest probability with an
+    earlier class, its probability is raised by one unit in the last place, so that both rank it first."""
+    s = P.sum(axis=1, keepdims=True)
+    Q = np.divide(P, s, out=np.full_like(P, 1 / P.shape[1]), where=s > 0)
+    if S is not None:
+        rows, top = np.arange(Q.shape[0]), np.argmax(S, axis=1)
+        tied = (Q[rows, top] == Q.max(axis=1)) & (np.argmax(Q, axis=1) != top)
+        Q[rows[tied], top[tied]] = np.nextafter(Q[rows[tied], top[tied]], np.inf)
+    return Q
+
 def _from_labels(est, P):
     "Map an (n, K) label-level output to the 1-D target's classes (binary: one column)."
     return P[:, 0] if est.target_type_ == "binary" else P
@@ -452,8 +464,8 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         if self.target_type_ == "multilabel-indicator": return P
         if len(self.classes_) == 1: return np.ones((P.shape[0], 1))
         if self.target_type_ == "binary": return np.column_stack([1 - P[:, 0], P[:, 0]])
-        s = P.sum(axis=1, keepdims=True)
-        return np.divide(P, s, out=np.full_like(P, 1 / P.shape[1]), where=s > 0)
+        decision = callable(getattr(type(self), "_decision_function", None))
+        return _class_proba(P, np.asarray(self._decision_function(X), dtype=np.float64) if decision else None)
 
     @available_if(_has("_decision_function"))
     def decision_function(self, X):
