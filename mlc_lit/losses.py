@@ -156,6 +156,10 @@ def _squared_hinge_loss_row(y, s):
     return 0.5 * acc
 
 # %% ../nbs/01_taylor_boosting.ipynb #ndloss
+_SMALLEST_NORMAL = 2.2250738585072014e-308   # float64's smallest normal number
+_SUBNORMAL_SCALE = 2.0 ** 600                 # exact; brings a subnormal residual into the normal range
+_MIN_NORM = 1e-300                            # ‖r‖ below it: the Hessian (I - aaᵀ)/‖r‖ is taken at ‖r‖ = 1e-300 (finite)
+
 @kernel()
 def _residual_norm_row(y, s, g, hp, hinge):
     "Gradient `g` (K,) and packed Hessian `hp` of ‖r‖ for the hinge (`hinge`) or error residuals r of one example."
@@ -170,11 +174,15 @@ def _residual_norm_row(y, s, g, hp, hinge):
             for i in range(j): hp[c + i] = 0.0
             hp[c + j] = 1.0 if hinge else 0.0
         return
+    ms = m
+    if m < _SMALLEST_NORMAL:                           # subnormal: 1/m would overflow (fast-math divides by reciprocals),
+        ms = m * _SUBNORMAL_SCALE                      # so scale r and m by an exact power of two first
+        for k in range(K): g[k] *= _SUBNORMAL_SCALE
     t = 0.0
     for k in range(K):
-        g[k] /= m; t += g[k] * g[k]                    # a = r / m, t = Σ a² in [1, K]
+        g[k] /= ms; t += g[k] * g[k]                   # a = r / m, t = Σ a² in [1, K]
     rho = math.sqrt(t)
-    den = m * t * rho                                  # D^{3/2} / m² ... in the units of a
+    den = max(m * t * rho, _MIN_NORM)                  # D^{3/2} / m² ... in the units of a; (I - ggᵀ)/‖r‖ capped near r = 0
     for j in range(K):
         c = j * (j + 1) // 2
         for i in range(j): hp[c + i] = -g[i] * g[j] / den
@@ -187,9 +195,10 @@ def _residual_norm_loss_row(y, s, hinge):
     m = 0.0
     for k in range(y.shape[0]): m = max(m, abs(_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)))
     if m == 0.0: return 0.0
+    sc = _SUBNORMAL_SCALE if m < _SMALLEST_NORMAL else 1.0
     t = 0.0
     for k in range(y.shape[0]):
-        a = (_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)) / m
+        a = ((_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)) * sc) / (m * sc)
         t += a * a
     return m * math.sqrt(t)
 
@@ -328,28 +337,42 @@ def _diagonal_head(g, hp, l2, scores_out):
 
 @kernel(inline=True)
 def _complete_head(g, hp, l2, scores_out, work):
-    "Solve (H + l2·I) p = -g for the packed upper-triangle H by Cholesky; write p, return the quality ½ g·p (= -½ gᵀ(H + l2·I)⁻¹g ≤ 0)."
+    """Solve (H + l2·I) p = -g for the packed upper-triangle H by Cholesky; write p, return the quality ½ g·p (= -½ gᵀ(H + l2·I)⁻¹g ≤ 0).
+    `work` takes U of U'U = H + l2·I, packed, with 1/U_jj on its diagonal (every use of U_jj divides by it)."""
     K = g.shape[0]
-    for j in range(K):                                  # U'U = H + l2 I, column j of U from work[packed_index(0, j)]
+    for j in range(K):                                  # column j of U from work[packed_index(0, j)]
         cj = packed_index(0, j)
-        for i in range(j):
+        i = 0
+        while i + 1 < j:                                # rows i and i + 1 share the loads of column j
+            ci = packed_index(0, i)
+            cn = ci + i + 1
+            a0, a1 = hp[cj + i], hp[cj + i + 1]
+            for k in range(i):
+                u = work[cj + k]
+                a0 -= work[ci + k] * u
+                a1 -= work[cn + k] * u
+            u0 = a0 * work[ci + i]
+            work[cj + i] = u0
+            work[cj + i + 1] = (a1 - work[cn + i] * u0) * work[cn + i + 1]
+            i += 2
+        if i < j:                                       # the odd row left over
             ci = packed_index(0, i)
             acc = hp[cj + i]
             for k in range(i): acc -= work[ci + k] * work[cj + k]
-            work[cj + i] = acc / work[ci + i]
+            work[cj + i] = acc * work[ci + i]
         acc = hp[cj + j] + l2
         for k in range(j): acc -= work[cj + k] * work[cj + k]
         if not acc > 0.0: return _diagonal_head(g, hp, l2, scores_out)
-        work[cj + j] = math.sqrt(acc)
+        work[cj + j] = 1.0 / math.sqrt(acc)
     for i in range(K):                                  # forward: U' z = -g
         ci = packed_index(0, i)
         acc = -g[i]
         for k in range(i): acc -= work[ci + k] * scores_out[k]
-        scores_out[i] = acc / work[ci + i]
+        scores_out[i] = acc * work[ci + i]
     q = 0.0
     for j in range(K - 1, -1, -1):                      # backward: U p = z, column by column
         cj = packed_index(0, j)
-        pj = scores_out[j] / work[cj + j]
+        pj = scores_out[j] * work[cj + j]
         scores_out[j] = pj
         for i in range(j): scores_out[i] -= work[cj + i] * pj
         q += g[j] * pj
