@@ -166,6 +166,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'mlc_lit.binning._check_binning': ('label_binning.html#_check_binning', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._criteria': ('label_binning.html#_criteria', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._frequency_cuts': ('label_binning.html#_frequency_cuts', 'mlc_lit/binning.py'),
+                                 'mlc_lit.binning._list_bins': ('label_binning.html#_list_bins', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._presort_codes': ('label_binning.html#_presort_codes', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._u_size': ('label_binning.html#_u_size', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning.bin_features': ('label_binning.html#bin_features', 'mlc_lit/binning.py'),

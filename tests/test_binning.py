@@ -163,7 +163,7 @@ def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, b
     out = {}
     for ex in (False, True):
         g_bin, H_bin = np.empty(B), np.empty(B * (B + 1) // 2)
-        _aggregate(g, H, b, counts, B, 1.0, ex, np.empty(2 * (B + 1)), g_bin, H_bin)
+        _aggregate(g, H, b, counts, B, 1.0, ex, np.empty(2 * (B + 1)), g_bin, H_bin, np.empty(len(g), np.int64), np.empty(B, np.int64))
         gb, Hb = naive_aggregate(g, H, b, 1.0, ex)
         np.testing.assert_allclose(g_bin, gb, atol=1e-12)
         np.testing.assert_allclose(unpack_upper(H_bin, B), Hb, atol=1e-12)
