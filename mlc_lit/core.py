@@ -391,16 +391,17 @@ def _encode_target(est, y, n_samples):
 def _has(name):
     return lambda self: callable(getattr(type(self), name, None))
 
-def _class_proba(P, S=None):
+def _class_proba(P, scores=None):
     """One-vs-rest probabilities (n, n_classes) of a multiclass target normalised over the classes (uniform where all
-    are 0). With the scores `S`: where rounding leaves the top-scored class tied for the largest probability with an
-    earlier class, its probability is raised by one unit in the last place, so that both rank it first."""
+    are 0). With `scores` (a function returning the (n, n_classes) scores, called only where two classes tie for the
+    largest probability): where rounding leaves the top-scored class tied with an earlier class, its probability is
+    raised by one unit in the last place, so that both rank it first."""
     s = P.sum(axis=1, keepdims=True)
     Q = np.divide(P, s, out=np.full_like(P, 1 / P.shape[1]), where=s > 0)
-    if S is not None:
-        rows, top = np.arange(Q.shape[0]), np.argmax(S, axis=1)
-        tied = (Q[rows, top] == Q.max(axis=1)) & (np.argmax(Q, axis=1) != top)
-        Q[rows[tied], top[tied]] = np.nextafter(Q[rows[tied], top[tied]], np.inf)
+    if scores is None or not ((Q == Q.max(axis=1, keepdims=True)).sum(axis=1) > 1).any(): return Q
+    rows, top = np.arange(Q.shape[0]), np.argmax(scores(), axis=1)
+    tied = (Q[rows, top] == Q.max(axis=1)) & (np.argmax(Q, axis=1) != top)
+    Q[rows[tied], top[tied]] = np.nextafter(Q[rows[tied], top[tied]], np.inf)
     return Q
 
 def _from_labels(est, P):
@@ -465,7 +466,7 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) == 1: return np.ones((P.shape[0], 1))
         if self.target_type_ == "binary": return np.column_stack([1 - P[:, 0], P[:, 0]])
         decision = callable(getattr(type(self), "_decision_function", None))
-        return _class_proba(P, np.asarray(self._decision_function(X), dtype=np.float64) if decision else None)
+        return _class_proba(P, (lambda: np.asarray(self._decision_function(X), dtype=np.float64)) if decision else None)
 
     @available_if(_has("_decision_function"))
     def decision_function(self, X):
