@@ -662,7 +662,9 @@ def _partitions(client, X, Y, W, rows=None):
     xs, ys = X.to_delayed().ravel(), Y.to_delayed().ravel()
     ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
     rs = rows.to_delayed().ravel() if rows is not None else [None] * len(xs)
-    workers = sorted(client.scheduler_info()["workers"]) or [None]
+    workers = sorted(client.ncores())           # asked of the scheduler now: scheduler_info() may answer from a cache without workers
+    if not workers:
+        client.wait_for_workers(1); workers = sorted(client.ncores())
     P = len(xs)
     parts = [client.compute(dask.delayed(_load, pure=True)(x, y, w, r, int(o)), workers=[workers[i * len(workers) // P]],
                             allow_other_workers=True) for i, (x, y, w, r, o) in enumerate(zip(xs, ys, ws, rs, offsets))]
@@ -670,7 +672,7 @@ def _partitions(client, X, Y, W, rows=None):
     home = [workers[i * len(workers) // P] for i in range(P)]
     def on_home(i, func, *args):
         "A task of partition i, on its home worker (any other if that one is lost): no work stealing moves partitions."
-        return client.submit(func, *args, workers=None if home[i] is None else [home[i]], allow_other_workers=True)
+        return client.submit(func, *args, workers=[home[i]], allow_other_workers=True)
     on_home.home = home
     groups = [g for g in ([i for i in range(P) if i * len(workers) // P == j] for j in range(len(workers))) if g]
     return parts, groups, on_home

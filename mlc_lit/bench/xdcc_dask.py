@@ -110,7 +110,7 @@ def _bytes_per_level(client, Xd, Yd, params):
     from mlc_lit.mlxgb import MLXGBClassifier
     m = MLXGBClassifier(**dict(params, n_estimators=1), tree_method="hist").fit(Xd, Yd, client=client, profile=True)
     nb, K = int(np.sum(np.diff(m.cuts_[0]) + 2)), Yd.shape[1]
-    W = len(client.scheduler_info()["workers"])
+    W = len(client.ncores())
     lv = [r for r in m.dask_levels_ if r["depth"] < params["max_depth"]]
     top = max(lv, key=lambda r: (r["n_built"], r["n_nodes"]))
     bound = (W - 1) * (top["n_built"] * nb + W * top["n_nodes"]) * (2 * K + 1) * 8   # node sums travel with each range
