@@ -398,9 +398,10 @@ def _class_proba(P, scores=None):
     raised by one unit in the last place, so that both rank it first."""
     s = P.sum(axis=1, keepdims=True)
     Q = np.divide(P, s, out=np.full_like(P, 1 / P.shape[1]), where=s > 0)
-    if scores is None or not ((Q == Q.max(axis=1, keepdims=True)).sum(axis=1) > 1).any(): return Q
+    best = Q.max(axis=1)
+    if scores is None or not ((Q == best[:, None]).sum(axis=1) > 1).any(): return Q
     rows, top = np.arange(Q.shape[0]), np.argmax(scores(), axis=1)
-    tied = (Q[rows, top] == Q.max(axis=1)) & (np.argmax(Q, axis=1) != top)
+    tied = (Q[rows, top] == best) & (np.argmax(Q, axis=1) != top)
     Q[rows[tied], top[tied]] = np.nextafter(Q[rows[tied], top[tied]], np.inf)
     return Q
 

@@ -174,13 +174,10 @@ def _residual_norm_row(y, s, g, hp, hinge):
             for i in range(j): hp[c + i] = 0.0
             hp[c + j] = 1.0 if hinge else 0.0
         return
-    ms = m
-    if m < _SMALLEST_NORMAL:                           # subnormal: 1/m would overflow (fast-math divides by reciprocals),
-        ms = m * _SUBNORMAL_SCALE                      # so scale r and m by an exact power of two first
-        for k in range(K): g[k] *= _SUBNORMAL_SCALE
-    t = 0.0
+    sc = _SUBNORMAL_SCALE if m < _SMALLEST_NORMAL else 1.0   # subnormal m: 1/m would overflow (fast-math divides
+    t = 0.0                                            # by reciprocals), so r and m are scaled by an exact power of two
     for k in range(K):
-        g[k] /= ms; t += g[k] * g[k]                   # a = r / m, t = Σ a² in [1, K]
+        g[k] = (g[k] * sc) / (m * sc); t += g[k] * g[k]   # a = r / m, t = Σ a² in [1, K]
     rho = math.sqrt(t)
     den = max(m * t * rho, _MIN_NORM)                  # D^{3/2} / m² ... in the units of a; (I - ggᵀ)/‖r‖ capped near r = 0
     for j in range(K):
