@@ -9,14 +9,18 @@ from types import SimpleNamespace
 
 import dask
 import dask.array as da
+import dask.local
+import dask.system
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from dask.base import get_scheduler
 from scipy.special import expit
 
 from . import qweighted as _qw
+from . import core as _core
 from . import rembed as _re
-from .core import _encode_target, _top_k_of, as_float64, check_memory, csr_arrays, current_client, spawn_seeds
+from .core import _encode_target, _top_k_of, as_float64, check_memory, csr_arrays, current_client, kernel, spawn_seeds
 from .metrics import _check_k
 
 # %% auto #0
@@ -74,24 +78,48 @@ def _y_chunk(Yc):
     return _re._labels_float(sp.csr_matrix(Yc) if sp.issparse(Yc) else np.asarray(Yc))
 
 # %% ../nbs/08_scale.ipynb #0471efc3
-def _add(a, b):
-    "Sum of two partial results (arrays, numbers, or tuples of them, element-wise)."
-    if isinstance(a, tuple): return tuple(_add(x, y) for x, y in zip(a, b))
-    return a + b
+def _add_into(acc, part):
+    "acc + part for partial results (arrays, numbers, or tuples of them); arrays are added into acc's own, in place."
+    if isinstance(acc, tuple): return tuple(_add_into(a, b) for a, b in zip(acc, part))
+    if isinstance(acc, np.ndarray):
+        acc += part
+        return acc
+    return acc + part
 
-def _tree_sum(parts: list):
-    "Delayed pairwise sum of delayed partial results, in a fixed order: the same tree for any scheduler."
-    while len(parts) > 1:
-        parts = [dask.delayed(_add, pure=True)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
-                 for i in range(0, len(parts), 2)]
-    return parts[0]
+_INTO = {}   # chunk function -> its form f(acc, X chunk, Y chunk, *args) that adds the chunk's part into acc itself
+
+def _chain_step(acc, Xc, Yc, func, *args):
+    "One link of a chain: the chunk's part added into the chain's running sum (which only this chain holds)."
+    into = _INTO.get(func)
+    return into(acc, Xc, Yc, *args) if into is not None else _add_into(acc, func(Xc, Yc, *args))
+
+def _active_scheduler():
+    "(the distributed Client that `dask.compute` runs on, or None; how many tasks the scheduler runs at once)."
+    get = get_scheduler()
+    client = getattr(get, "__self__", None)
+    if client is not None and hasattr(client, "nthreads"):
+        if not client.nthreads(): client.wait_for_workers(1)
+        return client, max(1, sum(client.nthreads().values()))
+    if get is dask.local.get_sync: return None, 1
+    return None, int(dask.config.get("num_workers", None) or dask.system.CPU_COUNT)
 
 def _pass(func, X, Y, *args):
-    "Σ over row chunks of func(X chunk, Y chunk or None, *args), computed on the active Dask scheduler."
-    big = [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in args]
+    """Σ over row chunks of func(X chunk, Y chunk or None, *args) on the active Dask scheduler: one chain of
+    in-place additions per task the scheduler runs at once, over contiguous chunks; the chains summed in order.
+    `func` returns arrays of its own (not views of its arguments): they are added into in place."""
+    n_chains = _active_scheduler()[1]
+    big = [dask.delayed(a, pure=False) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in args]   # one key, not hashed
     xs = X.to_delayed().ravel()
     ys = Y.to_delayed().ravel() if Y is not None else [None] * len(xs)
-    return dask.compute(_tree_sum([dask.delayed(func, pure=True)(x, y, *big) for x, y in zip(xs, ys)]))[0]
+    ends = np.linspace(0, len(xs), min(len(xs), n_chains) + 1).round().astype(int)
+    sums = []
+    for a, b in zip(ends[:-1], ends[1:]):
+        acc = dask.delayed(func, pure=False)(xs[a], ys[a], *big)
+        for j in range(a + 1, b): acc = dask.delayed(_chain_step, pure=False)(acc, xs[j], ys[j], func, *big)
+        sums.append(acc)
+    while len(sums) > 1:
+        sums = [dask.delayed(_add_into, pure=False)(*sums[i:i + 2]) if i + 1 < len(sums) else sums[i] for i in range(0, len(sums), 2)]
+    return dask.compute(sums[0])[0]
 
 # %% ../nbs/08_scale.ipynb #732be7fb
 def _stats_chunk(Xc, Yc, intercept: bool, gram: bool, label_gram: bool):
@@ -117,10 +145,49 @@ def _yt_xz(Xc, Yc, Z, intercept: bool):
     Xa, Yf = _x_chunk(Xc, intercept), _y_chunk(Yc)
     return np.asarray(Yf.T @ np.asarray(Xa @ Z), dtype=np.float64)
 
+@kernel()
+def _csc_matmat(indptr, indices, data, P, out):
+    "out = A P[:d] for a CSC matrix A = (indptr, indices, data) with d columns: column f adds P's row f into the rows it touches."
+    out[:] = 0.0
+    m = out.shape[1]
+    for f in range(len(indptr) - 1):
+        for p in range(indptr[f], indptr[f + 1]):
+            v, i = data[p], indices[p]
+            for j in range(m): out[i, j] += v * P[f, j]
+    return out
+
+@kernel()
+def _csc_t_matmat_add(indptr, indices, data, V, out):
+    "out[:d] += Aᵀ V for a CSC matrix A = (indptr, indices, data) with d columns: row f of out gathers column f's rows of V."
+    m = V.shape[1]
+    for f in range(len(indptr) - 1):
+        for p in range(indptr[f], indptr[f + 1]):
+            v, i = data[p], indices[p]
+            for j in range(m): out[f, j] += v * V[i, j]
+    return out
+
+def _xt_xp_into(acc, Xc, Yc, P, intercept: bool):
+    """acc += Xaᵀ (Xa P) for a chunk, Xa = [X 1] with `intercept`: the operator of conjugate gradients. The column of
+    ones is P's last row (no copy of X with it). A sparse chunk is taken column by column (CSC): P and acc are then
+    read and written in row order, once each, while the chunk's own n_c × m product, which fits in cache, takes the
+    scattered accesses; and no d × m matrix is formed per chunk."""
+    X = _x_chunk(Xc, False)
+    d = X.shape[1]
+    if sp.issparse(X):
+        A = csr_arrays(X.tocsc())                    # (indptr, indices, data) of the CSC form
+        XP = _csc_matmat(*A, P, np.empty((X.shape[0], P.shape[1])))
+    else: XP = X @ P[:d]
+    if intercept: XP += P[d]
+    if sp.issparse(X): _csc_t_matmat_add(*A, XP, acc)
+    else: acc[:d] += X.T @ XP
+    if intercept: acc[d] += XP.sum(axis=0)
+    return acc
+
 def _xt_xp(Xc, Yc, P, intercept: bool):
-    "Xaᵀ (Xa P) on a chunk: the operator of conjugate gradients."
-    Xa = _x_chunk(Xc, intercept)
-    return np.asarray(Xa.T @ np.asarray(Xa @ P), dtype=np.float64)
+    "Xaᵀ (Xa P) on a chunk: the operator of conjugate gradients (a chain's first link; `_xt_xp_into` adds the next)."
+    return _xt_xp_into(np.zeros_like(P), Xc, Yc, P, intercept)
+
+_INTO[_xt_xp] = _xt_xp_into
 
 # %% ../nbs/08_scale.ipynb #3675efa5
 class _DaskRidge:
@@ -375,11 +442,17 @@ def predict(est, X):
 
 # %% ../nbs/08_scale.ipynb #9668b122
 def _top_k_block(Xc, k, *model):
-    S = _scores_chunk(Xc, *model)
-    if np.isnan(S).any(): raise ValueError("RandomizedEmbeddingClassifier gave NaN scores; they cannot be ranked.")
-    if len(S) == 0: return np.zeros((0, 2 * k))
-    idx, vals = _top_k_of(S, k)
-    return np.hstack([idx.astype(np.float64), vals])
+    """A chunk's top k labels and their scores, side by side: its rows scored a block at a time, so that no more than
+    `core._TOP_K_BLOCK_BYTES` of scores exist at once (a chunk of 12,000 rows by 325,000 labels would be 31 GB)."""
+    n, K = Xc.shape[0], model[4].shape[1]           # model[4]: the read-out's coefficients, one column per label
+    out, step = np.empty((n, 2 * k)), max(1, _core._TOP_K_BLOCK_BYTES // (8 * K))
+    for a in range(0, n, step):
+        S = _scores_chunk(Xc[a:a + step], *model)
+        if np.isnan(S).any(): raise ValueError("RandomizedEmbeddingClassifier gave NaN scores; they cannot be ranked.")
+        idx, out[a:a + step, k:] = _top_k_of(S, k)
+        out[a:a + step, :k] = idx
+    return out
+
 
 # %% ../nbs/08_scale.ipynb #9e93c742
 def predict_top_k(est, X, k: int, *, return_scores: bool = False):
