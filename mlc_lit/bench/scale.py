@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 
 # %% auto #0
-__all__ = ['PAIRWISE_SETS', 'measure_fit', 'measure_pairwise', 'run', 'summary']
+__all__ = ['PAIRWISE_SETS', 'LEVELS', 'measure_fit', 'measure_pairwise', 'run', 'summary']
 
 # %% ../../nbs/06h_bench_scale.ipynb #6542e894
 _CHILD = r'''
@@ -117,21 +117,28 @@ def measure_pairwise(dataset: str, data_dir, *, scheduler: str = "one_thread", n
     return dict(dataset=dataset, scheduler=scheduler, **json.loads(out.stdout.strip().splitlines()[-1]))
 
 # %% ../../nbs/06h_bench_scale.ipynb #7fda733b
+LEVELS = ((1 / 30, 80000, 8000), (0.1, 240000, 12000))   # (scale, n = all rows of that size, chunk_rows): LSHTC at 1/30 and 1/10
+
+def _fit_row(r, n, scale, sched) -> dict:
+    "A row of the suite from `measure_fit`'s result."
+    nan = float("nan")
+    return dict(suite="scale", dataset=f"lshtc-{scale:.3g}", config=f"n={n}", impl=f"mlc_lit-dask-{sched}", threads=2,
+                fit_s=r["fit_s"], fit_cpu_s=r["fit_cpu_s"], predict_s=nan, subset01=nan, hamming=nan, example_f1=nan,
+                **{k: r[k] for k in ("peak_MiB", "cg_iter", "p_at_1", "p_at_3", "p_at_5", "p_at_1_popular")})
+
 def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = False, sizes=(6000, 12000, 24000),
-        scale: float = 0.01, pairwise=PAIRWISE_SETS, pairwise_rows: int | None = None) -> list[dict]:
+        scale: float = 0.01, pairwise=PAIRWISE_SETS, pairwise_rows: int | None = None, levels=LEVELS) -> list[dict]:
     """Rows for `mlc_lit.bench.suites.report`: `measure_fit` at each n of `sizes` (threads), and the largest again on a
-    LocalCluster of two workers; then `measure_pairwise` on each data set of `pairwise` found in `data_dir` (its
-    first `pairwise_rows` training rows; all by default), in one process with one thread and on the cluster. The
-    rembed data are generated; each run uses the machine's cores, so `threads` and `repeats` are unused.
-    `quick`: 2,000 and 4,000 rows of 1/500 size, and 1,000 rows of each pairwise set."""
-    if quick: sizes, scale, pairwise_rows = (2000, 4000), 0.002, pairwise_rows or 1000
-    nan, rows = float("nan"), []
-    runs = [(n, "threads") for n in sizes] + [(max(sizes), "local_cluster")]
-    for n, sched in runs:
-        r = measure_fit(n, scale=scale, chunk_rows=min(sizes) if quick else 3000, scheduler=sched)
-        rows.append(dict(suite="scale", dataset=f"lshtc-{scale:g}", config=f"n={n}", impl=f"mlc_lit-dask-{sched}", threads=2,
-                         fit_s=r["fit_s"], fit_cpu_s=r["fit_cpu_s"], predict_s=nan, subset01=nan, hamming=nan, example_f1=nan,
-                         **{k: r[k] for k in ("peak_MiB", "cg_iter", "p_at_1", "p_at_3", "p_at_5", "p_at_1_popular")}))
+    LocalCluster of two workers; then each of the larger `levels` (scale, n, chunk_rows) on threads, and the last of
+    them on the cluster too; then `measure_pairwise` on each data set of `pairwise` found in `data_dir` (its first
+    `pairwise_rows` training rows; all by default), in one process with one thread and on the cluster. The rembed data
+    are generated; each run uses the machine's cores, so `threads` and `repeats` are unused.
+    `quick`: 2,000 and 4,000 rows of 1/500 size, no larger levels, and 1,000 rows of each pairwise set."""
+    if quick: sizes, scale, pairwise_rows, levels = (2000, 4000), 0.002, pairwise_rows or 1000, ()
+    runs = [(scale, n, min(sizes) if quick else 3000, "threads") for n in sizes] + [(scale, max(sizes), min(sizes) if quick else 3000, "local_cluster")]
+    runs += [(s, n, c, "threads") for s, n, c in levels] + [(*levels[-1], "local_cluster")] * bool(levels)
+    rows = [_fit_row(measure_fit(n, scale=s, chunk_rows=c, scheduler=sched), n, s, sched) for s, n, c, sched in runs]
+    nan = float("nan")
     for name in pairwise if data_dir is not None else ():
         if not _has_data(name, data_dir): continue
         for sched in ("one_thread", "local_cluster"):
@@ -141,9 +148,10 @@ def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = Fal
                              subset01=nan, hamming=nan, example_f1=nan, coef_sha1=r["coef_sha1"], labels_sha1=r["labels_sha1"]))
     return rows
 
+
 # %% ../../nbs/06h_bench_scale.ipynb #a23570f5
 def summary(rows: list[dict]) -> str:
-    "The wall-time targets of the scale suite from its rows: cluster / threaded (rembed) and cluster / one thread (pairwise)."
+    "The targets of the scale suite its rows show: cluster / threaded (rembed), cluster / one thread (pairwise), peak memory at 1/10 and full size."
     from mlc_lit.bench import format_table, verdict
     rows = [r for r in rows if r.get("suite") == "scale"]
     out, by = [], {(r["dataset"], r["config"], r["impl"]): r for r in rows}
@@ -156,4 +164,8 @@ def summary(rows: list[dict]) -> str:
             q, same = float(r["fit_s"]) / float(ref["fit_s"]), (r["coef_sha1"], r["labels_sha1"]) == (ref["coef_sha1"], ref["labels_sha1"])
             out.append(dict(target="pairwise: cluster / one thread <= 0.6, identical", dataset=ds, config=cfg, ratio=q,
                             verdict=verdict(q <= 0.6 and same) + ("" if same else " (models differ)")))
-    return "wall-time targets\n" + format_table(out) if out else "wall-time targets: no pair of rows to compare"
+    for r in rows:                                   # out of core: 1/10 of LSHTC within 4 GB, the full size within 16 GB
+        limit = {"lshtc-0.1": 4096, "lshtc-1": 16384}.get(r["dataset"]) if r["impl"] == "mlc_lit-dask-threads" else None
+        if limit: out.append(dict(target=f"peak RSS <= {limit // 1024} GB (MiB)", dataset=r["dataset"], config=r["config"],
+                                  ratio=float(r["peak_MiB"]), verdict=verdict(float(r["peak_MiB"]) <= limit)))
+    return "targets\n" + format_table(out) if out else "targets: no pair of rows to compare"
