@@ -141,6 +141,21 @@ def test_local_cluster_rembed_and_pairwise(client, sparse_problem):
     np.testing.assert_array_equal(dsk.predict(da.from_array(Xs, chunks=(100, 250), asarray=False)).compute(), mem.predict(Xs))
 
 
+def test_local_cluster_sums_like_the_thread_pool_of_as_many_threads(client, sparse_problem):
+    # two one-thread workers and a pool of two threads sum every pass in the same two chains: the same bits,
+    # conjugate gradients (40 passes here) and random features included
+    import dask
+    X, Y = sparse_problem
+    kw = dict(rank=6, n_random_features=50, solver="cg", random_state=0)
+    Xd, Yd = da.from_array(X, chunks=(150, 250), asarray=False), da.from_array(Y, chunks=(150, 30), asarray=False)
+    a = RandomizedEmbeddingClassifier(**kw).fit(Xd, Yd)
+    with dask.config.set(scheduler="threads", num_workers=2):
+        b = RandomizedEmbeddingClassifier(**kw).fit(Xd, Yd)
+    assert a.embedding_.n_cg_iter > 1
+    for name in ("W", "U"): np.testing.assert_array_equal(getattr(a.embedding_, name), getattr(b.embedding_, name))
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
 def test_joblib_dask_backend_grid_search_and_cross_validate(client):
     import joblib
     from sklearn.model_selection import GridSearchCV, cross_validate
