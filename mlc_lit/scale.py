@@ -135,10 +135,6 @@ def _stats_chunk(Xc, Yc, intercept: bool, gram: bool, label_gram: bool):
     not_one = int(np.count_nonzero(np.asarray(Yf.sum(axis=1)).ravel() != 1))
     return Xa.shape[0], sq, G, counts, (C.toarray() if sp.issparse(C) else C), not_one
 
-def _xt_yq(Xc, Yc, Q, intercept: bool):
-    "Xaᵀ (Y Q) on a chunk: the right-hand side of the ridge solve."
-    Xa, Yf = _x_chunk(Xc, intercept), _y_chunk(Yc)
-    return np.asarray(Xa.T @ np.asarray(Yf @ Q), dtype=np.float64)
 
 def _yt_xz(Xc, Yc, Z, intercept: bool):
     "Yᵀ (Xa Z) on a chunk: the product with M of the range finder."
@@ -166,28 +162,44 @@ def _csc_t_matmat_add(indptr, indices, data, V, out):
             for j in range(m): out[f, j] += v * V[i, j]
     return out
 
-def _xt_xp_into(acc, Xc, Yc, P, intercept: bool):
-    """acc += Xaᵀ (Xa P) for a chunk, Xa = [X 1] with `intercept`: the operator of conjugate gradients. The column of
-    ones is P's last row (no copy of X with it). A sparse chunk is taken column by column (CSC): P and acc are then
-    read and written in row order, once each, while the chunk's own n_c × m product, which fits in cache, takes the
-    scattered accesses; and no d × m matrix is formed per chunk."""
-    X = _x_chunk(Xc, False)
+def _csc_of(X):
+    "(indptr, indices, data) of a sparse chunk's CSC form, or None for a dense chunk."
+    return csr_arrays(X.tocsc()) if sp.issparse(X) else None
+
+def _add_xt_v(acc, X, A, V, intercept: bool):
+    """acc += Xaᵀ V, Xa = [X 1] with `intercept` (acc's last row takes the column of ones): row by row of acc from the
+    CSC arrays `A` of a sparse X, with BLAS for a dense one."""
     d = X.shape[1]
-    if sp.issparse(X):
-        A = csr_arrays(X.tocsc())                    # (indptr, indices, data) of the CSC form
-        XP = _csc_matmat(*A, P, np.empty((X.shape[0], P.shape[1])))
-    else: XP = X @ P[:d]
-    if intercept: XP += P[d]
-    if sp.issparse(X): _csc_t_matmat_add(*A, XP, acc)
-    else: acc[:d] += X.T @ XP
-    if intercept: acc[d] += XP.sum(axis=0)
+    if A is not None: _csc_t_matmat_add(*A, np.ascontiguousarray(V, dtype=np.float64), acc)
+    else: acc[:d] += X.T @ V
+    if intercept: acc[d] += V.sum(axis=0)
     return acc
+
+def _xt_xp_into(acc, Xc, Yc, P, intercept: bool):
+    """acc += Xaᵀ (Xa P) for a chunk: the operator of conjugate gradients. The column of ones is P's last row (no copy
+    of X with it). A sparse chunk is taken column by column (CSC): P and acc are then read and written in row order,
+    once each, while the chunk's own n_c × m product, which fits in cache, takes the scattered accesses; and no
+    d × m matrix is formed per chunk."""
+    X = _x_chunk(Xc, False)
+    A, d = _csc_of(X), X.shape[1]
+    XP = X @ P[:d] if A is None else _csc_matmat(*A, P, np.empty((X.shape[0], P.shape[1])))
+    if intercept: XP += P[d]
+    return _add_xt_v(acc, X, A, XP, intercept)
 
 def _xt_xp(Xc, Yc, P, intercept: bool):
     "Xaᵀ (Xa P) on a chunk: the operator of conjugate gradients (a chain's first link; `_xt_xp_into` adds the next)."
     return _xt_xp_into(np.zeros_like(P), Xc, Yc, P, intercept)
 
-_INTO[_xt_xp] = _xt_xp_into
+def _xt_yq_into(acc, Xc, Yc, Q, intercept: bool):
+    "acc += Xaᵀ (Y Q) for a chunk, the right-hand side of the ridge solve, added as `_xt_xp_into` adds its product."
+    X = _x_chunk(Xc, False)
+    return _add_xt_v(acc, X, _csc_of(X), np.asarray(_y_chunk(Yc) @ Q), intercept)
+
+def _xt_yq(Xc, Yc, Q, intercept: bool):
+    "Xaᵀ (Y Q) on a chunk: the right-hand side of the ridge solve (a chain's first link)."
+    return _xt_yq_into(np.zeros((Xc.shape[1] + intercept, Q.shape[1])), Xc, Yc, Q, intercept)
+
+_INTO[_xt_xp], _INTO[_xt_yq] = _xt_xp_into, _xt_yq_into
 
 # %% ../nbs/08_scale.ipynb #3675efa5
 class _DaskRidge:
@@ -254,12 +266,24 @@ def _phi_sum(Xc, Yc, *model):
     "Σ of Φ's rows of a chunk, in float64."
     return _features_chunk(Xc, *model).sum(axis=0, dtype=np.float64)
 
-def _phi_gram(Xc, Yc, W_x, W_0, R, b, mu):
-    "ΦcᵀΦc and ΦcᵀY of a chunk, centred as `_centred_gram` centres (in Φ's precision), accumulated in float64."
+def _phi_gram_into(acc, Xc, Yc, W_x, W_0, R, b, mu):
+    """acc = (G, V) += (ΦcᵀΦc, ΦcᵀY) of a chunk, centred as `_centred_gram` centres (in Φ's precision), in float64.
+    V (s × K) is the transpose of a C-contiguous K × s array, so a sparse Y adds label by label into its rows (CSC)."""
+    G, V = acc
     Phi = _features_chunk(Xc, W_x, W_0, R, b)
     Pc = (Phi - mu.astype(Phi.dtype)).astype(np.float64)
     Yf = _y_chunk(Yc)
-    return Pc.T @ Pc, np.asarray(Yf.T @ Pc).T
+    G += Pc.T @ Pc
+    if sp.issparse(Yf) and V.T.flags.c_contiguous: _csc_t_matmat_add(*csr_arrays(Yf.tocsc()), Pc, V.T)
+    else: V += np.asarray(Yf.T @ Pc).T
+    return G, V
+
+def _phi_gram(Xc, Yc, W_x, W_0, R, b, mu):
+    "ΦcᵀΦc and ΦcᵀY of a chunk (a chain's first link; `_phi_gram_into` adds the next)."
+    s = len(mu)
+    return _phi_gram_into((np.zeros((s, s)), np.zeros((Yc.shape[1], s)).T), Xc, Yc, W_x, W_0, R, b, mu)
+
+_INTO[_phi_gram] = _phi_gram_into
 
 # %% ../nbs/08_scale.ipynb #615a9827
 def fit_randomized_embedding(est, X, Y):
