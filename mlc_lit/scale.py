@@ -126,7 +126,7 @@ def _stats_chunk(Xc, Yc, intercept: bool, gram: bool, label_gram: bool):
     "Pass 1 on a chunk: rows, Σx² of [X 1], its Gram (or column Σx²), label counts, YᵀY (or 0), rows without exactly one label."
     Xa, Yf = _x_chunk(Xc, intercept), _y_chunk(Yc)
     v = Xa.data if sp.issparse(Xa) else Xa
-    sq = float(np.vdot(v, v))
+    sq = float(np.square(v).sum())                  # not BLAS's dot: its order of additions follows its threads
     if gram:
         G = _re._csr_gram(*csr_arrays(Xa), np.empty((Xa.shape[1],) * 2)) if sp.issparse(Xa) else Xa.T @ Xa
     else: G = np.asarray(Xa.multiply(Xa).sum(axis=0)).ravel() if sp.issparse(Xa) else np.einsum("ij,ij->j", Xa, Xa)
@@ -134,7 +134,6 @@ def _stats_chunk(Xc, Yc, intercept: bool, gram: bool, label_gram: bool):
     C = (Yf.T @ Yf) if label_gram else 0.0
     not_one = int(np.count_nonzero(np.asarray(Yf.sum(axis=1)).ravel() != 1))
     return Xa.shape[0], sq, G, counts, (C.toarray() if sp.issparse(C) else C), not_one
-
 
 def _yt_xz(Xc, Yc, Z, intercept: bool):
     "Yᵀ (Xa Z) on a chunk: the product with M of the range finder."
