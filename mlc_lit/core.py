@@ -36,9 +36,10 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
-           'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client', 'check_Y',
-           'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError',
-           'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba', 'MultiLabelClassifier']
+           'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client',
+           'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
+           'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba',
+           'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #0a8c9f1d
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -253,6 +254,14 @@ def current_client():
         from distributed import get_client
         return get_client()
     except (ImportError, ValueError): return None
+
+def worker_threads(client) -> dict:
+    """{address: threads} of the workers of a dask.distributed `client`, asked of the scheduler (`scheduler_info()`
+    may answer from a cache without them); waits for a first worker where none has joined yet."""
+    threads = client.nthreads()
+    if not threads:
+        client.wait_for_workers(1); threads = client.nthreads()
+    return threads
 
 # %% ../nbs/00_core.ipynb #d6c281fa
 def check_Y(Y, n_samples: int | None = None, *, accept_sparse: bool = False):

@@ -12,7 +12,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds
+from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
 from .losses import _label_wise_logistic_row
 from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer,
                            _choose, _concat_trees, _data_args, _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees,
@@ -662,9 +662,7 @@ def _partitions(client, X, Y, W, rows=None):
     xs, ys = X.to_delayed().ravel(), Y.to_delayed().ravel()
     ws = W.to_delayed().ravel() if W is not None else [None] * len(xs)
     rs = rows.to_delayed().ravel() if rows is not None else [None] * len(xs)
-    workers = sorted(client.ncores())           # asked of the scheduler now: scheduler_info() may answer from a cache without workers
-    if not workers:
-        client.wait_for_workers(1); workers = sorted(client.ncores())
+    workers = sorted(worker_threads(client))
     P = len(xs)
     parts = [client.compute(dask.delayed(_load, pure=True)(x, y, w, r, int(o)), workers=[workers[i * len(workers) // P]],
                             allow_other_workers=True) for i, (x, y, w, r, o) in enumerate(zip(xs, ys, ws, rs, offsets))]

@@ -20,7 +20,8 @@ from scipy.special import expit
 from . import qweighted as _qw
 from . import core as _core
 from . import rembed as _re
-from .core import _encode_target, _top_k_of, as_float64, check_memory, csr_arrays, current_client, kernel, spawn_seeds
+from .core import (_encode_target, _top_k_of, as_float64, check_memory, csr_arrays, current_client, kernel,
+                          spawn_seeds, worker_threads)
 from .metrics import _check_k
 
 # %% auto #0
@@ -98,8 +99,7 @@ def _active_scheduler():
     get = get_scheduler()
     client = getattr(get, "__self__", None)
     if client is not None and hasattr(client, "nthreads"):
-        if not client.nthreads(): client.wait_for_workers(1)
-        return client, max(1, sum(client.nthreads().values()))
+        return client, max(1, sum(worker_threads(client).values()))
     if get is dask.local.get_sync: return None, 1
     return None, int(dask.config.get("num_workers", None) or dask.system.CPU_COUNT)
 
@@ -529,7 +529,7 @@ def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
     data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats)
     client = current_client()                            # None: the local threaded scheduler runs the tasks
-    workers = sum(client.nthreads().values()) if client else dask.system.CPU_COUNT
+    workers = sum(worker_threads(client).values()) if client else dask.system.CPU_COUNT
     n_tasks = n_blocks or 2 * workers                     # few tasks: each one passes over all the examples
     blocks = _task_bounds(_qw._class_blocks(n, F, False, n_tasks), n_tasks)
     W = np.empty((_qw.n_pairs(n), F + 1))

@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from . import load_split, verdict
+from ..core import worker_threads
 from ..metrics import example_f1, hamming_loss, subset_zero_one_loss
 
 # %% auto #0
@@ -110,7 +111,7 @@ def _bytes_per_level(client, Xd, Yd, params):
     from mlc_lit.mlxgb import MLXGBClassifier
     m = MLXGBClassifier(**dict(params, n_estimators=1), tree_method="hist").fit(Xd, Yd, client=client, profile=True)
     nb, K = int(np.sum(np.diff(m.cuts_[0]) + 2)), Yd.shape[1]
-    W = len(client.ncores())
+    W = len(worker_threads(client))
     lv = [r for r in m.dask_levels_ if r["depth"] < params["max_depth"]]
     top = max(lv, key=lambda r: (r["n_built"], r["n_nodes"]))
     bound = (W - 1) * (top["n_built"] * nb + W * top["n_nodes"]) * (2 * K + 1) * 8   # node sums travel with each range
