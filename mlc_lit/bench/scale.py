@@ -135,8 +135,9 @@ def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = Fal
     are generated; each run uses the machine's cores, so `threads` and `repeats` are unused.
     `quick`: 2,000 and 4,000 rows of 1/500 size, no larger levels, and 1,000 rows of each pairwise set."""
     if quick: sizes, scale, pairwise_rows, levels = (2000, 4000), 0.002, pairwise_rows or 1000, ()
-    runs = [(scale, n, min(sizes) if quick else 3000, "threads") for n in sizes] + [(scale, max(sizes), min(sizes) if quick else 3000, "local_cluster")]
-    runs += [(s, n, c, "threads") for s, n, c in levels] + [(*levels[-1], "local_cluster")] * bool(levels)
+    chunk = min(sizes) if quick else 3000
+    runs = [(scale, n, chunk, "threads") for n in sizes] + [(scale, max(sizes), chunk, "local_cluster")]
+    runs += [(s, n, c, "threads") for s, n, c in levels] + ([(*levels[-1], "local_cluster")] if levels else [])
     rows = [_fit_row(measure_fit(n, scale=s, chunk_rows=c, scheduler=sched), n, s, sched) for s, n, c, sched in runs]
     nan = float("nan")
     for name in pairwise if data_dir is not None else ():
@@ -147,7 +148,6 @@ def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = Fal
                              threads=1 if sched == "one_thread" else 2, fit_s=r["fit_s"], fit_cpu_s=nan, predict_s=nan,
                              subset01=nan, hamming=nan, example_f1=nan, coef_sha1=r["coef_sha1"], labels_sha1=r["labels_sha1"]))
     return rows
-
 
 # %% ../../nbs/06h_bench_scale.ipynb #a23570f5
 def summary(rows: list[dict]) -> str:
