@@ -387,6 +387,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core._predict_top_k': ('core.html#_predict_top_k', 'mlc_lit/core.py'),
                               'mlc_lit.core._ranking_scores': ('core.html#_ranking_scores', 'mlc_lit/core.py'),
                               'mlc_lit.core._renamed': ('core.html#_renamed', 'mlc_lit/core.py'),
+                              'mlc_lit.core._top_k_by_blocks': ('core.html#_top_k_by_blocks', 'mlc_lit/core.py'),
                               'mlc_lit.core._top_k_of': ('core.html#_top_k_of', 'mlc_lit/core.py'),
                               'mlc_lit.core._verbosity': ('core.html#_verbosity', 'mlc_lit/core.py'),
                               'mlc_lit.core.as_float64': ('core.html#as_float64', 'mlc_lit/core.py'),

@@ -527,6 +527,17 @@ def _ranking_scores(est, X) -> np.ndarray:
     if len(est.classes_) == 1: return np.zeros((S.shape[0], 1))
     return np.column_stack([-S[:, 0], S[:, 0]] if decision else [1 - S[:, 0], S[:, 0]])
 
+def _top_k_by_blocks(score_rows, n: int, K: int, k: int, who: str):
+    """(top k indices, their scores) of n rows whose K scores come `score_rows(a, b)` (rows a..b-1) a block at a time,
+    at most `_TOP_K_BLOCK_BYTES` of them at once; NaN scores are refused, naming `who`."""
+    step = max(1, _TOP_K_BLOCK_BYTES // (8 * K))
+    top, scores = np.empty((n, k), dtype=np.int64), np.empty((n, k))
+    for s in range(0, n, step):
+        S = score_rows(s, min(n, s + step))
+        if np.isnan(S).any(): raise ValueError(f"{who} gave NaN scores; they cannot be ranked.")
+        top[s:s + step], scores[s:s + step] = _top_k_of(S, k)
+    return top, scores
+
 def _predict_top_k(self, X, k: int, return_scores: bool):
     "`MultiLabelClassifier.predict_top_k`: scores one block of rows at a time (`self._ranking_scores`), keeps their top k."
     check_is_fitted(self)
@@ -534,11 +545,6 @@ def _predict_top_k(self, X, k: int, return_scores: bool):
     K = self.n_labels_ if multilabel else len(self.classes_)
     k = _check_k(k, K, f"the number of {'labels' if multilabel else 'classes'}")
     X = self._validate_X(X)
-    n, step = X.shape[0], max(1, _TOP_K_BLOCK_BYTES // (8 * K))
-    top, scores = np.empty((n, k), dtype=np.int64), np.empty((n, k))
     with compile_notice(f"{type(self).__name__}.predict_top_k", _verbosity(self)):
-        for s in range(0, n, step):
-            S = self._ranking_scores(X[s:s + step])
-            if np.isnan(S).any(): raise ValueError(f"{type(self).__name__} gave NaN scores; they cannot be ranked.")
-            top[s:s + step], scores[s:s + step] = _top_k_of(S, k)
+        top, scores = _top_k_by_blocks(lambda a, b: self._ranking_scores(X[a:b]), X.shape[0], K, k, type(self).__name__)
     return (top, scores) if return_scores else top

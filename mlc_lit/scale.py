@@ -18,9 +18,8 @@ from dask.base import get_scheduler
 from scipy.special import expit
 
 from . import qweighted as _qw
-from . import core as _core
 from . import rembed as _re
-from .core import (_encode_target, _top_k_of, as_float64, check_memory, csr_arrays, current_client, kernel,
+from .core import (_encode_target, _top_k_by_blocks, as_float64, check_memory, csr_arrays, current_client, kernel,
                           spawn_seeds, worker_threads)
 from .metrics import _check_k
 
@@ -465,16 +464,11 @@ def predict(est, X):
 
 # %% ../nbs/08_scale.ipynb #9668b122
 def _top_k_block(Xc, k, *model):
-    """A chunk's top k labels and their scores, side by side: its rows scored a block at a time, so that no more than
-    `core._TOP_K_BLOCK_BYTES` of scores exist at once (a chunk of 12,000 rows by 325,000 labels would be 31 GB)."""
-    n, K = Xc.shape[0], model[4].shape[1]           # model[4]: the read-out's coefficients, one column per label
-    out, step = np.empty((n, 2 * k)), max(1, _core._TOP_K_BLOCK_BYTES // (8 * K))
-    for a in range(0, n, step):
-        S = _scores_chunk(Xc[a:a + step], *model)
-        if np.isnan(S).any(): raise ValueError("RandomizedEmbeddingClassifier gave NaN scores; they cannot be ranked.")
-        idx, out[a:a + step, k:] = _top_k_of(S, k)
-        out[a:a + step, :k] = idx
-    return out
+    """A chunk's top k labels and their scores, side by side: its rows scored a block at a time as `predict_top_k` in
+    memory scores them (`core._top_k_by_blocks`; a chunk of 12,000 rows by 325,000 labels would be 31 GB of scores)."""
+    K = model[4].shape[1]                            # model[4]: the read-out's coefficients, one column per label
+    top, scores = _top_k_by_blocks(lambda a, b: _scores_chunk(Xc[a:b], *model), Xc.shape[0], K, k, "RandomizedEmbeddingClassifier")
+    return np.hstack([top.astype(np.float64), scores])
 
 
 # %% ../nbs/08_scale.ipynb #9e93c742
