@@ -757,13 +757,14 @@ def make_sparse_problem(n: int, d: int = 100_000, c: int = 10_000, words: int = 
 # %% ../nbs/05_rembed.ipynb #5f3b2aca
 from scipy.stats import loguniform
 
-_DEFAULT_SPACE = {"rank": ["spectral90", 4, 8, 16, 32, 64], "n_random_features": [250, 500, 1000, 2000],
+# lists in order, so that a move of the local search goes to a neighbouring value; 'spectral90' keeps most directions
+_DEFAULT_SPACE = {"rank": [4, 8, 16, 32, 64, "spectral90"], "n_random_features": [250, 500, 1000, 2000],
                   "kernel": ["gaussian", "cauchy", "student"], "bandwidth": loguniform(0.25, 8.0),
                   "l2": loguniform(1e-4, 10.0), "l2_link": loguniform(1e-4, 10.0), "loss": ["squared", "logistic"]}
 
 def default_search_space(scoring="precision@1") -> dict:
     """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank
-    ('spectral90', 4, …, 64, capped at the number of labels), 250–2,000 random features, the three kernels,
+    (4, …, 64 capped at the number of labels, then 'spectral90'), 250–2,000 random features, the three kernels,
     bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out losses;
     for 'macro_f1' also both inference rules."""
     space = dict(_DEFAULT_SPACE)
@@ -811,16 +812,22 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
         {parameter of RandomizedEmbeddingClassifier: list or scipy.stats distribution}; None uses
         `default_search_space(scoring)`. Integer ranks above the number of labels are capped at it.
     n_iter : int, default=20
-        Number of candidates drawn.
+        Number of candidates evaluated (at most).
+    strategy : {'local', 'random'}, default='local'
+        'random': `n_iter` independent draws from the space (scikit-learn's `RandomizedSearchCV`). 'local': rounds
+        of four; the first is the classifier's defaults (when the space holds them), two moves from them
+        (a few parameters to neighbouring values) and a draw; each later round three moves from the best so far
+        and a draw.
     scoring : str or callable, default='precision@1'
         One of 'precision@1', 'precision@3', 'precision@5', 'ndcg@3', 'example_f1', 'macro_f1', 'micro_f1'
         (maximised), 'hamming', 'subset01' (losses, minimised); or scorer(estimator, X, Y), maximised.
     validation_fraction : float in (0, 1), default=0.1
         Size of the hold-out when `cv` is None.
     cv : None, int, splitter or iterable of (train, test) index pairs, default=None
-        None: one seeded hold-out; an int k: shuffled k-fold; else the given splits.
+        None: one seeded hold-out (a shuffled 5-fold where it would hold out fewer than 200 examples); an int k:
+        shuffled k-fold; else the given splits.
     time_budget : float or None, default=None
-        Seconds after which no new round of candidates starts (the refit is not counted).
+        Seconds after which no new candidate starts (the refit is not counted).
     refit : bool, default=True
         Refit the best candidate on all training data (needed for predict and the other methods).
     fixed_params : dict or None, default=None
@@ -852,15 +859,16 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
     (3, (2, 20))
     """
     _parameter_constraints = {
-        "param_distributions": [dict, None], "n_iter": [int_at_least(1)],
+        "param_distributions": [dict, None], "n_iter": [int_at_least(1)], "strategy": [StrOptions({"local", "random"})],
         "scoring": [StrOptions(set(_SCORINGS)), callable],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")], "cv": ["cv_object", None],
         "time_budget": [POSITIVE, None], "refit": ["boolean"], "fixed_params": [dict, None],
         "random_state": ["random_state"], "n_jobs": N_JOBS, "verbose": ["verbose"]}
 
-    def __init__(self, param_distributions=None, *, n_iter=20, scoring="precision@1", validation_fraction=0.1,
-                 cv=None, time_budget=None, refit=True, fixed_params=None, random_state=None, n_jobs=None, verbose=0):
-        self.param_distributions, self.n_iter, self.scoring = param_distributions, n_iter, scoring
+    def __init__(self, param_distributions=None, *, n_iter=20, strategy="local", scoring="precision@1",
+                 validation_fraction=0.1, cv=None, time_budget=None, refit=True, fixed_params=None, random_state=None,
+                 n_jobs=None, verbose=0):
+        self.param_distributions, self.n_iter, self.strategy, self.scoring = param_distributions, n_iter, strategy, scoring
         self.validation_fraction, self.cv, self.time_budget, self.refit = validation_fraction, cv, time_budget, refit
         self.fixed_params, self.random_state, self.n_jobs, self.verbose = fixed_params, random_state, n_jobs, verbose
 
@@ -886,15 +894,20 @@ def _search_or(search: RandomizedEmbeddingCV, name: str, X, *args, **kwargs):
     return getattr(super(RandomizedEmbeddingCV, search), name)(X, *args, **kwargs)
 
 # %% ../nbs/05_rembed.ipynb #2b171588
+_MIN_HOLDOUT = 200      # cv=None: a hold-out smaller than this many examples is replaced by a shuffled 5-fold
+
 def _search_splits(search: RandomizedEmbeddingCV, X, Y, seed) -> list:
-    "The (train, test) index pairs: one seeded hold-out, a shuffled k-fold, or the given `cv`."
+    """The (train, test) index pairs: one seeded hold-out (a shuffled 5-fold where the hold-out would have fewer than
+    `_MIN_HOLDOUT` examples), a shuffled k-fold, or the given `cv`."""
     n = X.shape[0]
     if n < 2: raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got n_samples = {n}.")
     if search.cv is None:
         n_test = min(n - 1, max(1, int(round(search.validation_fraction * n))))
-        perm = np.random.default_rng(seed).permutation(n)
-        return [(np.sort(perm[n_test:]), np.sort(perm[:n_test]))]
-    if isinstance(search.cv, Integral):
+        if n_test >= _MIN_HOLDOUT or n < 5:
+            perm = np.random.default_rng(seed).permutation(n)
+            return [(np.sort(perm[n_test:]), np.sort(perm[:n_test]))]
+        cv = KFold(5, shuffle=True, random_state=int(seed % 2**32))
+    elif isinstance(search.cv, Integral):
         if not 2 <= search.cv <= n: raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {search.cv}.")
         cv = KFold(int(search.cv), shuffle=True, random_state=int(seed % 2**32))
     else: cv = search.cv
@@ -902,8 +915,9 @@ def _search_splits(search: RandomizedEmbeddingCV, X, Y, seed) -> list:
     if not splits: raise ValueError("cv gave no (train, test) splits.")
     return [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
 
-def _search_candidates(search: RandomizedEmbeddingCV, n_labels: int, seed) -> list:
-    "The drawn parameter dicts, validated against RandomizedEmbeddingClassifier; integer ranks capped at n_labels."
+# %% ../nbs/05_rembed.ipynb #96cbd0c8
+def _search_space(search: RandomizedEmbeddingCV) -> dict:
+    "The space to search, its names checked against RandomizedEmbeddingClassifier and `fixed_params`."
     space = default_search_space(search.scoring) if search.param_distributions is None else search.param_distributions
     known = RandomizedEmbeddingClassifier().get_params()
     for name in list(space) + list(search.fixed_params or {}):
@@ -912,12 +926,57 @@ def _search_candidates(search: RandomizedEmbeddingCV, n_labels: int, seed) -> li
                              f"valid: {sorted(set(known) - {'random_state'})}.")
     both = sorted(set(space) & set(search.fixed_params or {}))
     if both: raise ValueError(f"{both} are both searched (param_distributions) and fixed (fixed_params); give each in one place.")
-    out = []
-    for p in ParameterSampler(space, search.n_iter, random_state=int(seed % 2**32)):
-        p = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.items()}
-        if isinstance(p.get("rank"), Integral) and p["rank"] > n_labels: p["rank"] = n_labels
-        out.append(p)
-    return out
+    return space
+
+def _plain(p: dict, n_labels: int) -> dict:
+    "Python scalars instead of numpy ones, and an integer rank capped at the number of labels."
+    p = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.items()}
+    if isinstance(p.get("rank"), Integral) and p["rank"] > n_labels: p["rank"] = n_labels
+    return p
+
+def _search_candidates(search: RandomizedEmbeddingCV, n_labels: int, seed) -> list:
+    "`n_iter` independent draws from the space (scikit-learn's `ParameterSampler`)."
+    return [_plain(p, n_labels) for p in ParameterSampler(_search_space(search), search.n_iter, random_state=int(seed % 2**32))]
+
+# %% ../nbs/05_rembed.ipynb #709d6009
+def _index(values, v) -> int | None:
+    "Where `v` is in the list `values` (a string only equal to a string), or None."
+    return next((i for i, u in enumerate(values) if isinstance(u, str) == isinstance(v, str) and u == v), None)
+
+def _holds(values, v) -> bool:
+    "Whether `v` is one of the space's `values` (a list, or a scipy.stats distribution: inside its support)."
+    if isinstance(values, (list, tuple)): return _index(values, v) is not None
+    lo, hi = values.support()
+    discrete = hasattr(values.dist, "pmf")
+    return isinstance(v, Real) and lo <= v <= hi and (not discrete or float(v).is_integer())
+
+def _start(space: dict, n_labels: int) -> dict | None:
+    "The classifier's defaults for the searched names, if the space holds every one of them; else None."
+    defaults = RandomizedEmbeddingClassifier().get_params()
+    p = {name: defaults[name] for name in space}
+    return _plain(p, n_labels) if all(_holds(space[name], v) for name, v in p.items()) else None
+
+_MOVE_SPREAD = 0.15     # a move's step in a distribution's quantiles (for loguniform(1e-4, 10): 0.75 decades)
+
+def _move(space: dict, p: dict, rng, n_labels: int) -> dict:
+    """A neighbour of `p`: each searched name (with a choice) changed with probability 1/3, at least one. A list value
+    goes to a neighbouring entry; a distribution's value moves by a normal step in its quantiles."""
+    movable = [k for k, v in space.items() if not isinstance(v, (list, tuple)) or len(v) > 1]
+    if not movable: return dict(p)
+    names = [k for k in movable if rng.random() < 1 / 3] or [movable[rng.integers(len(movable))]]
+    q = dict(p)
+    for k in names:
+        values = space[k]
+        if isinstance(values, (list, tuple)):
+            i = _index(values, p[k])
+            if i is None: q[k] = values[rng.integers(len(values))]; continue
+            step = rng.choice([-1, 1]) if 0 < i < len(values) - 1 else (1 if i == 0 else -1)
+            q[k] = values[i + step]
+        else:
+            u = float(np.clip(values.cdf(p[k]) + rng.normal(0.0, _MOVE_SPREAD), 1e-9, 1 - 1e-9))
+            v = values.ppf(u)
+            q[k] = int(round(v)) if hasattr(values.dist, "pmf") else float(v)
+    return _plain(q, n_labels)
 
 # %% ../nbs/05_rembed.ipynb #58202f0e
 def _candidate(search: RandomizedEmbeddingCV, params, seed, n_jobs, defaults=None) -> RandomizedEmbeddingClassifier:
@@ -935,30 +994,74 @@ def _evaluate_candidate(search: RandomizedEmbeddingCV, params, X, Y, splits, see
         scores.append(float(scorer(est, X[te], Y[te])))
     return scores, times
 
+def _greater(search: RandomizedEmbeddingCV) -> bool:
+    return True if callable(search.scoring) else _SCORINGS[search.scoring][1]
+
+def _best_so_far(search: RandomizedEmbeddingCV, results) -> int:
+    "The index of the best mean score (ties to the earlier candidate)."
+    mean = np.array([np.mean(r[0]) for r in results])
+    return int(np.argmax(mean if _greater(search) else -mean))
+
+# %% ../nbs/05_rembed.ipynb #2049c17a
+_ROUND = 4      # candidates per round of the local search: three moves (or the start and two moves) and a draw
+
+def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
+    "A move from `centre` that is none of `seen` (20 tries), or None."
+    return next((q for q in (_move(state["space"], centre, state["rng"], state["n_labels"]) for _ in range(20))
+                 if q not in seen), None)
+
+def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results: list) -> list:
+    """The candidates of the next round, at most `n_iter` in all. 'random': every draw at once. 'local': the start
+    (the defaults, if the space holds them), moves from it and a draw; later three moves from the best so far and a
+    draw. Without a centre (no start yet), draws; once the draws run out (a small grid), moves."""
+    left = search.n_iter - len(cands)
+    if search.strategy == "random": return [] if cands else state["draws"]
+    if left <= 0: return []
+    centre = cands[_best_so_far(search, results)] if cands else state["start"]
+    out = [centre] if not cands and centre is not None else []
+    for _ in range(_ROUND - 1 - len(out) if centre is not None else 0):
+        q = _fresh_move(state, centre, cands + out)
+        if q is not None: out.append(q)
+    while len(out) < _ROUND and state["next_draw"] < len(state["draws"]):
+        q = state["draws"][state["next_draw"]]; state["next_draw"] += 1
+        if q not in cands + out: out.append(q)
+    while len(out) < _ROUND and centre is not None and (q := _fresh_move(state, centre, cands + out)) is not None:
+        out.append(q)
+    return out[:left]
+
 def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=None):
-    """Evaluate the candidates in rounds within the time budget, store the results, refit the best.
+    """Evaluate candidates round by round within the time budget, store the results, refit the best.
     `evaluate(params, splits, seed)` -> (scores, fit times) replaces the in-memory `_evaluate_candidate` (then the
     candidates run one after another); `defaults` are parameters under `fixed_params` (see `_candidate`)."""
     seeds = spawn_seeds(search.random_state, 3)
-    splits, cands = _search_splits(search, X, Y, seeds[0]), _search_candidates(search, Y.shape[1], seeds[1])
+    splits, space = _search_splits(search, X, Y, seeds[0]), _search_space(search)
+    n_labels = Y.shape[1]
+    state = dict(space=space, n_labels=n_labels, draws=_search_candidates(search, n_labels, seeds[1]), next_draw=0,
+                 start=_start(space, n_labels), rng=np.random.default_rng([int(seeds[1]), 1]))
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
     n_jobs = search.n_jobs if evaluate is None else 1
     workers = 1 if n_jobs in (None, 1) else n_threads(n_jobs)
     n_jobs_each = None if workers == 1 else 1
     if evaluate is None: evaluate = lambda p, splits, seed: _evaluate_candidate(search, p, X, Y, splits, seed, n_jobs_each)
-    step = len(cands) if search.time_budget is None else workers
-    t0, results = _time.perf_counter(), []
-    for s in range(0, len(cands), step):
-        results += parallel_map(lambda p: evaluate(p, splits, est_seed), cands[s:s + step], n_jobs=n_jobs)
-        if search.verbose:
-            for i in range(s, len(results)): print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
-        if search.time_budget is not None and _time.perf_counter() - t0 >= search.time_budget and len(results) < len(cands):
+    t0, cands, results = _time.perf_counter(), [], []
+    while rnd := _next_round(search, state, cands, results):
+        step = len(rnd) if search.time_budget is None else workers
+        for s in range(0, len(rnd), step):
+            cands += rnd[s:s + step]
+            results += parallel_map(lambda p: evaluate(p, splits, est_seed), rnd[s:s + step], n_jobs=n_jobs)
+            if search.verbose:
+                for i in range(len(cands) - len(rnd[s:s + step]), len(cands)):
+                    print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
+            if search.time_budget is not None and _time.perf_counter() - t0 >= search.time_budget:
+                break
+        else: continue
+        if len(cands) < search.n_iter:
             first = len(results) <= step
-            _warnings.warn(f"time_budget={search.time_budget} s ran out after {len(results)} of {len(cands)} candidates"
+            _warnings.warn(f"time_budget={search.time_budget} s ran out after {len(results)} of {search.n_iter} candidates"
                            + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
                            UserWarning, stacklevel=3)
-            break
-    _store_search_results(search, cands[:len(results)], results, splits)
+        break
+    _store_search_results(search, cands, results, splits)
     if search.refit:
         search.best_estimator_ = _candidate(search, search.best_params_, est_seed, search.n_jobs, defaults).fit(X, Y)
     return search
@@ -966,7 +1069,7 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=Non
 # %% ../nbs/05_rembed.ipynb #46a013b1
 def _store_search_results(search: RandomizedEmbeddingCV, cands, results, splits):
     "cv_results_ as scikit-learn's searches lay it out, and the best candidate (ties to the earlier one)."
-    greater = True if callable(search.scoring) else _SCORINGS[search.scoring][1]
+    greater = _greater(search)
     S = np.array([r[0] for r in results]); T = np.array([r[1] for r in results])
     mean = S.mean(axis=1)
     rank = rankdata(-mean if greater else mean, method="min").astype(np.int32)

@@ -67,7 +67,8 @@ def test_callable_scoring_gets_dask_rows_and_budget(problem):
         return precision_at_k(Yh.compute(), top_k=est.predict_top_k(Xh, 1).compute(), k=1)
 
     with dask.config.set(scheduler="threads"), pytest.warns(UserWarning, match="shorter than the first round"):
-        s = RandomizedEmbeddingCV(SPACE, n_iter=4, scoring=scorer, time_budget=1e-9, random_state=0).fit(*_dask(X, Y, 250))
+        s = RandomizedEmbeddingCV(SPACE, n_iter=4, scoring=scorer, time_budget=1e-9, validation_fraction=0.5,   # one hold-out of 250
+                                  random_state=0).fit(*_dask(X, Y, 250))
     assert seen == ["Array"] and s.n_candidates_ == 1
     top = s.predict_top_k(da.from_array(X, chunks=(250, 120), asarray=False), 2)
     np.testing.assert_array_equal(top.compute(), s.best_estimator_.predict_top_k(X, 2))

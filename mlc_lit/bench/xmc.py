@@ -89,14 +89,18 @@ def xmc_metrics(Y_test, top, Y_train) -> dict:
 METHODS = ("rembed", "rembed_cv", "napkinxc_plt", "omikuji")
 
 def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir: str, params: dict | None = None):
-    """Fit `method` on (X, Y) with one thread and rank the top `k` labels of Xt; (top, fit_s, predict_s). `params`
-    override `RandomizedEmbeddingClassifier`'s defaults for 'rembed'."""
+    """Fit `method` on (X, Y) with one thread and rank the top `k` labels of Xt; (top, fit_s, predict_s, compile_s).
+    `params` override `RandomizedEmbeddingClassifier`'s defaults for 'rembed'. Our kernels are compiled (or loaded
+    from Numba's cache) by a fit on 50 rows first, timed apart as `compile_s`, as in every suite."""
     import time
-    t0 = time.perf_counter()
+    t0, compile_s = time.perf_counter(), 0.0
     if method in ("rembed", "rembed_cv"):
         from mlc_lit.rembed import RandomizedEmbeddingClassifier, RandomizedEmbeddingCV, default_search_space
+        make = lambda: RandomizedEmbeddingClassifier(**{"random_state": 0, "n_jobs": 1, **(params or {})})
+        make().fit(X[:50], Y[:50]).predict_top_k(Xt[:5], k)
+        compile_s = time.perf_counter() - t0; t0 = time.perf_counter()
         space = {**default_search_space(), "loss": ["squared"]}   # closed-form read-outs: a candidate costs about one default fit
-        est = (RandomizedEmbeddingClassifier(**{"random_state": 0, "n_jobs": 1, **(params or {})}) if method == "rembed" else
+        est = (make() if method == "rembed" else
                RandomizedEmbeddingCV(space, time_budget=cv_budget, random_state=0, n_jobs=1)).fit(X, Y)
         t1 = time.perf_counter(); top = est.predict_top_k(Xt, k)
     elif method == "napkinxc_plt":
@@ -115,7 +119,7 @@ def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir
                 for i in range(Xt.shape[0])]
         top = _ranked([[l for l, _ in est.predict(r, top_k=k)] for r in rows], k, Y.shape[1])
     else: raise ValueError(f"unknown method {method!r}; choose from {METHODS}.")
-    return top, t1 - t0, time.perf_counter() - t1
+    return top, t1 - t0, time.perf_counter() - t1, compile_s
 
 def _write_xc(path, X, Y) -> str:
     "X (CSR) and Y (0/1) in the Extreme Classification Repository's text format (header, 0-based ids)."
@@ -144,9 +148,9 @@ d = np.load(npz)
 X, Xt = [sp.csr_matrix((d[p + "data"], d[p + "indices"], d[p + "indptr"]), shape=tuple(d[p + "shape"])) for p in ("X", "Xt")]
 Y, Yt = d["Y"], d["Yt"]
 rss0 = int(open("/proc/self/statm").read().split()[1]) * 4096
-top, fit_s, predict_s = _fit_predict(method, X, Y, Xt, 5, cv_budget, workdir, params)
+top, fit_s, predict_s, compile_s = _fit_predict(method, X, Y, Xt, 5, cv_budget, workdir, params)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps(dict(fit_s=fit_s, predict_s=predict_s, peak_mb=peak / 2**20, model_mb=(peak - rss0) / 2**20, **xmc_metrics(Yt, top, Y))))
+print(json.dumps(dict(fit_s=fit_s, predict_s=predict_s, compile_s=compile_s, peak_mb=peak / 2**20, model_mb=(peak - rss0) / 2**20, **xmc_metrics(Yt, top, Y))))
 """
 
 def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: dict | None = None) -> dict:
@@ -163,7 +167,7 @@ def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: d
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 # %% ../../nbs/06g_bench_xmc.ipynb #1fefd19d
-CV_FACTOR = 3.0   # RandomizedEmbeddingCV's time budget: this many times the default fit's seconds on the same split
+CV_FACTOR = 8.0   # RandomizedEmbeddingCV's time budget: this many times the default fit's seconds on the same split (the target allows 10x with the refit)
 
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
     """The xmc suite: every method of `METHODS` on each data set (default: the shared sets with >= 100 labels and
