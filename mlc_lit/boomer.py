@@ -195,6 +195,17 @@ def _presort(X):
     return (ptr.astype(np.int64), np.ascontiguousarray(vals, np.float64), rows.astype(np.int64), pos_start,
             nan_ptr.astype(np.int64), nan_row.astype(np.int64))
 
+# %% ../nbs/01a_boomer.ipynb #cd8139df
+@kernel(inline=True)
+def _one_value(f, ptr, val):
+    "Has feature `f` at most one distinct stored (non-zero, non-missing) value? (None, or its sorted values' ends agree.)"
+    return ptr[f + 1] == ptr[f] or val[ptr[f]] == val[ptr[f + 1] - 1]
+
+def _has_one_value(ptr, val) -> bool:
+    "Whether some feature of the presorted data has at most one distinct stored value."
+    nz = np.flatnonzero(np.diff(ptr) > 0)
+    return bool(len(nz) < len(ptr) - 1 or np.any(val[ptr[nz]] == val[ptr[nz + 1] - 1]))
+
 # %% ../nbs/01a_boomer.ipynb #tclock01
 _CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)     # the clock of time.perf_counter on Linux; None on Windows
 
@@ -679,7 +690,8 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif SCALAR and not L1 and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED:  # label not chosen yet: one scalar sweep per label
+            elif (SCALAR and not L1 and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
+                  and not (GENERAL and _one_value(perm_f[s], ptr, val))):   # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
@@ -786,7 +798,7 @@ SCALAR = GENERAL = FROZEN = True   # every sweep; `_grow_rule_kernel` compiles i
 @functools.cache
 def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False,
                       opts: bool = False, l1: bool = False, loss: int = 0, nominal: bool = True, abs_score: bool = True,
-                      one_output: bool = True):
+                      one_output: bool = True, one_value: bool = True):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
@@ -796,9 +808,10 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     loss code compiled in as `LOSS` (the statistics' row function after each rule).
 
     The sweeps a fit cannot reach are compiled out (the general sweep, `_search_feature`, is the largest code of a
-    rule learner's first fit): `nominal` (some feature is nominal), `abs_score` (single labels picked by |score|) and
-    `one_output` (K = 1) say which can run; the defaults compile all. A single-label head searches numeric features
-    with the scalar sweeps alone, unless a feature is nominal, `abs_score`, L1 or feature binning; a complete head
+    rule learner's first fit): `nominal` (some feature is nominal), `abs_score` (single labels picked by |score|),
+    `one_output` (K = 1) and `one_value` (some feature has a single non-zero value, see `_one_value`) say which can run;
+    the defaults compile all. A single-label head searches numeric features with the scalar sweeps alone, unless a
+    feature is nominal or has one value, `abs_score`, L1 or feature binning; a complete head
     never freezes a label, so it needs the scalar sweeps only for one output and the frozen general sweep only with
     `opts`. (The kernels copy arrays with loops, not `a[:] = b`: a slice assignment makes Numba compile its
     shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
@@ -806,7 +819,8 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     frozen = (0, 1, 2, 1, 0, 0, 2)[mode] if opts else 0
     extra = dict(IREP=True) if irep else {}
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
-    sweeps = dict(SCALAR=bool(single or opts or one_output), GENERAL=bool(not single or abs_score or nominal or l1 or binned),
+    sweeps = dict(SCALAR=bool(single or opts or one_output),
+                  GENERAL=bool(not single or abs_score or nominal or l1 or binned or one_value),
                   FROZEN=bool(opts or single and (nominal or l1)))
     sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
@@ -1364,12 +1378,13 @@ def _head_buffers(est, Y, mode, n_feat):
                              float(est.partial_threshold), float(est.partial_exponent), est.single_label == "abs_score")
     return reg, head, work
 
-def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A):
-    "(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`)."
+def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A, one_value=True):
+    """(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`);
+    `one_value`: some feature has a single non-zero value (`_has_one_value`)."""
     default_head = _grow_rule_kernel(mode, False)[0]
     grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
                              binned, opts, bool(est.l1), loss, bool(nominal.any()),
-                             est.single_label == "abs_score", K == 1)[1]
+                             est.single_label == "abs_score", K == 1, one_value)[1]
     grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
                                      est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts, loss)
     return default_head, grow, max_cond
@@ -1408,7 +1423,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     if low_rank: g = np.empty(K + K * (K + 1) // 2); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0, dtype=np.float64)   # float32 statistics: summed in float64
     default_head, grow, max_cond = _rule_kernels(est, mode, search_mode, expand, sampling, bins is not None, opts, loss,
-                                                 nominal, n, K, n_feat, A)
+                                                 nominal, n, K, n_feat, A, _has_one_value(ptr, val))
     default_head(g, K, -1, reg, work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)

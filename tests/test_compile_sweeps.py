@@ -14,8 +14,9 @@ def _sweeps(*args, **kw):
 
 
 def test_which_sweeps_are_compiled():
-    lone = dict(nominal=False, abs_score=False, one_output=False)
+    lone = dict(nominal=False, abs_score=False, one_output=False, one_value=False)
     assert _sweeps(1, False, **lone) == dict(SCALAR=True, GENERAL=False, FROZEN=False)        # label-wise single heads
+    assert _sweeps(1, False, **{**lone, "one_value": True}) == dict(SCALAR=True, GENERAL=True, FROZEN=False)
     assert _sweeps(1, False, **{**lone, "nominal": True}) == dict(SCALAR=True, GENERAL=True, FROZEN=True)
     assert _sweeps(1, False, **{**lone, "abs_score": True}) == dict(SCALAR=True, GENERAL=True, FROZEN=False)
     assert _sweeps(1, False, False, False, False, False, True, **lone) == dict(SCALAR=True, GENERAL=True, FROZEN=True)  # l1
@@ -44,3 +45,26 @@ def test_same_model_as_with_every_sweep(kw, monkeypatch):
     every = BoomerClassifier(max_rules=30, random_state=1, **kw).fit(X, Y)
     for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
         np.testing.assert_array_equal(getattr(pruned, a), getattr(every, a))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_one_valued_features_take_the_general_sweep_with_the_same_model(sparse, n_jobs, monkeypatch):
+    """Binary features, an all-zero one and missing values: the first condition of a single-label rule is searched by
+    the general sweep for features with at most one stored value (`_one_value`), by the scalar sweeps per label
+    without that route (`_has_one_value` False); the models are identical."""
+    import scipy.sparse as sp
+    rng = np.random.default_rng(3)
+    X = (rng.random((200, 12)) < 0.2).astype(float)
+    X[:, 3] = 0.0                                    # no stored value
+    X[:, 4] = np.round(rng.normal(size=200), 1)      # many values: the scalar sweeps either way
+    X[rng.random(200) < 0.1, 5] = np.nan             # missing values on a binary feature
+    Y = ((X[:, :6] @ rng.normal(size=(6, 5)) + 0.3 * rng.normal(size=(200, 5)) > 0.2) & ~np.isnan(X[:, [5]])).astype(np.int8)
+    Xin = sp.csr_matrix(np.nan_to_num(X, nan=0.0)) if sparse else X
+    kw = dict(max_rules=40, random_state=2, n_jobs=n_jobs, feature_sampling=None)
+    routed = BoomerClassifier(**kw).fit(Xin, Y)
+    assert boomer._has_one_value(*boomer._presort(Xin)[:2])
+    monkeypatch.setattr(boomer, "_has_one_value", lambda ptr, val: False)     # GENERAL compiled out: scalar sweeps only
+    scalar = BoomerClassifier(**kw).fit(Xin, Y)
+    for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
+        np.testing.assert_array_equal(getattr(routed, a), getattr(scalar, a), err_msg=a)
