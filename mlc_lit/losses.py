@@ -44,7 +44,7 @@ def _softplus(x):
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
 
 # %% ../nbs/01_taylor_boosting.ipynb #963e9cd9
-@kernel()
+@kernel(inline=True)   # inlined: BOOMER updates one label of an example at a time with it
 def _label_wise_logistic_row(y, s, g, h):
     for k in range(y.shape[0]):
         sign = 2.0 * y[k] - 1.0
@@ -114,7 +114,7 @@ def _example_wise_logistic_loss_row(y, s):
     return m + math.log(total)
 
 # %% ../nbs/01_taylor_boosting.ipynb #5b8d90c1
-@kernel()
+@kernel(inline=True)   # inlined: BOOMER updates one label of an example at a time with it
 def _squared_error_row(y, s, g, h):
     for k in range(y.shape[0]):
         g[k] = 2.0 * (s[k] - (2.0 * y[k] - 1.0))
@@ -138,7 +138,7 @@ def _hinge_residual(y, s):
     if y != 0: return s - 1.0 if s < 1.0 else 0.0
     return s if s > 0.0 else 0.0
 
-@kernel()
+@kernel(inline=True)   # inlined: BOOMER updates one label of an example at a time with it
 def _squared_hinge_row(y, s, g, h):
     for k in range(y.shape[0]):
         g[k] = _hinge_residual(y[k], s[k])
