@@ -27,7 +27,7 @@ from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
-                            _complete_head, _decomposable_head, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
+                            _complete_head, _decomposable_head, _label_wise_stats, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
 
@@ -772,13 +772,16 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         if mode == 0: reg_decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
-    one_label = single and mode == 1 and loss != 1 and loss != 3   # label-wise loss: only `label` changes
+    one_label = single and mode == 1 and (loss == 0 or loss == 2 or loss == 4)   # label-wise loss: only `label` changes
     for r in range(m):                               # update scores and statistics of the covered examples
         i = rows_buf[r]
-        if one_label:
+        if one_label:                                # one entry's statistics: two numbers, or the row on one-entry slices
             S[i, label] += head[label]
-            _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
-                      stats[i, K + label:K + label + 1])
+            if LOSS == 0 or LOSS == 4:
+                g1, h1 = _label_wise_stats(LOSS, float(Y[i, label]), S[i, label])
+                stats[i, label] = g1; stats[i, K + label] = h1
+            else: _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
+                            stats[i, K + label:K + label + 1])
             continue
         if single: S[i, label] += head[label]
         else:
@@ -1886,13 +1889,16 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
         if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])
         for k in range(K): head[k] *= shrinkage
-    one_label = single and mode == 1 and loss != 1 and loss != 3
+    one_label = single and mode == 1 and (loss == 0 or loss == 2 or loss == 4)
     for r in range(m):
         i = rows_buf[r]
-        if one_label:
+        if one_label:                                # one entry's statistics: two numbers, or the row on one-entry slices
             S[i, label] += head[label]
-            _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
-                      stats[i, K + label:K + label + 1])
+            if LOSS == 0 or LOSS == 4:
+                g1, h1 = _label_wise_stats(LOSS, float(Y[i, label]), S[i, label])
+                stats[i, label] = g1; stats[i, K + label] = h1
+            else: _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
+                            stats[i, K + label:K + label + 1])
             continue
         if single: S[i, label] += head[label]
         else:

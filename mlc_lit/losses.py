@@ -258,6 +258,18 @@ def _loss_value_row(loss, y, s):
     "The loss of one example for loss code `loss`."
     return _VALUES[loss](loss, y, s)
 
+# %% ../nbs/01_taylor_boosting.ipynb #7a64e2f2
+@kernel(inline=True)
+def _label_wise_stats(loss, y, s):
+    """(g, h) of one label with target `y` (0/1) and score `s` for the label-wise logistic loss (code 0) and squared
+    hinge (code 4), as their rows compute them. (The squared error's `2(s − ỹ)` is left to its row: under fastmath the
+    compiler may reassociate it differently in another context, and a last bit would move.)"""
+    if loss == LOSS_LOGISTIC_LABEL_WISE:
+        sign = 2.0 * y - 1.0
+        p, q = _sigmoid_pair(-sign * s)
+        return -sign * p, p * q
+    return _hinge_residual(y, s), 1.0
+
 # %% ../nbs/01_taylor_boosting.ipynb #meanloss-impl
 LOSS = LOSS_LOGISTIC_LABEL_WISE   # the loss code a `_loss_kernel` copy compiles in (each copy has its own)
 
