@@ -504,6 +504,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.losses._label_wise_logistic_row': ( 'taylor_boosting.html#_label_wise_logistic_row',
                                                                              'mlc_lit/losses.py'),
                                 'mlc_lit.losses._label_wise_stats': ('taylor_boosting.html#_label_wise_stats', 'mlc_lit/losses.py'),
+                                'mlc_lit.losses._logistic_entry': ('taylor_boosting.html#_logistic_entry', 'mlc_lit/losses.py'),
                                 'mlc_lit.losses._loss_kernel': ('taylor_boosting.html#_loss_kernel', 'mlc_lit/losses.py'),
                                 'mlc_lit.losses._loss_row': ('taylor_boosting.html#_loss_row', 'mlc_lit/losses.py'),
                                 'mlc_lit.losses._loss_value_row': ('taylor_boosting.html#_loss_value_row', 'mlc_lit/losses.py'),

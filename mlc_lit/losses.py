@@ -44,13 +44,16 @@ def _softplus(x):
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
 
 # %% ../nbs/01_taylor_boosting.ipynb #963e9cd9
+@kernel(inline=True)
+def _logistic_entry(y, s):
+    "(g, h) of one label with target `y` (0/1) and score `s`: -ỹσ(-ỹs) and σ(ỹs)σ(-ỹs), ỹ = 2y - 1."
+    sign = 2.0 * y - 1.0
+    p, q = _sigmoid_pair(-sign * s)
+    return -sign * p, p * q
+
 @kernel(inline=True)   # inlined: BOOMER updates one label of an example at a time with it
 def _label_wise_logistic_row(y, s, g, h):
-    for k in range(y.shape[0]):
-        sign = 2.0 * y[k] - 1.0
-        p, q = _sigmoid_pair(-sign * s[k])
-        g[k] = -sign * p
-        h[k] = p * q
+    for k in range(y.shape[0]): g[k], h[k] = _logistic_entry(y[k], s[k])
 
 @kernel()
 def label_wise_logistic(Y, S, G, H):
@@ -264,10 +267,7 @@ def _label_wise_stats(loss, y, s):
     """(g, h) of one label with target `y` (0/1) and score `s` for the label-wise logistic loss (code 0) and squared
     hinge (code 4), as their rows compute them. (The squared error's `2(s − ỹ)` is left to its row: under fastmath the
     compiler may reassociate it differently in another context, and a last bit would move.)"""
-    if loss == LOSS_LOGISTIC_LABEL_WISE:
-        sign = 2.0 * y - 1.0
-        p, q = _sigmoid_pair(-sign * s)
-        return -sign * p, p * q
+    if loss == LOSS_LOGISTIC_LABEL_WISE: return _logistic_entry(y, s)
     return _hinge_residual(y, s), 1.0
 
 # %% ../nbs/01_taylor_boosting.ipynb #meanloss-impl
