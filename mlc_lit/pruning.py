@@ -12,10 +12,12 @@ from collections import deque
 import numpy as np
 import scipy.sparse as sp
 
-from .losses import LOSSES, mean_loss
+from .core import kernel
+from .losses import (LOSS_LOGISTIC_LABEL_WISE, LOSS_SQUARED_ERROR_LABEL_WISE, LOSS_SQUARED_HINGE_LABEL_WISE, LOSSES,
+                            _loss_kernel, _loss_value_row)
 
 # %% auto #0
-__all__ = ['PRUNING_DEFAULTS', 'StratifiedSampler', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules',
+__all__ = ['PRUNING_DEFAULTS', 'LOSS', 'StratifiedSampler', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules',
            'truncate_model', 'prepare', 'finish']
 
 # %% ../nbs/01d_pruning.ipynb #82e7c2a1
@@ -67,12 +69,19 @@ def holdout_mask(Y, strategy: str, size: float, rng):
     return StratifiedSampler(Y, strategy, size).draw(rng)
 
 # %% ../nbs/01d_pruning.ipynb #2b2f7890
+def _column(Xc, f: int):
+    "Column `f` of `Xc` (dense, or CSC) as a dense (n,) array."
+    if not sp.issparse(Xc): return Xc[:, f]
+    col = np.zeros(Xc.shape[0])
+    a, b = Xc.indptr[f], Xc.indptr[f + 1]
+    col[Xc.indices[a:b]] = Xc.data[a:b]
+    return col
+
 def _covered(Xc, features, thresholds, ops):
     "(n,) bool: rows of `Xc` (dense, or CSC) satisfying every condition (NaN satisfies none)."
-    n = Xc.shape[0]
-    cov = np.ones(n, bool)
+    cov = np.ones(Xc.shape[0], bool)
     for f, t, op in zip(features, thresholds, ops):
-        col = Xc[:, int(f)].toarray().ravel() if sp.issparse(Xc) else Xc[:, int(f)]
+        col = _column(Xc, int(f))
         hold = (col <= t, col > t, col == t, col != t)[int(op)]
         cov &= hold & ~np.isnan(col)
     return cov
@@ -99,28 +108,67 @@ def pruning_options(est):
     return opts
 
 # %% ../nbs/01d_pruning.ipynb #7512f384
+_LABEL_WISE = (LOSS_LOGISTIC_LABEL_WISE, LOSS_SQUARED_ERROR_LABEL_WISE, LOSS_SQUARED_HINGE_LABEL_WISE)
+LOSS = 0   # the loss code each `_loss_kernel` copy of the two kernels below compiles in
+
+def _row_losses_impl(loss, Y, S, rows, out):
+    for i in rows: out[i] = _loss_value_row(LOSS, Y[i], S[i])
+
+def _entry_losses_impl(loss, Y, S, rows, labels, E):
+    for i in rows:                       # a label-wise row function on one label is that entry's loss
+        for l in labels: E[i, l] = _loss_value_row(LOSS, Y[i, l:l + 1], S[i, l:l + 1])
+
+@kernel(fastmath=False)
+def _row_sums(E, rows, out):
+    "out[i] = the sum of row i of `E`, first entry to last, for each i in `rows`."
+    for i in rows:
+        acc = 0.0
+        for k in range(E.shape[1]): acc += E[i, k]
+        out[i] = acc
+
+@kernel(fastmath=False)
+def _mean_in_order(v):
+    "The mean of `v`, summed from the first entry to the last."
+    acc = 0.0
+    for x in v: acc += x
+    return acc / v.shape[0]
+
+# %% ../nbs/01d_pruning.ipynb #monclass1
 class RuleMonitor:
     "Hold-out scores and loss after each rule; says when to stop (time limit, pre-pruning)."
     def __init__(self, est, X, Y, t0):
         self.pruning, self.time_limit, self.t0 = est.global_pruning, est.time_limit, t0
         self.opts = pruning_options(est) if self.pruning else None
+        self.n_seen, self.losses = 0, []
+        if self.pruning is None: return                      # the time limit alone: no scores to keep
         self.X = X.tocsc() if sp.issparse(X) else X
         self.Y, self.S = Y, np.zeros(Y.shape, np.float64)
-        self.loss = functools.partial(mean_loss, LOSSES[est.loss])     # the mean hold-out loss
-        self.n_seen, self.losses = 0, []
+        self.code = LOSSES[est.loss]
+        self.row_loss = np.empty(Y.shape[0])                 # each example's loss under S (complete after the default rule)
+        self.entries = np.empty(Y.shape) if self.code in _LABEL_WISE else None   # and each entry's, for label-wise losses
         if self.pruning == "pre_pruning": self.buffer = deque(maxlen=self.opts["num_past"] + self.opts["num_recent"])
 
     def _add(self, cond, head):
         f, t, op = cond
-        rows = _covered(self.X, f, t, op)
+        cov = _covered(self.X, f, t, op)
         labels, scores = head
-        for l, s in zip(labels, scores): self.S[rows, int(l)] += s
+        for l, s in zip(labels, scores): self.S[cov, int(l)] += s
+        rows = np.flatnonzero(cov)
+        if self.entries is None:
+            _loss_kernel(_row_losses_impl, self.code)(self.code, self.Y, self.S, rows, self.row_loss)
+        else:
+            _loss_kernel(_entry_losses_impl, self.code)(self.code, self.Y, self.S, rows, labels.astype(np.int64), self.entries)
+            _row_sums(self.entries, rows, self.row_loss)
+
+    def loss(self):
+        "The mean loss of the hold-out scores."
+        return _mean_in_order(self.row_loss)
 
 # %% ../nbs/01d_pruning.ipynb #415109a9
 def _monitor_call(self, conds, heads):
     "Take in the rules not seen yet (the default rule on the first call), one step each; True when the loop should stop."
     stop = False
-    while self.n_seen < len(conds):
+    while self.pruning is not None and self.n_seen < len(conds):
         self._add(conds[self.n_seen], heads[self.n_seen]); self.n_seen += 1
         stop = self._step(self.n_seen) or stop
     return stop or (self.time_limit is not None and time.perf_counter() - self.t0 >= self.time_limit)
@@ -128,9 +176,9 @@ def _monitor_call(self, conds, heads):
 def _step(self, r):
     "Record the loss of the first `r` rules where the pruning mode asks for it; True when pre-pruning says stop."
     if self.pruning == "post_pruning" and r >= self.opts["min_rules"] and r % self.opts["interval"] == 0:
-        self.losses.append((r, self.loss(self.Y, self.S)))
+        self.losses.append((r, self.loss()))
     if self.pruning == "pre_pruning" and r % self.opts["update_interval"] == 0:
-        self.losses.append((r, self.loss(self.Y, self.S))); self.buffer.append(self.losses[-1][1])
+        self.losses.append((r, self.loss())); self.buffer.append(self.losses[-1][1])
         return r >= self.opts["min_rules"] and r % self.opts["stop_interval"] == 0 and self._no_progress()
     return False
 
