@@ -718,6 +718,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'mlc_lit.pruning.StratifiedSampler.draw': ('pruning.html#stratifiedsampler.draw', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._column': ('pruning.html#_column', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._covered': ('pruning.html#_covered', 'mlc_lit/pruning.py'),
+                                 'mlc_lit.pruning._csr_of': ('pruning.html#_csr_of', 'mlc_lit/pruning.py'),
+                                 'mlc_lit.pruning._draw_strata': ('pruning.html#_draw_strata', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._entry_losses_impl': ('pruning.html#_entry_losses_impl', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._holdout_seed': ('pruning.html#_holdout_seed', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._mean_in_order': ('pruning.html#_mean_in_order', 'mlc_lit/pruning.py'),

@@ -21,6 +21,37 @@ __all__ = ['PRUNING_DEFAULTS', 'LOSS', 'StratifiedSampler', 'holdout_mask', 'pru
            'truncate_model', 'prepare', 'finish']
 
 # %% ../nbs/01d_pruning.ipynb #82e7c2a1
+_INSERTION_UP_TO = 32   # rows in a stratum: up to this many, an insertion sort in place; beyond, np.argsort
+
+@kernel()
+def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
+    """Set `hold[i]` for the chosen rows: in stratum s (rows `mem[mem_ptr[s]:mem_ptr[s + 1]]`), the `want` with the
+    smallest `keys`, where `want = target[s]` less, if `rel_ptr` is not empty, the rows of `rel[rel_ptr[s]:rel_ptr[s + 1]]`
+    already chosen (for the output-wise draw: label s's positives placed by rarer labels)."""
+    buf = np.empty(_INSERTION_UP_TO, np.int64)
+    for s in range(mem_ptr.shape[0] - 1):
+        want = target[s]
+        if rel_ptr.shape[0] > 0:
+            for p in range(rel_ptr[s], rel_ptr[s + 1]): want -= hold[rel[p]]
+        a, b = mem_ptr[s], mem_ptr[s + 1]
+        if want >= b - a:
+            for p in range(a, b): hold[mem[p]] = True
+        elif want > 0 and b - a <= _INSERTION_UP_TO:     # most strata are small: sort their rows by key in place
+            for p in range(a, b):
+                i, j = mem[p], p - a
+                while j > 0 and keys[buf[j - 1]] > keys[i]: buf[j] = buf[j - 1]; j -= 1
+                buf[j] = i
+            for j in range(want): hold[buf[j]] = True
+        elif want > 0:
+            order = np.argsort(keys[mem[a:b]])
+            for j in range(want): hold[mem[a + order[j]]] = True
+
+# %% ../nbs/01d_pruning.ipynb #drawstr2
+def _csr_of(groups: list):
+    "(ptr, rows): the int64 arrays `groups` (a list of row arrays) laid end to end."
+    ptr = np.zeros(len(groups) + 1, np.int64); ptr[1:] = np.cumsum([len(g) for g in groups])
+    return ptr, (np.concatenate(groups).astype(np.int64) if groups else np.zeros(0, np.int64))
+
 class StratifiedSampler:
     """Draws of `round(size · n)`-ish subsets of the rows of `Y` (n, K) 0/1 under `strategy` ('random',
     'stratified_example_wise', 'stratified_output_wise'); the strata are found once, each `draw(rng)` is one subset.
@@ -31,35 +62,30 @@ class StratifiedSampler:
             raise ValueError(f"strategy must be 'random', 'stratified_output_wise' or 'stratified_example_wise'; got {strategy!r}.")
         Y = np.asarray(Y); n = Y.shape[0]
         self.strategy, self.n, self.size = strategy, n, size
+        no_rel = (np.zeros(0, np.int64), np.zeros(0, np.int64))
         if strategy == "stratified_example_wise":      # one stratum per distinct label vector
-            _, group = np.unique(Y, axis=0, return_inverse=True); self.group = group.ravel()
-            sizes = np.bincount(self.group)
-            self.quota = np.round(size * sizes).astype(np.int64)          # round(size · n_v) per label vector v
-            self.first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+            _, group = np.unique(Y, axis=0, return_inverse=True); group = group.ravel()
+            order = np.argsort(group, kind="stable")
+            sizes = np.bincount(group)
+            self.mem = (np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), order.astype(np.int64))
+            self.target, self.rel = np.round(size * sizes).astype(np.int64), no_rel   # round(size · n_v) per vector v
         elif strategy == "stratified_output_wise":     # labels from the rarest; each takes its examples not yet placed
             placed, pos = np.zeros(n, bool), Y.sum(axis=0)
-            self.strata = []                            # (positives of label k, its examples not placed before, target)
+            members, relevant, target = [], [], []
             for k in np.argsort(pos, kind="stable"):
-                relevant = Y[:, k] == 1
-                self.strata.append((np.flatnonzero(relevant), np.flatnonzero(relevant & ~placed), int(round(size * pos[k]))))
-                placed |= relevant
-            self.rest = np.flatnonzero(~placed)
+                rel_k = Y[:, k] == 1
+                members.append(np.flatnonzero(rel_k & ~placed)); relevant.append(np.flatnonzero(rel_k))
+                target.append(int(round(size * pos[k]))); placed |= rel_k
+            members.append(np.flatnonzero(~placed)); relevant.append(np.arange(n)); target.append(int(round(size * n)))
+            self.mem, self.rel, self.target = _csr_of(members), _csr_of(relevant), np.array(target, np.int64)
 
     def draw(self, rng):
         "(n,) bool: the rows in this draw, from `rng` (a numpy Generator)."
-        n, size = self.n, self.size
-        hold = np.zeros(n, bool)
+        hold = np.zeros(self.n, bool)
         if self.strategy == "random":
-            hold[rng.permutation(n)[:int(round(size * n))]] = True
-        elif self.strategy == "stratified_example_wise":   # in each stratum, the quota with the smallest random keys
-            order = np.lexsort((rng.random(n), self.group))
-            rank = np.empty(n, np.int64); rank[order] = np.arange(n) - self.first[self.group[order]]
-            hold = rank < self.quota[self.group]
+            hold[rng.permutation(self.n)[:int(round(self.size * self.n))]] = True
         else:
-            for relevant, members, target in self.strata:
-                want = target - int(hold[relevant].sum())
-                hold[rng.permutation(members)[:max(0, want)]] = True
-            hold[rng.permutation(self.rest)[:max(0, int(round(size * n)) - int(hold.sum()))]] = True
+            _draw_strata(rng.random(self.n), *self.mem, self.target, *self.rel, hold)
         return hold
 
 def holdout_mask(Y, strategy: str, size: float, rng):

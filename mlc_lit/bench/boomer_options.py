@@ -113,11 +113,13 @@ def fit_one(impl, config, seed, X, Y, Xt, Yt, threads=1, max_rules=None, nominal
     "Fit one configuration of one side, score it on `(Xt, Yt)`: a row without the suite and data set names."
     from mlc_lit.calibration import expected_calibration_error
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
+    from threadpoolctl import threadpool_limits
     kw = dict(nominal_feature_indices=np.asarray(nominal, dtype=np.uint32)) if impl == "mlrl-boomer" and nominal else {}
-    clf, t = measure(lambda: make(impl, config, seed, threads, max_rules, nominal).fit(X, Y, **kw), repeats=repeats)
-    P, tp = measure(lambda: _dense(clf.predict(Xt)))
-    try: Pr = _dense(clf.predict_proba(Xt))
-    except AttributeError: Pr = None                # mlrl-boomer has no probabilities for its squared error / hinge losses
+    with threadpool_limits(threads):   # BLAS too: an idle OpenBLAS thread spinning after a prediction is CPU time of the next fit
+        clf, t = measure(lambda: make(impl, config, seed, threads, max_rules, nominal).fit(X, Y, **kw), repeats=repeats)
+        P, tp = measure(lambda: _dense(clf.predict(Xt)))
+        try: Pr = _dense(clf.predict_proba(Xt))
+        except AttributeError: Pr = None            # mlrl-boomer has no probabilities for its squared error / hinge losses
     learned, kept = rule_counts(clf)
     return dict(config=config, impl=impl, threads=threads, seed=seed, n_rules=kept, n_rules_learned=learned,
                 subset01=subset_zero_one_loss(Yt, P), hamming=hamming_loss(Yt, P), example_f1=example_f1(Yt, P),
