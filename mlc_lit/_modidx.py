@@ -244,6 +244,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._kernel_config': ('boomer.html#_kernel_config', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._label_vectors': ('boomer.html#_label_vectors', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._monotonic': ('boomer.html#_monotonic', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._move_rule': ('boomer.html#_move_rule', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._move_rule_impl': ('boomer.html#_move_rule_impl', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._n_output_samples': ('boomer.html#_n_output_samples', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._n_partial_outputs': ('boomer.html#_n_partial_outputs', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._n_sampled_features': ('boomer.html#_n_sampled_features', 'mlc_lit/boomer.py'),

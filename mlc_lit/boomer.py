@@ -1444,11 +1444,12 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
         return grow(state, loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, ptr, val, row,
                     pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs, abs_score=est.single_label == "abs_score",
                     out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K, **fixed)
+    covered = [np.arange(n, dtype=np.int64)] if est.post_optimization is not None else None   # each rule's rows
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
-            depth, label, _ = grow_rule(seeds[r:r + 1].copy(), r)
+            depth, label, m = grow_rule(seeds[r:r + 1].copy(), r)
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
@@ -1456,13 +1457,14 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
             if label == -3: labels = bufs["osel"][:bufs["osel"][K]].astype(np.int32)   # a subset (partial, sampled)
             else: labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads.append((labels, head[labels].copy()))
+            if covered is not None: covered.append(bufs["rows_buf"][:m].copy())   # for post-optimisation
             if monitor is not None and monitor(conds, heads): break   # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
                 _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics)
     if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
         with numba_threads(est.n_jobs):
-            _post_optimize(est, X, Y, S, stats, loss, conds, heads, lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
+            _post_optimize(est, Y, S, stats, loss, conds, heads, covered, lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
                            bufs, seeds, stratified, single_head=mode in (1, 3),
                            to_values=None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2]))
     _store_model(est, conds, heads, Y)
@@ -1973,6 +1975,24 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
                     work, head, cond_f, cond_thr, cond_op, **beam, abs_score=abs_score, fixed_label=fixed_label)
     return grow_beam, max_cond
 
+# %% ../nbs/01a_boomer.ipynb #postref1
+def _move_rule_impl(loss, Y, S, stats, rows, labels, scores, sign):
+    K = Y.shape[1]
+    for r in range(rows.shape[0]):
+        n = rows[r]
+        for j in range(labels.shape[0]): S[n, labels[j]] += sign * scores[j]
+        if LOSS == 0 or LOSS == 4:                   # label-wise logistic, squared hinge: two numbers per entry
+            for l in labels:
+                g1, h1 = _label_wise_stats(LOSS, float(Y[n, l]), S[n, l])
+                stats[n, l] = g1; stats[n, K + l] = h1
+        elif LOSS == 2:                              # label-wise squared error: its row on one-entry slices
+            for l in labels: _loss_row(LOSS, Y[n, l:l + 1], S[n, l:l + 1], stats[n, l:l + 1], stats[n, K + l:K + l + 1])
+        else: _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
+
+def _move_rule(loss, Y, S, stats, rows, labels, scores, sign: float):
+    "Add `sign` (±1) × a rule's head (`labels`, `scores`) to the scores `S` of the `rows` it covers; refresh what changed."
+    _loss_kernel(_move_rule_impl, loss)(loss, Y, S, stats, rows, labels, scores, sign)
+
 # %% ../nbs/01a_boomer.ipynb #5a1e0c02
 POST_OPTIMIZATION_DEFAULTS = dict(num_iterations=2, refine_heads=False, resample_features=True)
 
@@ -1991,22 +2011,22 @@ def _post_optimization_options(est):
                          "supported; use True (mlrl-boomer's default).")
     return o
 
-def _post_optimize(est, X, Y, S, stats, loss, conds, heads, regrow, bufs, seeds, stratified, single_head, to_values=None):
-    """Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`/`heads` updated in place.
-    `to_values` maps a new rule's body from bin codes to feature values (feature binning; `conds` hold values)."""
+def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, seeds, stratified, single_head, to_values=None):
+    """Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`, `heads` and
+    `covered` (each rule's covered rows) updated in place. `to_values` maps a new rule's body from bin codes to
+    feature values (feature binning; `conds` hold values)."""
     o = _post_optimization_options(est)
-    Xc = X.tocsc() if sp.issparse(X) else X
     states = np.random.SeedSequence([int(seeds[0]), 1]).generate_state(o["num_iterations"] * len(conds), dtype=np.uint64)
     for it in range(o["num_iterations"]):
         for r in range(1, len(conds)):
-            rows = np.flatnonzero(_pruning._covered(Xc, *conds[r])).astype(np.int64)
             labels, scores = heads[r]
-            S[np.ix_(rows, labels)] -= scores; _refresh_stats(loss, Y, S, stats, rows)     # the model without rule r
+            _move_rule(loss, Y, S, stats, covered[r], labels, scores, -1.0)   # the model without rule r
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])
             fixed = int(labels[0]) if single_head and len(labels) == 1 and not o["refine_heads"] else -1
-            depth, label, _ = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed, r)
+            depth, label, m = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed, r)
             if depth == 0:                            # nothing found: the old rule goes back
-                S[np.ix_(rows, labels)] += scores; _refresh_stats(loss, Y, S, stats, rows); continue
+                _move_rule(loss, Y, S, stats, covered[r], labels, scores, 1.0); continue
+            covered[r] = bufs["rows_buf"][:m].copy()
             conds[r] = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
             if to_values is not None: conds[r] = to_values(conds[r])
             if label == -3: new = bufs["osel"][:bufs["osel"][Y.shape[1]]].astype(np.int32)   # a subset (partial, sampled)
