@@ -772,16 +772,18 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         if mode == 0: reg_decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
-    one_label = single and mode == 1 and (loss == 0 or loss == 2 or loss == 4)   # label-wise loss: only `label` changes
+    label_wise = loss == 0 or loss == 2 or loss == 4  # a label-wise loss: only the head's labels change
+    n_entries = 1 if single and mode == 1 and label_wise else (kf if OPTS and sub == 1 and not single and label_wise else 0)
     for r in range(m):                               # update scores and statistics of the covered examples
         i = rows_buf[r]
-        if one_label:                                # one entry's statistics: two numbers, or the row on one-entry slices
-            S[i, label] += head[label]
-            if LOSS == 0 or LOSS == 4:
-                g1, h1 = _label_wise_stats(LOSS, float(Y[i, label]), S[i, label])
-                stats[i, label] = g1; stats[i, K + label] = h1
-            else: _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
-                            stats[i, K + label:K + label + 1])
+        if n_entries > 0:                            # those entries' statistics: two numbers, or the row on one-entry slices
+            for c in range(n_entries):
+                l = label if n_entries == 1 and single else cols[c]
+                S[i, l] += head[l]
+                if LOSS == 0 or LOSS == 4:
+                    g1, h1 = _label_wise_stats(LOSS, float(Y[i, l]), S[i, l])
+                    stats[i, l] = g1; stats[i, K + l] = h1
+                else: _loss_row(LOSS, Y[i, l:l + 1], S[i, l:l + 1], stats[i, l:l + 1], stats[i, K + l:K + l + 1])
             continue
         if single: S[i, label] += head[label]
         else:
