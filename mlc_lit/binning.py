@@ -275,12 +275,78 @@ def feature_bin_bounds(x: np.ndarray, n_zeros: int, n_bins: int, method: str) ->
     m = _frequency_cuts(values, counts.astype(np.int64), -(-(x.size + n_zeros) // n_bins), out)
     return out[:m]
 
+# %% ../nbs/02_label_binning.ipynb #fbinc02
+@kernel(fastmath=False)
+def _column_bounds(x, n_zeros, n_bins, equal_width, occupied, vals, cnts, out):
+    """`feature_bin_bounds` of one column in compiled code: its boundaries into `out`, returning how many. `x` are
+    the non-missing stored values (sorted in place for equal frequency); `occupied` (n_bins), `vals` and `cnts`
+    (len(x) + 1 each) are work space."""
+    m = x.shape[0]
+    if m + n_zeros == 0: return 0
+    if equal_width:
+        lo, hi = (x.min(), x.max()) if m > 0 else (0.0, 0.0)
+        if n_zeros > 0: lo, hi = min(lo, 0.0), max(hi, 0.0)
+        if not hi > lo: return 0
+        width = (hi - lo) / n_bins
+        occupied[:n_bins] = False
+        for v in x: occupied[min(int((v - lo) / width), n_bins - 1)] = True
+        if n_zeros > 0: occupied[min(int((0.0 - lo) / width), n_bins - 1)] = True
+        last, k = -1, 0
+        for b in range(n_bins):                       # every occupied bin's upper edge but the last one's
+            if occupied[b]:
+                if last >= 0: out[k] = lo + (last + 1) * width; k += 1
+                last = b
+        return k
+    x.sort()
+    d, zero_done = 0, n_zeros == 0
+    for j in range(m):                                # distinct values and counts, the zeros merged in at their place
+        v = x[j]
+        if not zero_done and v >= 0.0:
+            if v != 0.0: vals[d] = 0.0; cnts[d] = 0; d += 1
+            else:
+                if d == 0 or vals[d - 1] != 0.0: vals[d] = 0.0; cnts[d] = 0; d += 1
+            cnts[d - 1] += n_zeros; zero_done = True
+            if v == 0.0: cnts[d - 1] += 1; continue
+        if d > 0 and vals[d - 1] == v: cnts[d - 1] += 1
+        else: vals[d] = v; cnts[d] = 1; d += 1
+    if not zero_done: vals[d] = 0.0; cnts[d] = n_zeros; d += 1
+    per_bin = -(-(m + n_zeros) // n_bins)
+    k, cnt = 0, 0
+    for j in range(d):
+        if j > 0 and cnt >= per_bin: out[k] = 0.5 * (vals[j - 1] + vals[j]); k += 1; cnt = 0
+        cnt += cnts[j]
+    return k
+
 # %% ../nbs/02_label_binning.ipynb #fbin0205
 class FeatureBins(NamedTuple):
     "Bins of every feature: boundaries of feature f at `bounds[ptr[f]:ptr[f + 1]]`; `zero[f]` the bin of the value 0."
     bounds: np.ndarray
     ptr: np.ndarray
     zero: np.ndarray
+
+@kernel(fastmath=False)
+def _bin_columns(ptr_in, data, n, n_bins, equal_width, nominal, bounds, ptr, zero):
+    """Bin column f = data[ptr_in[f]:ptr_in[f + 1]] (its stored values; the other n − len ones are 0) of every numeric
+    feature: boundaries into bounds[ptr[f]:ptr[f + 1]], the bin of 0 into zero[f], and each value replaced by its
+    code, bin(x) − bin(0), in place (NaN stays NaN). Nominal columns are left as they are, without boundaries."""
+    F = ptr_in.shape[0] - 1
+    longest = 0
+    for f in range(F): longest = max(longest, ptr_in[f + 1] - ptr_in[f])
+    xs, vals, cnts = np.empty(longest), np.empty(longest + 1), np.empty(longest + 1, np.int64)
+    occupied = np.empty(max(n_bins, 1), np.bool_)
+    for f in range(F):
+        ptr[f + 1] = ptr[f]
+        if nominal[f]: continue
+        a, b = ptr_in[f], ptr_in[f + 1]
+        m = 0
+        for p in range(a, b):
+            if not np.isnan(data[p]): xs[m] = data[p]; m += 1
+        k = _column_bounds(xs[:m], n - (b - a), n_bins, equal_width, occupied, vals, cnts, bounds[ptr[f]:])
+        ptr[f + 1] = ptr[f] + k
+        bf = bounds[ptr[f]:ptr[f + 1]]
+        zero[f] = np.searchsorted(bf, 0.0)
+        for p in range(a, b):
+            if not np.isnan(data[p]): data[p] = float(np.searchsorted(bf, data[p])) - zero[f]
 
 def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max_bins: int | None = None,
                  nominal=None):
@@ -292,25 +358,14 @@ def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max
     n_bins = feature_bins(n, bin_ratio, min_bins, max_bins)
     nominal = np.zeros(F, bool) if nominal is None else np.asarray(nominal, bool)
     sparse = sp.issparse(X)
-    C = sp.csc_matrix(X, dtype=np.float64, copy=True) if sparse else np.empty((F, n))
-    bounds, ptr, zero = [], np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
-    for f in range(F):
-        col = C.data[C.indptr[f]:C.indptr[f + 1]] if sparse else np.asarray(X[:, f], np.float64)
-        n_zeros = n - col.size if sparse else 0
-        if nominal[f]:
-            b = np.empty(0)
-            if not sparse: C[f] = col
-        else:
-            missing = np.isnan(col)
-            b = feature_bin_bounds(col[~missing], n_zeros, n_bins, method)
-            zero[f] = np.searchsorted(b, 0.0)
-            code = np.searchsorted(b, col).astype(np.float64) - zero[f]
-            code[missing] = np.nan
-            if sparse: col[:] = code
-            else: C[f] = code
-        bounds.append(b); ptr[f + 1] = ptr[f] + b.size
+    C = sp.csc_matrix(X, dtype=np.float64, copy=True) if sparse else np.array(np.asarray(X, np.float64).T, order="C")
+    ptr_in = C.indptr.astype(np.int64) if sparse else np.arange(F + 1, dtype=np.int64) * n
+    data = C.data if sparse else C.reshape(-1)
+    cap = int(np.minimum(np.diff(ptr_in), max(n_bins - 1, 0)).sum()) if F else 0
+    bounds, ptr, zero = np.empty(cap), np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
+    _bin_columns(ptr_in, data, n, n_bins, method == "equal_width", nominal, bounds, ptr, zero)
     if sparse: C = C.tocsr(); C.eliminate_zeros()
-    return FeatureBins(np.concatenate(bounds) if bounds else np.empty(0), ptr, zero), C
+    return FeatureBins(bounds[:ptr[F]].copy(), ptr, zero), C
 
 def raw_thresholds(bins: FeatureBins, features, thresholds, ops) -> np.ndarray:
     """The thresholds of conditions found on codes (≤ and > only, on binned features), in the features' own values:
