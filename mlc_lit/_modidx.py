@@ -165,6 +165,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'mlc_lit.binning._aggregate': ('label_binning.html#_aggregate', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._assign_bins': ('label_binning.html#_assign_bins', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._bin_columns': ('label_binning.html#_bin_columns', 'mlc_lit/binning.py'),
+                                 'mlc_lit.binning._bin_columns_numpy': ('label_binning.html#_bin_columns_numpy', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._bin_index': ('label_binning.html#_bin_index', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._check_binning': ('label_binning.html#_check_binning', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._column_bounds': ('label_binning.html#_column_bounds', 'mlc_lit/binning.py'),

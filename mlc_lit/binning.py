@@ -348,6 +348,24 @@ def _bin_columns(ptr_in, data, n, n_bins, equal_width, nominal, bounds, ptr, zer
         for p in range(a, b):
             if not np.isnan(data[p]): data[p] = float(np.searchsorted(bf, data[p])) - zero[f]
 
+_NUMPY_SORT_FROM = 4096   # stored values per column (mean): from here on, equal frequency sorts each column with numpy
+
+def _bin_columns_numpy(ptr_in, data, n, n_bins, method, nominal):
+    "`_bin_columns` one column at a time with `feature_bin_bounds` and numpy's sort and search: (bounds, ptr, zero)."
+    F = ptr_in.shape[0] - 1
+    bounds, ptr, zero = [], np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
+    for f in range(F):
+        col = data[ptr_in[f]:ptr_in[f + 1]]
+        b = np.empty(0)
+        if not nominal[f]:
+            missing = np.isnan(col)
+            b = feature_bin_bounds(col[~missing], n - col.size, n_bins, method)
+            zero[f] = np.searchsorted(b, 0.0)
+            code = np.searchsorted(b, col).astype(np.float64) - zero[f]
+            code[missing] = np.nan; col[:] = code
+        bounds.append(b); ptr[f + 1] = ptr[f] + b.size
+    return (np.concatenate(bounds) if bounds else np.empty(0)), ptr, zero
+
 def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max_bins: int | None = None,
                  nominal=None):
     """Bin every numeric feature of `X` (dense, or CSR); returns (`FeatureBins`, codes). A value's code is its bin
@@ -361,9 +379,11 @@ def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max
     C = sp.csc_matrix(X, dtype=np.float64, copy=True) if sparse else np.array(np.asarray(X, np.float64).T, order="C")
     ptr_in = C.indptr.astype(np.int64) if sparse else np.arange(F + 1, dtype=np.int64) * n
     data = C.data if sparse else C.reshape(-1)
-    cap = int(np.minimum(np.diff(ptr_in), max(n_bins - 1, 0)).sum()) if F else 0
-    bounds, ptr, zero = np.empty(cap), np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
-    _bin_columns(ptr_in, data, n, n_bins, method == "equal_width", nominal, bounds, ptr, zero)
+    if method == "equal_frequency" and data.size > _NUMPY_SORT_FROM * max(F, 1):   # long columns: numpy sorts faster
+        bounds, ptr, zero = _bin_columns_numpy(ptr_in, data, n, n_bins, method, nominal)
+    else:
+        bounds, ptr, zero = np.empty(int(np.minimum(np.diff(ptr_in), max(n_bins - 1, 0)).sum())), np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
+        _bin_columns(ptr_in, data, n, n_bins, method == "equal_width", nominal, bounds, ptr, zero)
     if sparse: C = C.tocsr(); C.eliminate_zeros()
     return FeatureBins(bounds[:ptr[F]].copy(), ptr, zero), C
 
