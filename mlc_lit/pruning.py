@@ -21,7 +21,7 @@ __all__ = ['PRUNING_DEFAULTS', 'LOSS', 'StratifiedSampler', 'holdout_mask', 'pru
            'truncate_model', 'prepare', 'finish']
 
 # %% ../nbs/01d_pruning.ipynb #82e7c2a1
-_INSERTION_UP_TO = 32   # rows in a stratum: up to this many, an insertion sort in place; beyond, np.argsort
+_INSERTION_UP_TO = 32   # rows in a stratum: up to this many, an insertion sort in place; beyond, np.partition
 
 @kernel()
 def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
@@ -42,9 +42,10 @@ def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
                 while j > 0 and keys[buf[j - 1]] > keys[i]: buf[j] = buf[j - 1]; j -= 1
                 buf[j] = i
             for j in range(want): hold[buf[j]] = True
-        elif want > 0:
-            order = np.argsort(keys[mem[a:b]])
-            for j in range(want): hold[mem[a + order[j]]] = True
+        elif want > 0:                               # a large one: its want-th smallest key by selection, not sorting
+            cut = np.partition(keys[mem[a:b]], want - 1)[want - 1]
+            for p in range(a, b):
+                if keys[mem[p]] <= cut: hold[mem[p]] = True
 
 # %% ../nbs/01d_pruning.ipynb #drawstr2
 def _csr_of(groups: list):
