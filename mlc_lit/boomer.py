@@ -364,6 +364,33 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
         _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
         _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
 
+# %% ../nbs/01a_boomer.ipynb #offpair1
+@kernel(inline=True)
+def _offer_pair(b, g, h, c, thr, op, tot, l2):
+    """One threshold of a scalar sweep: the examples summed so far (sums `g`, `h`, count `c`) under operator `op`, and
+    the rest (`tot` = (g, h, count) of all) under the other. Returns the best-so-far tuple
+    `b` = (quality, threshold, op, g, h, count), replaced by either side that is strictly better (Newton quality, eq. 17)."""
+    q = -0.5 * g * g / (h + l2)
+    if q < b[0]: b = (q, thr, op, g, h, c)
+    rg = tot[0] - g; rh = tot[1] - h
+    q = -0.5 * rg * rg / (rh + l2)
+    if q < b[0]: b = (q, thr, 1 - op, rg, rh, tot[2] - c)
+    return b
+
+@kernel(inline=True)
+def _offer_zero_gap(b, neg, pos, tot, l2):
+    """The thresholds a sparse column's zeros (not stored) open: below them, after the negative values
+    (`neg` = (g, h, count, last value)), and above them, before the positive ones (`pos` = (g, h, count, first value)).
+    Returns `b` updated as `_offer_pair` does, and how many thresholds were offered."""
+    n_zero, k = tot[2] - neg[2] - pos[2], 0
+    if neg[2] > 0 and (n_zero > 0 or pos[2] > 0):
+        k += 1
+        b = _offer_pair(b, neg[0], neg[1], neg[2], 0.5 * neg[3] if n_zero > 0 else 0.5 * (neg[3] + pos[3]), 0, tot, l2)
+    if pos[2] > 0 and n_zero > 0:
+        k += 1
+        b = _offer_pair(b, pos[0], pos[1], pos[2], 0.5 * pos[3], 1, tot, l2)
+    return b, k
+
 # %% ../nbs/01a_boomer.ipynb #0264d99d
 @kernel()
 def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
@@ -377,7 +404,7 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
             tot_g -= w[i] * stats[i, cg]; tot_h -= w[i] * stats[i, ch]; cnt_f -= w[i]
-    bq = best[0]; bthr = 0.0; bop = -1; bg = 0.0; bh = 0.0; bc = 0; n_pos = 0
+    top = (best[0], 0.0, -1, 0.0, 0.0, 0); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far: q, thr, op, g, h, count
     pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
@@ -385,11 +412,7 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         v = val[k]
         if cnt_neg > 0 and v > last_neg:
             n_pos += 1
-            q = -0.5 * pg * pg / (ph + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 0, pg, ph, cnt_neg
-            rg = tot_g - pg; rh = tot_h - ph
-            q = -0.5 * rg * rg / (rh + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 1, rg, rh, cnt_f - cnt_neg
+            top = _offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
         wi = w[i]
         pg += wi * stats[i, cg]; ph += wi * stats[i, ch]; cnt_neg += wi; last_neg = v
     sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
@@ -399,34 +422,14 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         v = val[k]
         if cnt_pos > 0 and v < first_pos:
             n_pos += 1
-            q = -0.5 * sg * sg / (sh + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 1, sg, sh, cnt_pos
-            rg = tot_g - sg; rh = tot_h - sh
-            q = -0.5 * rg * rg / (rh + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 0, rg, rh, cnt_f - cnt_pos
+            top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
         wi = w[i]
         sg += wi * stats[i, cg]; sh += wi * stats[i, ch]; cnt_pos += wi; first_pos = v
-    cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):
-        n_pos += 1
-        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        q = -0.5 * pg * pg / (ph + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, pg, ph, cnt_neg
-        rg = tot_g - pg; rh = tot_h - ph
-        q = -0.5 * rg * rg / (rh + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, rg, rh, cnt_f - cnt_neg
-    if cnt_pos > 0 and cnt_zero > 0:
-        n_pos += 1
-        thr = 0.5 * first_pos
-        q = -0.5 * sg * sg / (sh + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, sg, sh, cnt_pos
-        rg = tot_g - sg; rh = tot_h - sh
-        q = -0.5 * rg * rg / (rh + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, rg, rh, cnt_f - cnt_pos
-    if tim is not None: tim[4] += 2.0 * n_pos
-    if bop >= 0:
-        best[0], best[1], best[2], best[3], best[4] = bq, bthr, bop, label, bc
-        best_v[0], best_v[1] = bg, bh
+    top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
+    if tim is not None: tim[4] += 2.0 * (n_pos + n_gap)
+    if top[2] >= 0:
+        best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
+        best_v[0], best_v[1] = top[3], top[4]
 
 # %% ../nbs/01a_boomer.ipynb #e1242c75
 @kernel()
@@ -1649,18 +1652,14 @@ def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, 
         if b >= nb:
             tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
         hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
-    bq = best[0]; bthr = 0.0; bop = -1; bg = 0.0; bh = 0.0; bc = 0; n_pos = 0
+    top = (best[0], 0.0, -1, 0.0, 0.0, 0); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far: q, thr, op, g, h, count
     pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
     for b in range(z):
         if hcnt[b] == 0: continue
         v = float(b - z)
         if cnt_neg > 0:
             n_pos += 1
-            q = -0.5 * pg * pg / (ph + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 0, pg, ph, cnt_neg
-            rg = tot_g - pg; rh = tot_h - ph
-            q = -0.5 * rg * rg / (rh + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (last_neg + v), 1, rg, rh, cnt_f - cnt_neg
+            top = _offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
         pg += hg[b]; ph += hh[b]; cnt_neg += hcnt[b]; last_neg = v
     sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
     for b in range(nb - 1, z, -1):
@@ -1668,33 +1667,13 @@ def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, 
         v = float(b - z)
         if cnt_pos > 0:
             n_pos += 1
-            q = -0.5 * sg * sg / (sh + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 1, sg, sh, cnt_pos
-            rg = tot_g - sg; rh = tot_h - sh
-            q = -0.5 * rg * rg / (rh + l2)
-            if q < bq: bq, bthr, bop, bg, bh, bc = q, 0.5 * (v + first_pos), 0, rg, rh, cnt_f - cnt_pos
+            top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
         sg += hg[b]; sh += hh[b]; cnt_pos += hcnt[b]; first_pos = v
-    cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):
-        n_pos += 1
-        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        q = -0.5 * pg * pg / (ph + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, pg, ph, cnt_neg
-        rg = tot_g - pg; rh = tot_h - ph
-        q = -0.5 * rg * rg / (rh + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, rg, rh, cnt_f - cnt_neg
-    if cnt_pos > 0 and cnt_zero > 0:
-        n_pos += 1
-        thr = 0.5 * first_pos
-        q = -0.5 * sg * sg / (sh + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 1, sg, sh, cnt_pos
-        rg = tot_g - sg; rh = tot_h - sh
-        q = -0.5 * rg * rg / (rh + l2)
-        if q < bq: bq, bthr, bop, bg, bh, bc = q, thr, 0, rg, rh, cnt_f - cnt_pos
-    if tim is not None: tim[4] += 2.0 * n_pos
-    if bop >= 0:
-        best[0], best[1], best[2], best[3], best[4] = bq, bthr, bop, label, bc
-        best_v[0], best_v[1] = bg, bh
+    top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
+    if tim is not None: tim[4] += 2.0 * (n_pos + n_gap)
+    if top[2] >= 0:
+        best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
+        best_v[0], best_v[1] = top[3], top[4]
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a5
 _HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
