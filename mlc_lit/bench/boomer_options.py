@@ -147,10 +147,10 @@ def run_side(impl, name, data_dir, configs=tuple(OPTIONS), seeds=SEEDS, threads=
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #155e77a4
 def reference_main(argv=None) -> None:
-    "Entry point in the reference interpreter: `run_side('mlrl-boomer', ...)` with the arguments of the JSON object `argv[0]`, rows as JSON lines to its `out` file."
+    "Entry point of one side's own process: `run_side(impl, ...)` with the arguments of the JSON object `argv[0]` (impl default 'mlrl-boomer'), rows as JSON lines to its `out` file."
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     a = json.loads((argv or sys.argv[1:])[0])
-    rows = run_side("mlrl-boomer", a["name"], a["data_dir"], a["configs"], a["seeds"], a["threads"], a["max_rules"],
+    rows = run_side(a.get("impl", "mlrl-boomer"), a["name"], a["data_dir"], a["configs"], a["seeds"], a["threads"], a["max_rules"],
                     a["repeats"])
     with open(a["out"], "w") as fh:
         for r in rows: fh.write(json.dumps(r) + "\n")
@@ -160,6 +160,23 @@ def reference_python() -> str | None:
     python = os.environ.get("MLC_LIT_BOOMER_PYTHON") or "/work/venv-boomer/bin/python"
     return python if os.path.isfile(python) else None
 
+def _run_in_process(python, impl, name, data_dir, configs, seeds, threads, max_rules, repeats) -> list[dict]:
+    "`run_side(impl, name, ...)` in a new process of the interpreter `python` (empty, with the reason on stderr, if it fails)."
+    import mlc_lit
+    root = os.path.dirname(os.path.dirname(os.path.abspath(mlc_lit.__file__)))        # this checkout
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "rows.jsonl")
+        arg = json.dumps(dict(impl=impl, name=name, data_dir=os.path.abspath(data_dir), configs=list(configs), seeds=list(seeds),
+                              threads=threads, max_rules=max_rules, repeats=repeats, out=out))
+        code = "from mlc_lit.bench.boomer_options import reference_main; reference_main()"
+        done = subprocess.run([python, "-c", code, arg], capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+            print(f"{impl} failed on {name}: {last}", file=sys.stderr)
+            return []
+        with open(out) as fh: return [json.loads(line) for line in fh]
+
 def run_reference(name, data_dir, configs=tuple(OPTIONS), seeds=SEEDS, threads=1, max_rules=None, repeats=1) -> list[dict]:
     "mlrl-boomer's rows on `name` (empty, with the reason on stderr, where it is missing or fails)."
     python = reference_python()
@@ -167,25 +184,15 @@ def run_reference(name, data_dir, configs=tuple(OPTIONS), seeds=SEEDS, threads=1
         print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6, "
               "numba and scikit-learn)", file=sys.stderr)
         return []
-    import mlc_lit
-    root = os.path.dirname(os.path.dirname(os.path.abspath(mlc_lit.__file__)))        # this checkout
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "ref.jsonl")
-        arg = json.dumps(dict(name=name, data_dir=os.path.abspath(data_dir), configs=list(configs), seeds=list(seeds),
-                              threads=threads, max_rules=max_rules, repeats=repeats, out=out))
-        code = "from mlc_lit.bench.boomer_options import reference_main; reference_main()"
-        done = subprocess.run([python, "-c", code, arg], capture_output=True, text=True, env=env)
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
-            print(f"mlrl-boomer failed on {name}: {last}", file=sys.stderr)
-            return []
-        with open(out) as fh: return [json.loads(line) for line in fh]
+    return _run_in_process(python, "mlrl-boomer", name, data_dir, configs, seeds, threads, max_rules, repeats)
+
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #c439b85e
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=None, seeds=None, reference=True,
-        max_rules=None) -> list[dict]:
-    "Rows for mlc_lit and mlrl-boomer on `datasets` × `configs` × `seeds` × `threads`."
+        max_rules=None, fresh=False) -> list[dict]:
+    """Rows for mlc_lit and mlrl-boomer on `datasets` × `configs` × `seeds` × `threads`. `fresh`: our side runs each
+    data set in a new process too, as the reference does (for long runs, whose later data sets would otherwise
+    meet a process that has fitted every configuration of the earlier ones)."""
     datasets = list(datasets or (("emotions",) if quick else DATASETS))
     configs, seeds = tuple(configs or OPTIONS), tuple(seeds or ((1,) if quick else SEEDS))
     unknown = [c for c in configs if c not in OPTIONS]
@@ -193,7 +200,8 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=N
     rows = []
     for name in datasets:
         for t in threads:
-            rows += run_side("mlc_lit", name, data_dir, configs, seeds, t, max_rules, repeats)
+            if fresh: rows += _run_in_process(sys.executable, "mlc_lit", name, data_dir, configs, seeds, t, max_rules, repeats)
+            else: rows += run_side("mlc_lit", name, data_dir, configs, seeds, t, max_rules, repeats)
             if reference: rows += run_reference(name, data_dir, configs, seeds, t, max_rules, repeats)
     return rows
 
