@@ -5,7 +5,6 @@
 # %% ../nbs/01d_pruning.ipynb #3ee1d784
 from __future__ import annotations
 
-import functools
 import time
 from collections import deque
 
@@ -17,7 +16,7 @@ from .losses import (LOSS_LOGISTIC_LABEL_WISE, LOSS_SQUARED_ERROR_LABEL_WISE, LO
                             _loss_kernel, _loss_value_row)
 
 # %% auto #0
-__all__ = ['PRUNING_DEFAULTS', 'LOSS', 'StratifiedSampler', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules',
+__all__ = ['PRUNING_DEFAULTS', 'StratifiedSampler', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules',
            'truncate_model', 'prepare', 'finish']
 
 # %% ../nbs/01d_pruning.ipynb #82e7c2a1
