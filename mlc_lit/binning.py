@@ -310,12 +310,7 @@ def _column_bounds(x, n_zeros, n_bins, equal_width, occupied, vals, cnts, out):
         if d > 0 and vals[d - 1] == v: cnts[d - 1] += 1
         else: vals[d] = v; cnts[d] = 1; d += 1
     if not zero_done: vals[d] = 0.0; cnts[d] = n_zeros; d += 1
-    per_bin = -(-(m + n_zeros) // n_bins)
-    k, cnt = 0, 0
-    for j in range(d):
-        if j > 0 and cnt >= per_bin: out[k] = 0.5 * (vals[j - 1] + vals[j]); k += 1; cnt = 0
-        cnt += cnts[j]
-    return k
+    return _frequency_cuts(vals[:d], cnts[:d], -(-(m + n_zeros) // n_bins), out)
 
 # %% ../nbs/02_label_binning.ipynb #fbin0205
 class FeatureBins(NamedTuple):
