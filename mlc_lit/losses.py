@@ -159,11 +159,9 @@ def _squared_hinge_loss_row(y, s):
     return 0.5 * acc
 
 # %% ../nbs/01_taylor_boosting.ipynb #ndloss
-_SMALLEST_NORMAL = 2.2250738585072014e-308   # float64's smallest normal number
-_SUBNORMAL_SCALE = 2.0 ** 600                 # exact; brings a subnormal residual into the normal range
-_MIN_NORM = 1e-300                            # ‖r‖ below it: the Hessian (I - aaᵀ)/‖r‖ is taken at ‖r‖ = 1e-300 (finite)
+_MIN_NORM = 1e-300    # ‖r‖ below it: the Hessian (I - aaᵀ)/‖r‖ is taken at ‖r‖ = 1e-300 (finite)
 
-@kernel()
+@kernel(fastmath=False)   # exact IEEE arithmetic: the same bits wherever the compiler places this code (see below)
 def _residual_norm_row(y, s, g, hp, hinge):
     "Gradient `g` (K,) and packed Hessian `hp` of ‖r‖ for the hinge (`hinge`) or error residuals r of one example."
     K = y.shape[0]
@@ -177,28 +175,25 @@ def _residual_norm_row(y, s, g, hp, hinge):
             for i in range(j): hp[c + i] = 0.0
             hp[c + j] = 1.0 if hinge else 0.0
         return
-    sc = _SUBNORMAL_SCALE if m < _SMALLEST_NORMAL else 1.0   # subnormal m: 1/m would overflow (fast-math divides
-    t = 0.0                                            # by reciprocals), so r and m are scaled by an exact power of two
+    t = 0.0
     for k in range(K):
-        g[k] = (g[k] * sc) / (m * sc); t += g[k] * g[k]   # a = r / m, t = Σ a² in [1, K]
+        g[k] = g[k] / m; t += g[k] * g[k]              # a = r / m (exact division: m may be subnormal), t = Σ a² in [1, K]
     rho = math.sqrt(t)
-    den = max(m * t * rho, _MIN_NORM)                  # D^{3/2} / m² ... in the units of a; (I - ggᵀ)/‖r‖ capped near r = 0
+    inv = 1.0 / max(m * t * rho, _MIN_NORM)            # m² / D^{3/2}, in the units of a; (I - aaᵀ)/‖r‖ capped near r = 0
     for j in range(K):
         c = j * (j + 1) // 2
-        for i in range(j): hp[c + i] = -g[i] * g[j] / den
-        hp[c + j] = 1.0 if hinge and g[j] == 0.0 else max(t - g[j] * g[j], 0.0) / den   # ≥ 0: Σ_{i≠j} a_i², whose
-                                                     # rounding (1/m, fused products) could leave -1e-32 over a tiny den
+        for i in range(j): hp[c + i] = -g[i] * g[j] * inv
+        hp[c + j] = 1.0 if hinge and g[j] == 0.0 else max(t - g[j] * g[j], 0.0) * inv   # Σ_{i≠j} a_i² ≥ 0
     for k in range(K): g[k] /= rho
 
-@kernel()
+@kernel(fastmath=False)
 def _residual_norm_loss_row(y, s, hinge):
     m = 0.0
     for k in range(y.shape[0]): m = max(m, abs(_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)))
     if m == 0.0: return 0.0
-    sc = _SUBNORMAL_SCALE if m < _SMALLEST_NORMAL else 1.0
     t = 0.0
     for k in range(y.shape[0]):
-        a = ((_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)) * sc) / (m * sc)
+        a = (_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)) / m
         t += a * a
     return m * math.sqrt(t)
 
@@ -447,7 +442,7 @@ def _decomposable_quality_l1(v, K, l2):
     for k in range(K): q += l1_newton_quality(v[k], v[K + k], l2[0], l2[1])
     return q
 
-@kernel()
+@kernel(fastmath=False)   # exact: a copy compiled inside its caller computes the same bits
 def _decomposable_head_l1(g, h, l2, scores_out):
     "`_decomposable_head` with `l2` = (l2, l1): soft-thresholded steps; returns their regularised objective."
     q = 0.0

@@ -34,6 +34,36 @@ print(stats[0].tolist())
 """
 
 
+# Every loss's statistics and mean loss, and the default rule's heads, through boomer's kernels, which compile each
+# row or head kernel again inside them: that copy must compute the same bits as the one a process compiles on its
+# own (which the caller may call instead: fast-math could regroup either).
+LOSS_ROWS = """
+import hashlib
+import numpy as np
+from mlc_lit.boomer import _refresh_stats
+from mlc_lit.losses import LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK, LOSSES, mean_loss, packed_layout
+rng = np.random.default_rng(0)
+n, K = 300, 9
+Y = (rng.random((n, K)) < 0.3).astype(np.int8)
+S = np.where(rng.random((n, K)) < 0.3, np.where(Y > 0, 1.5, -0.5), rng.normal(size=(n, K)))
+h = hashlib.sha1()
+for code in sorted({*LOSSES.values(), LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK}):
+    stats = np.zeros((n, K + (K * (K + 1) // 2 if packed_layout(code) else K)))
+    _refresh_stats(code, Y, S, stats, np.arange(n, dtype=np.int64))
+    h.update(stats.tobytes()); h.update(np.float64(mean_loss(code, Y, S)).tobytes())
+from mlc_lit.boomer import _default_head_impl
+from mlc_lit.core import kernel, specialize
+for mode, width in ((0, 2 * K), (2, K + K * (K + 1) // 2)):   # the default rule's head: label-wise, complete
+    head_kernel = kernel()(specialize(_default_head_impl, HEAD_MODE=mode))
+    g = rng.normal(size=width); g[K:] = np.abs(g[K:]) if mode == 0 else 0.1 * g[K:]
+    if mode == 2: g[[K + j * (j + 3) // 2 for j in range(K)]] = 2.0 + rng.random(K)
+    for l2 in (1.0, (1.0, 0.3)):                                # without and with L1
+        head = np.zeros(K)
+        head_kernel(g, K, -1, l2, np.zeros(K * (K + 1) // 2 + K), head)
+        h.update(head.tobytes())
+print(h.hexdigest())
+"""
+
 def _run(code, env, cwd=None, user=None):
     cmd = [sys.executable, *(["-S"] if "PYTHONPATH" in env else []), "-c", code]
     if user is not None: cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
@@ -105,3 +135,10 @@ def test_kernel_edited_in_another_module_is_recompiled(tmp_path):
     losses.write_text(head + "def _label_wise_logistic_row(" + sig + "\n    g[:] = 7.0; h[:] = 7.0; return\n" + rest)
     after = eval(_run(STATS, env, cwd=str(tmp_path))[0])
     assert before != after and after == [7.0] * 4          # the caller in boomer.py did not run its cached callee
+
+
+def test_compiled_and_cached_kernels_compute_the_same_bits(tmp_path):
+    env = _env(NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    compiled = _run(LOSS_ROWS, env)[0]                     # compiles every kernel, and caches them
+    assert list((tmp_path / "cache").rglob("*.nbi"))
+    assert _run(LOSS_ROWS, env)[0] == compiled             # loads them
