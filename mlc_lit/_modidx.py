@@ -296,6 +296,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._search_feature': ('boomer.html#_search_feature', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._search_numeric_frozen': ('boomer.html#_search_numeric_frozen', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._select_outputs': ('boomer.html#_select_outputs', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._side_quality': ('boomer.html#_side_quality', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._side_quality_l1': ('boomer.html#_side_quality_l1', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._statistics_layout': ('boomer.html#_statistics_layout', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._store_model': ('boomer.html#_store_model', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._stratified_sampler': ('boomer.html#_stratified_sampler', 'mlc_lit/boomer.py'),

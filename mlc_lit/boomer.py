@@ -30,6 +30,7 @@ from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE,
                             _complete_head, _decomposable_head, _label_wise_stats, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
+from .losses import regularised, soft_threshold
 
 
 # %% auto #0
@@ -366,14 +367,30 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
 @kernel(inline=True)
+def _side_quality(g, h, l2):
+    "The Newton quality -½g²/(h + l2) of one side of a threshold (eq. 17; `newton_quality` without its guard for h + l2 <= 0)."
+    return -0.5 * g * g / (h + l2)
+
+@kernel()
+def _side_quality_l1(g, h, l2):
+    "With `l2` the pair (l2, l1): `l1_newton_quality`, as the general sweep's single-label head computes it."
+    d = h + l2[0]
+    if not d > 0.0: return 0.0
+    t = soft_threshold(g, l2[1])
+    return -0.5 * t * t / d
+
+_reg_side_quality = regularised(_side_quality, _side_quality_l1)   # chosen by the type of `l2` when compiling
+
+@kernel(inline=True)
 def _offer_pair(b, g, h, c, thr, op, tot, l2):
     """One threshold of a scalar sweep: the examples summed so far (sums `g`, `h`, count `c`) under operator `op`, and
     the rest (`tot` = (g, h, count) of all) under the other. Returns the best-so-far tuple
-    `b` = (quality, threshold, op, g, h, count), replaced by either side that is strictly better (Newton quality, eq. 17)."""
-    q = -0.5 * g * g / (h + l2)
+    `b` = (quality, threshold, op, g, h, count), replaced by either side that is strictly better (`_side_quality`; with
+    `l2` the pair (l2, l1), its L1 form)."""
+    q = _reg_side_quality(g, h, l2)
     if q < b[0]: b = (q, thr, op, g, h, c)
     rg = tot[0] - g; rh = tot[1] - h
-    q = -0.5 * rg * rg / (rh + l2)
+    q = _reg_side_quality(rg, rh, l2)
     if q < b[0]: b = (q, thr, 1 - op, rg, rh, tot[2] - c)
     return b
 
@@ -623,7 +640,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     With `OPTS` (partial heads, output sampling; compiled out otherwise) the rule may predict a subset of the outputs:
     `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
     a rule returns label -3 with its outputs in osel[:osel[K]].
-    `L1` (compiled in too): `l2` is the pair (l2, l1) and every search takes the general sweep.
+    `L1` (compiled in too): `l2` is the pair (l2, l1); the scalar sweeps take it too, the histogram ones do not run.
     `SCALAR`, `GENERAL`, `FROZEN` (compiled in, see `_grow_rule_kernel`): whether the scalar sweeps, the general sweep in
     the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit."""
     mode = HEAD_MODE
@@ -689,11 +706,11 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
                                cnt, mode, K, label, l2, hs[s], hcn[s], slot_buf[s, 0, :nc], slot_buf[s, 1, :nc],
                                slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s], slot_best[s], slot_v[s, :nc],
                                row_t, LOW_RANK)
-            elif SCALAR and not L1 and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
+            elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
                 _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
                                        w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
                                        row_t)
-            elif (SCALAR and not L1 and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
+            elif (SCALAR and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
                   and not (GENERAL and _one_value(perm_f[s], ptr, val))):   # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
@@ -819,7 +836,7 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     rule learner's first fit): `nominal` (some feature is nominal), `abs_score` (single labels picked by |score|),
     `one_output` (K = 1) and `one_value` (some feature has a single non-zero value, see `_one_value`) say which can run;
     the defaults compile all. A single-label head searches numeric features with the scalar sweeps alone, unless a
-    feature is nominal or has one value, `abs_score`, L1 or feature binning; a complete head
+    feature is nominal or has one value, `abs_score` or feature binning; a complete head
     never freezes a label, so it needs the scalar sweeps only for one output and the frozen general sweep only with
     `opts`. (The kernels copy arrays with loops, not `a[:] = b`: a slice assignment makes Numba compile its
     shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
@@ -828,8 +845,8 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     extra = dict(IREP=True) if irep else {}
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
     sweeps = dict(SCALAR=bool(single or opts or one_output),
-                  GENERAL=bool(not single or abs_score or nominal or l1 or binned or one_value),
-                  FROZEN=bool(opts or single and (nominal or l1)))
+                  GENERAL=bool(not single or abs_score or nominal or binned or one_value),
+                  FROZEN=bool(opts or single and nominal))
     sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
                                                       BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,

@@ -19,7 +19,7 @@ def test_which_sweeps_are_compiled():
     assert _sweeps(1, False, **{**lone, "one_value": True}) == dict(SCALAR=True, GENERAL=True, FROZEN=False)
     assert _sweeps(1, False, **{**lone, "nominal": True}) == dict(SCALAR=True, GENERAL=True, FROZEN=True)
     assert _sweeps(1, False, **{**lone, "abs_score": True}) == dict(SCALAR=True, GENERAL=True, FROZEN=False)
-    assert _sweeps(1, False, False, False, False, False, True, **lone) == dict(SCALAR=True, GENERAL=True, FROZEN=True)  # l1
+    assert _sweeps(1, False, False, False, False, False, True, **lone) == dict(SCALAR=True, GENERAL=False, FROZEN=False)  # l1: scalar too
     assert _sweeps(2, False, **lone) == dict(SCALAR=False, GENERAL=True, FROZEN=False)        # complete heads
     assert _sweeps(2, False, **{**lone, "one_output": True}) == dict(SCALAR=True, GENERAL=True, FROZEN=False)
     assert _sweeps(2, False, False, False, False, True, **lone) == dict(SCALAR=True, GENERAL=True, FROZEN=True)  # opts
