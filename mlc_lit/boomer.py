@@ -409,6 +409,19 @@ def _offer_zero_gap(b, neg, pos, tot, l2):
     return b, k
 
 # %% ../nbs/01a_boomer.ipynb #0264d99d
+@kernel(inline=True)
+def _pair_start(best, best_v, label, tim):
+    "The scalar sweep's best-so-far tuple (see `_offer_pair`), starting from the quality in `best[0]`."
+    return (best[0], 0.0, -1, 0.0, 0.0, 0)
+
+@kernel(inline=True)
+def _pair_finish(top, best, best_v, label, tim, n_offers):
+    "Count the sweep's `n_offers` thresholds (two candidates each) into tim[4]; write `top` into `best`/`best_v` if it improved."
+    if tim is not None: tim[4] += 2.0 * n_offers
+    if top[2] >= 0:
+        best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
+        best_v[0], best_v[1] = top[3], top[4]
+
 @kernel()
 def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
                            tot_g, tot_h, cnt_total, label, l2, best, best_v, tim):
@@ -421,7 +434,7 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
             tot_g -= w[i] * stats[i, cg]; tot_h -= w[i] * stats[i, ch]; cnt_f -= w[i]
-    top = (best[0], 0.0, -1, 0.0, 0.0, 0); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far: q, thr, op, g, h, count
+    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
     pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
@@ -443,10 +456,7 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         wi = w[i]
         sg += wi * stats[i, cg]; sh += wi * stats[i, ch]; cnt_pos += wi; first_pos = v
     top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
-    if tim is not None: tim[4] += 2.0 * (n_pos + n_gap)
-    if top[2] >= 0:
-        best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
-        best_v[0], best_v[1] = top[3], top[4]
+    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #e1242c75
 @kernel()
@@ -1669,7 +1679,7 @@ def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, 
         if b >= nb:
             tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
         hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
-    top = (best[0], 0.0, -1, 0.0, 0.0, 0); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far: q, thr, op, g, h, count
+    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
     pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
     for b in range(z):
         if hcnt[b] == 0: continue
@@ -1687,10 +1697,7 @@ def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, 
             top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
         sg += hg[b]; sh += hh[b]; cnt_pos += hcnt[b]; first_pos = v
     top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
-    if tim is not None: tim[4] += 2.0 * (n_pos + n_gap)
-    if top[2] >= 0:
-        best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
-        best_v[0], best_v[1] = top[3], top[4]
+    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a5
 _HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
@@ -1745,6 +1752,39 @@ def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v,
 
 _search_feature_beam = kernel(literal=("mode", "low_rank"))(
     specialize(getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam))
+
+@kernel()
+def _insert_beam_pair(best, best_v, q, thr, op, label, cnt, g, h, min_cov):
+    "`_offer_beam`'s insertion for a frozen label's candidate of quality `q` and sums (g, h)."
+    if cnt <= 0 or cnt < min_cov: return
+    j = best.shape[0] - 1
+    if not q < best[j, 0]: return
+    while j > 0 and q < best[j - 1, 0]:
+        for c in range(5): best[j, c] = best[j - 1, c]
+        best_v[j, 0] = best_v[j - 1, 0]; best_v[j, 1] = best_v[j - 1, 1]; j -= 1
+    best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, label, cnt
+    best_v[j, 0] = g; best_v[j, 1] = h
+
+@kernel(inline=True)
+def _offer_pair_beam(b, g, h, c, thr, op, tot, l2):
+    "`_offer_pair` for a beam: `b` = (best, best_v, min_coverage, label); both sides go through `_insert_beam_pair`."
+    best, best_v, min_cov, label = b
+    _insert_beam_pair(best, best_v, _reg_side_quality(g, h, l2), thr, op, label, c, g, h, min_cov)
+    rg = tot[0] - g; rh = tot[1] - h
+    _insert_beam_pair(best, best_v, _reg_side_quality(rg, rh, l2), thr, 1 - op, label, tot[2] - c, rg, rh, min_cov)
+    return b
+
+@kernel(inline=True)
+def _beam_pair_start(best, best_v, label, opts): return (best, best_v, opts[0], label)
+
+@kernel(inline=True)
+def _beam_pair_finish(top, best, best_v, label, opts, n_offers): return
+
+_search_numeric_frozen_beam = kernel()(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
+    getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen), _pair_start=_beam_pair_start,
+    _pair_finish=_beam_pair_finish, _offer_pair=_offer_pair_beam,
+    _offer_zero_gap=kernel(inline=True)(specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap),
+                                                   _offer_pair=_offer_pair_beam))))
 
 @kernel()
 def _beam_insert(nb, nb_v, size, B, q, member, f, thr, op, lab, cnt, carried, v, ahead):
@@ -1813,7 +1853,11 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
                                              True, w, cov[cur, m], depth, tot, mi[cur, m, 4], mode, K, lab, l2,
                                              slot_buf[s, 0], slot_buf[s, 1], slot_buf[s, 2], slot_buf[s, 3],
                                              scores[s], work[s], cand[s], cand_v[s], opts, LOW_RANK)
-                    else:                            # a frozen single label: its two sums
+                    elif not nominal[f]:             # a frozen single label, numeric feature: the scalar sweep
+                        _search_numeric_frozen_beam(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols[0], fcols[1],
+                                                    w, cov[cur, m], depth, tot[0], tot[1], mi[cur, m, 4], lab, l2, cand[s],
+                                                    cand_v[s, :, :2], opts)
+                    else:                            # a frozen single label, nominal feature: its two sums
                         _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols,
                                              False, w, cov[cur, m], depth, tot[:2], mi[cur, m, 4], 0, 1, lab, l2,
                                              slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2],

@@ -51,12 +51,17 @@ def _renamed(f, suffix: str, constants: dict | None = None):
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
+def _constant_name(v) -> str:
+    "A constant as a kernel's name spells it: a function or kernel by its qualified name (its repr holds an address)."
+    f = getattr(v, "py_func", v)
+    return f.__qualname__ if isinstance(f, types.FunctionType) else str(v)
+
 def specialize(f, **constants):
     """A copy of `f` that reads `constants` as globals, for a kernel that compiles only the code of those values.
 
     Numba compiles a global's value into the code and drops the branches it rules out; the copy is named after
-    the constants, so its kernel has its own cache entry."""
-    return _renamed(f, "".join(f"_{k}{v}" for k, v in sorted(constants.items())), constants)
+    the constants (functions by their names), so its kernel has its own cache entry, the same in every process."""
+    return _renamed(f, "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items())), constants)
 
 def _forwarder(f, callee):
     "A plain function with `f`'s parameters that returns `callee(<the same arguments>)`."
