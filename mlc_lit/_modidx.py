@@ -412,6 +412,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core._top_k_of': ('core.html#_top_k_of', 'mlc_lit/core.py'),
                               'mlc_lit.core._verbosity': ('core.html#_verbosity', 'mlc_lit/core.py'),
                               'mlc_lit.core.as_float64': ('core.html#as_float64', 'mlc_lit/core.py'),
+                              'mlc_lit.core.borrow': ('core.html#borrow', 'mlc_lit/core.py'),
                               'mlc_lit.core.by_constant': ('core.html#by_constant', 'mlc_lit/core.py'),
                               'mlc_lit.core.check_X': ('core.html#check_x', 'mlc_lit/core.py'),
                               'mlc_lit.core.check_X_Y': ('core.html#check_x_y', 'mlc_lit/core.py'),

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, binned_head_row, binning_rows
-from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, by_constant,
+from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, borrow, by_constant,
                           check_memory, clipped_proba, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
                           specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
@@ -653,6 +653,10 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     `L1` (compiled in too): `l2` is the pair (l2, l1); the scalar sweeps take it too, the histogram ones do not run.
     `SCALAR`, `GENERAL`, `FROZEN` (compiled in, see `_grow_rule_kernel`): whether the scalar sweeps, the general sweep in
     the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit."""
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)
+    Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols = borrow(Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols)
+    total, tmp_full, slot_best, slot_v, slot_buf, scores, work = borrow(total, tmp_full, slot_best, slot_v, slot_buf, scores, work)
+    head, cond_f, cond_thr, cond_op = borrow(head, cond_f, cond_thr, cond_op)   # not the optional ones: None is pruned by type
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -1811,6 +1815,12 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
     levels), `mf`/`mthr`/`mop` (conditions), `mi` (int rows: depth, search label, head label, open, count), `mq`
     (quality) and `mtot` (the weighted sums of the examples they cover); `cand`/`cand_v` hold each slot's B best
     candidates, `nb`/`nb_v` the next beam (rows q, member, feature, thr, op, label, count, carried)."""
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)
+    Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full = borrow(Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full)
+    slot_buf, scores, work, head, cond_f, cond_thr, cond_op, opts = borrow(slot_buf, scores, work, head, cond_f, cond_thr,
+                                                                           cond_op, opts)
+    cov, mf, mthr, mop, mi, mq, mtot = borrow(cov, mf, mthr, mop, mi, mq, mtot)
+    cand, cand_v, nb, nb_v, fcols = borrow(cand, cand_v, nb, nb_v, fcols)
     mode = HEAD_MODE
     n = stats.shape[0]
     W = tmp_full.shape[0]

@@ -19,10 +19,10 @@ from contextlib import contextmanager
 from numbers import Integral, Real
 
 import numba
-from numba.core import types as nbtypes
+from numba.core import cgutils, types as nbtypes
 from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 
 # %% auto #0
-__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel',
+__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel', 'borrow',
            'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client',
            'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
            'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba',
@@ -162,6 +162,26 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
         disp.enable_caching()
         return disp
     return compile_lazily
+
+# %% ../nbs/00_core.ipynb #borrow02
+@intrinsic
+def borrow(typingctx, *arrays):
+    "Views of `arrays` without their memory records (None stays None), for the hot loops of a kernel (see above)."
+    tys = list(arrays[0].types if len(arrays) == 1 and isinstance(arrays[0], nbtypes.StarArgTuple) else arrays)
+    if any(not isinstance(t, (nbtypes.Array, nbtypes.NoneType)) for t in tys): return None
+    ret = nbtypes.Tuple(tys) if len(tys) > 1 else tys[0]
+    def codegen(context, builder, sig, args):
+        out = []
+        for t, v in zip(tys, cgutils.unpack_tuple(builder, args[0])):
+            if isinstance(t, nbtypes.Array):
+                src, view = context.make_array(t)(context, builder, v), context.make_array(t)(context, builder)
+                context.populate_array(view, data=src.data, shape=src.shape, strides=src.strides,
+                                       itemsize=src.itemsize, meminfo=None, parent=None)
+                v = view._getvalue()
+            out.append(v)
+        return context.make_tuple(builder, ret, out) if len(tys) > 1 else out[0]
+    return ret(nbtypes.StarArgTuple.from_types(tys)), codegen
+
 
 # %% ../nbs/00_core.ipynb #372840d3
 logger = logging.getLogger("mlc_lit")
