@@ -693,7 +693,7 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         t = _clock() if tim is not None else 0.0
         m_cov, hist_on = 0, False
         if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
-            hd, hp, hr, hk, hz, hn = hgram[0]; hs, hs2, hcn, h1 = hgram[1], hgram[2], hgram[3], hgram[4]
+            hd, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
             hist_on = hcn.shape[0] > 0               # no buffers (too many bins): the sweeps below
             if hist_on:
                 for i in range(n):                   # the covered examples with weight, in example order
