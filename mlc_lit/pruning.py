@@ -20,14 +20,30 @@ __all__ = ['PRUNING_DEFAULTS', 'StratifiedSampler', 'holdout_mask', 'pruning_opt
            'truncate_model', 'prepare', 'finish']
 
 # %% ../nbs/01d_pruning.ipynb #82e7c2a1
-_INSERTION_UP_TO = 32   # rows in a stratum: up to this many, an insertion sort in place; beyond, np.partition
+_INSERTION_UP_TO = 32   # rows in a stratum: up to this many, an insertion sort in place; beyond, a selection
+
+@kernel()
+def _kth_smallest(x, k):
+    "The k-th smallest value of `x` (k from 0), found by Hoare's selection with a middle pivot; reorders `x` in place."
+    lo, hi = 0, x.shape[0] - 1
+    while lo < hi:
+        pivot, i, j = x[(lo + hi) // 2], lo, hi
+        while i <= j:                                # [lo, j] <= pivot <= [i, hi]; between them, equal to it
+            while x[i] < pivot: i += 1
+            while x[j] > pivot: j -= 1
+            if i <= j:
+                x[i], x[j] = x[j], x[i]; i += 1; j -= 1
+        if k <= j: hi = j
+        elif k >= i: lo = i
+        else: return x[k]
+    return x[k]
 
 @kernel()
 def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
     """Set `hold[i]` for the chosen rows: in stratum s (rows `mem[mem_ptr[s]:mem_ptr[s + 1]]`), the `want` with the
     smallest `keys`, where `want = target[s]` less, if `rel_ptr` is not empty, the rows of `rel[rel_ptr[s]:rel_ptr[s + 1]]`
     already chosen (for the output-wise draw: label s's positives placed by rarer labels)."""
-    buf = np.empty(_INSERTION_UP_TO, np.int64)
+    buf, big = np.empty(_INSERTION_UP_TO, np.int64), np.empty(0)
     for s in range(mem_ptr.shape[0] - 1):
         want = target[s]
         if rel_ptr.shape[0] > 0:
@@ -42,7 +58,9 @@ def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
                 buf[j] = i
             for j in range(want): hold[buf[j]] = True
         elif want > 0:                               # a large one: its want-th smallest key by selection, not sorting
-            cut = np.partition(keys[mem[a:b]], want - 1)[want - 1]
+            if big.shape[0] < b - a: big = np.empty(max(b - a, 2 * big.shape[0]))
+            for p in range(a, b): big[p - a] = keys[mem[p]]
+            cut = _kth_smallest(big[:b - a], want - 1)
             for p in range(a, b):
                 if keys[mem[p]] <= cut: hold[mem[p]] = True
 
