@@ -166,7 +166,7 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
 # %% ../nbs/00_core.ipynb #borrow02
 @intrinsic
 def borrow(typingctx, *arrays):
-    "Views of `arrays` without their memory records (None stays None), for the hot loops of a kernel (see above)."
+    "In a kernel, `a, b = borrow(a, b)`: views of the arrays without their memory records (None stays None; see above)."
     tys = list(arrays[0].types if len(arrays) == 1 and isinstance(arrays[0], nbtypes.StarArgTuple) else arrays)
     if any(not isinstance(t, (nbtypes.Array, nbtypes.NoneType)) for t in tys): return None
     ret = nbtypes.Tuple(tys) if len(tys) > 1 else tys[0]
