@@ -58,7 +58,7 @@ def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
                 buf[j] = i
             for j in range(want): hold[buf[j]] = True
         elif want > 0:                               # a large one: its want-th smallest key by selection, not sorting
-            if big.shape[0] < b - a: big = np.empty(max(b - a, 2 * big.shape[0]))
+            if big.shape[0] < b - a: big = np.empty(b - a)
             for p in range(a, b): big[p - a] = keys[mem[p]]
             cut = _kth_smallest(big[:b - a], want - 1)
             for p in range(a, b):
