@@ -276,6 +276,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._post_optimize': ('boomer.html#_post_optimize', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._presort': ('boomer.html#_presort', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._presort_dense': ('boomer.html#_presort_dense', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._presort_sparse': ('boomer.html#_presort_sparse', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._quality': ('boomer.html#_quality', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._quality_binned': ('boomer.html#_quality_binned', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._quality_complete': ('boomer.html#_quality_complete', 'mlc_lit/boomer.py'),

@@ -385,10 +385,9 @@ def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max
 def raw_thresholds(bins: FeatureBins, features, thresholds, ops) -> np.ndarray:
     """The thresholds of conditions found on codes (≤ and > only, on binned features), in the features' own values:
     a code threshold t separates the codes ≤ ⌊t⌋ from the rest, so it becomes the boundary above bin ⌊t⌋ + zero[f]."""
-    out = np.array(thresholds, np.float64)
-    for c, (f, t, op) in enumerate(zip(features, thresholds, ops)):
-        if op <= 1 and bins.ptr[f + 1] > bins.ptr[f]:
-            out[c] = bins.bounds[bins.ptr[f] + int(math.floor(t)) + bins.zero[f]]
+    out, f = np.array(thresholds, np.float64), np.asarray(features, np.int64)
+    on = (np.asarray(ops) <= 1) & (bins.ptr[f + 1] > bins.ptr[f])   # numeric conditions on features with bins
+    out[on] = bins.bounds[bins.ptr[f[on]] + np.floor(out[on]).astype(np.int64) + bins.zero[f[on]]]
     return out
 
 # %% ../nbs/02_label_binning.ipynb #fbin0208

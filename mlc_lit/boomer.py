@@ -176,25 +176,41 @@ def _quality(v, mode, K, label, l2, scores, work):
         v, mode, K, label, l2, scores, work)
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
-def _presort(X):
-    "Per-feature sorted non-zero values: (ptr, value, row, pos_start, nan_ptr, nan_row)."
+def _presort_dense(X):
+    "`_presort` of a dense matrix: each feature's column sorted by value (stable: ties keep their rows in order)."
     n, F = X.shape
-    if sp.issparse(X):
-        C = X.tocoo(); keep = C.data != 0
-        rows, cols, vals = C.row[keep].astype(np.int64), C.col[keep].astype(np.int64), C.data[keep]
-    else:
-        rows, cols = np.nonzero(X != 0)          # NaN != 0, so missing entries are kept here
-        vals = X[rows, cols]
+    XT = np.ascontiguousarray(X.T, dtype=np.float64)
+    order = np.argsort(XT, axis=1, kind="stable")      # NaN sorts last
+    V = np.take_along_axis(XT, order, axis=1)
+    missing = np.isnan(V); keep = (V != 0) & ~missing
+    ptr = np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int64)
+    pos_start = ptr[:-1] + (keep & (V < 0.0)).sum(axis=1)       # each feature's first positive value
+    nan_rows = np.sort(np.where(missing, order, n), axis=1)     # each feature's missing rows ascending, then n
+    nan_ptr = np.concatenate([[0], np.cumsum(missing.sum(axis=1))]).astype(np.int64)
+    return ptr, np.ascontiguousarray(V[keep]), order[keep].astype(np.int64), pos_start, nan_ptr, nan_rows[nan_rows < n].astype(np.int64)
+
+def _presort_sparse(X):
+    "`_presort` of a sparse matrix: its CSC entries (rows ascending per feature) sorted by (feature, value), stable."
+    n, F = X.shape
+    C = X.tocsc(copy=True); C.sort_indices()
+    cols = np.repeat(np.arange(F, dtype=np.int64), np.diff(C.indptr))
+    keep = C.data != 0                                  # explicit zeros are not entries; NaN != 0 is kept here
+    rows, cols, vals = C.indices[keep].astype(np.int64), cols[keep], C.data[keep].astype(np.float64)
     missing = np.isnan(vals)
-    nan_order = np.lexsort((rows[missing], cols[missing]))
-    nan_row, nan_ptr = rows[missing][nan_order], np.searchsorted(cols[missing][nan_order], np.arange(F + 1))
+    nan_row, nan_ptr = rows[missing], np.searchsorted(cols[missing], np.arange(F + 1))
     rows, cols, vals = rows[~missing], cols[~missing], vals[~missing]
-    order = np.lexsort((rows, vals, cols))       # by feature, then value, then row (stable for ties)
+    distinct, rank = np.unique(vals, return_inverse=True)        # each value as its rank: one integer key per entry
+    order = np.argsort(cols * len(distinct) + rank.ravel(), kind="stable")
     rows, cols, vals = rows[order], cols[order], vals[order]
     ptr = np.searchsorted(cols, np.arange(F + 1))
-    pos_start = np.array([ptr[f] + np.searchsorted(vals[ptr[f]:ptr[f + 1]], 0.0, side="right") for f in range(F)], np.int64)
-    return (ptr.astype(np.int64), np.ascontiguousarray(vals, np.float64), rows.astype(np.int64), pos_start,
-            nan_ptr.astype(np.int64), nan_row.astype(np.int64))
+    pos_start = ptr[:-1] + np.bincount(cols[vals < 0.0], minlength=F)
+    return (ptr.astype(np.int64), np.ascontiguousarray(vals), rows, pos_start.astype(np.int64),
+            nan_ptr.astype(np.int64), nan_row)
+
+def _presort(X):
+    """Per-feature sorted non-zero values: (ptr, value, row, pos_start, nan_ptr, nan_row). Within a feature, values
+    ascend and equal values keep their rows ascending; each feature's missing rows ascend."""
+    return _presort_sparse(X) if sp.issparse(X) else _presort_dense(X)
 
 # %% ../nbs/01a_boomer.ipynb #cd8139df
 @kernel(inline=True)
@@ -1476,12 +1492,15 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
     stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
+    args = (loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, ptr, val, row, pos_start, nan_ptr,
+            nan_row, nominal, Y, S, stats)             # the same objects for every rule: gathered once
+    kw = dict(bufs, abs_score=est.single_label == "abs_score", out_sampling=out_sampling, out_sample_size=out_size)
     def grow_rule(state, r, **fixed):                  # one kernel call: grow rule r, add it to S and the statistics
-        return grow(state, loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, ptr, val, row,
-                    pos_start, nan_ptr, nan_row, nominal, Y, S, stats, **bufs, abs_score=est.single_label == "abs_score",
-                    out_sampling=out_sampling, out_sample_size=out_size, out_next=(r - 1) % K, **fixed)
+        return grow(state, *args, **kw, out_next=(r - 1) % K, **fixed)
     covered = [np.arange(n, dtype=np.int64)] if est.post_optimization is not None else None   # each rule's rows
+    to_values = None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2])   # `conds` hold bin codes
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
+    all_labels = np.arange(K, dtype=np.int32)          # the labels of every complete head (read, never written)
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
@@ -1489,21 +1508,19 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
             conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
-            if bins is not None: conds[-1] = (conds[-1][0], raw_thresholds(bins[0], *conds[-1]), conds[-1][2])  # codes -> values
             if label == -3: labels = bufs["osel"][:bufs["osel"][K]].astype(np.int32)   # a subset (partial, sampled)
-            else: labels = np.arange(K, dtype=np.int32) if label < 0 else np.array([label], np.int32)
-            heads.append((labels, head[labels].copy()))
+            else: labels = all_labels if label < 0 else np.array([label], np.int32)
+            heads.append((labels, head[labels]))       # indexing with an array copies
             if covered is not None: covered.append(bufs["rows_buf"][:m].copy())   # for post-optimisation
-            if monitor is not None and monitor(conds, heads): break   # time limit, pre-pruning (mlc_lit.pruning)
+            if monitor is not None and monitor(conds, heads, to_values): break   # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
                 _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics)
     if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
         with numba_threads(est.n_jobs):
             _post_optimize(est, Y, S, stats, loss, conds, heads, covered, lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
-                           bufs, seeds, stratified, single_head=mode in (1, 3),
-                           to_values=None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2]))
-    _store_model(est, conds, heads, Y)
+                           bufs, seeds, stratified, single_head=mode in (1, 3))
+    _store_model(est, conds, heads, Y, to_values)
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
 # %% ../nbs/01a_boomer.ipynb #bf8df41b
@@ -1521,12 +1538,14 @@ def _label_vectors(Y):
     _, first, counts = np.unique(keys, return_index=True, return_counts=True)
     return np.ascontiguousarray(np.asarray(Y)[first][np.argsort(-counts, kind="stable")], dtype=np.int8)
 
-def _store_model(est, conds, heads, Y):
-    "Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors."
+def _store_model(est, conds, heads, Y, to_values=None):
+    """Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors.
+    `to_values` maps all conditions at once from bin codes to feature values (feature binning)."""
     est.cond_ptr_ = np.concatenate([[0], np.cumsum([len(c[0]) for c in conds])]).astype(np.int64)
     est.cond_feature_ = np.concatenate([c[0] for c in conds]).astype(np.int32)
     est.cond_threshold_ = np.concatenate([c[1] for c in conds]).astype(np.float64)
     est.cond_op_ = np.concatenate([c[2] for c in conds]).astype(np.int8)
+    if to_values is not None: est.cond_threshold_ = to_values((est.cond_feature_, est.cond_threshold_, est.cond_op_))[1]
     est.head_ptr_ = np.concatenate([[0], np.cumsum([len(h[0]) for h in heads])]).astype(np.int64)
     est.head_label_ = np.concatenate([h[0] for h in heads]).astype(np.int32)
     est.head_score_ = np.concatenate([h[1] for h in heads]).astype(np.float64)
@@ -2063,10 +2082,10 @@ def _post_optimization_options(est):
                          "supported; use True (mlrl-boomer's default).")
     return o
 
-def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, seeds, stratified, single_head, to_values=None):
+def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, seeds, stratified, single_head):
     """Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`, `heads` and
-    `covered` (each rule's covered rows) updated in place. `to_values` maps a new rule's body from bin codes to
-    feature values (feature binning; `conds` hold values)."""
+    `covered` (each rule's covered rows) updated in place (`conds` as the grow kernel writes them: bin codes with
+    feature binning)."""
     o = _post_optimization_options(est)
     states = np.random.SeedSequence([int(seeds[0]), 1]).generate_state(o["num_iterations"] * len(conds), dtype=np.uint64)
     for it in range(o["num_iterations"]):
@@ -2080,7 +2099,6 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, 
                 _move_rule(loss, Y, S, stats, covered[r], labels, scores, 1.0); continue
             covered[r] = bufs["rows_buf"][:m].copy()
             conds[r] = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
-            if to_values is not None: conds[r] = to_values(conds[r])
             if label == -3: new = bufs["osel"][:bufs["osel"][Y.shape[1]]].astype(np.int32)   # a subset (partial, sampled)
             else: new = np.arange(Y.shape[1], dtype=np.int32) if label < 0 else np.array([label], np.int32)
             heads[r] = (new, bufs["head"][new].copy())

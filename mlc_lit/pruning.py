@@ -209,11 +209,13 @@ class RuleMonitor:
         return _mean_in_order(self.row_loss)
 
 # %% ../nbs/01d_pruning.ipynb #415109a9
-def _monitor_call(self, conds, heads):
-    "Take in the rules not seen yet (the default rule on the first call), one step each; True when the loop should stop."
+def _monitor_call(self, conds, heads, to_values=None):
+    """Take in the rules not seen yet (the default rule on the first call), one step each; True when the loop should
+    stop. `to_values` maps a body from bin codes to feature values (feature binning)."""
     stop = False
     while self.pruning is not None and self.n_seen < len(conds):
-        self._add(conds[self.n_seen], heads[self.n_seen]); self.n_seen += 1
+        cond = conds[self.n_seen]
+        self._add(cond if to_values is None else to_values(cond), heads[self.n_seen]); self.n_seen += 1
         stop = self._step(self.n_seen) or stop
     return stop or (self.time_limit is not None and time.perf_counter() - self.t0 >= self.time_limit)
 
