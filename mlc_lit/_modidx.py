@@ -743,7 +743,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'mlc_lit.pruning._draw_strata': ('pruning.html#_draw_strata', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._entry_losses_impl': ('pruning.html#_entry_losses_impl', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._holdout_seed': ('pruning.html#_holdout_seed', 'mlc_lit/pruning.py'),
-                                 'mlc_lit.pruning._kth_smallest': ('pruning.html#_kth_smallest', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._mean_in_order': ('pruning.html#_mean_in_order', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._monitor_call': ('pruning.html#_monitor_call', 'mlc_lit/pruning.py'),
                                  'mlc_lit.pruning._no_progress': ('pruning.html#_no_progress', 'mlc_lit/pruning.py'),

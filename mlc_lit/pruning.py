@@ -20,49 +20,38 @@ __all__ = ['PRUNING_DEFAULTS', 'StratifiedSampler', 'holdout_mask', 'pruning_opt
            'truncate_model', 'prepare', 'finish']
 
 # %% ../nbs/01d_pruning.ipynb #82e7c2a1
-_INSERTION_UP_TO = 32   # rows in a stratum: up to this many, an insertion sort in place; beyond, a selection
-
-@kernel()
-def _kth_smallest(x, k):
-    "The k-th smallest value of `x` (k from 0), found by Hoare's selection with a middle pivot; reorders `x` in place."
-    lo, hi = 0, x.shape[0] - 1
-    while lo < hi:
-        pivot, i, j = x[(lo + hi) // 2], lo, hi
-        while i <= j:                                # [lo, j] <= pivot <= [i, hi]; between them, equal to it
-            while x[i] < pivot: i += 1
-            while x[j] > pivot: j -= 1
-            if i <= j:
-                x[i], x[j] = x[j], x[i]; i += 1; j -= 1
-        if k <= j: hi = j
-        elif k >= i: lo = i
-        else: return x[k]
-    return x[k]
-
 @kernel()
 def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
     """Set `hold[i]` for the chosen rows: in stratum s (rows `mem[mem_ptr[s]:mem_ptr[s + 1]]`), the `want` with the
-    smallest `keys`, where `want = target[s]` less, if `rel_ptr` is not empty, the rows of `rel[rel_ptr[s]:rel_ptr[s + 1]]`
-    already chosen (for the output-wise draw: label s's positives placed by rarer labels)."""
-    buf, big = np.empty(_INSERTION_UP_TO, np.int64), np.empty(0)
+    smallest `keys` (ties: the earlier in `mem`), where `want = target[s]` less, if `rel_ptr` is not empty, the rows
+    of `rel[rel_ptr[s]:rel_ptr[s + 1]]` already chosen (for the output-wise draw: label s's positives placed by rarer
+    labels). `keys` lie in [0, 1) (uniform draws): a stratum of m rows is bucketed by ⌊m·key⌋, so only the bucket
+    that holds the want-th smallest key is sorted."""
+    n = keys.shape[0]
+    count, bucket, tied = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
     for s in range(mem_ptr.shape[0] - 1):
         want = target[s]
         if rel_ptr.shape[0] > 0:
             for p in range(rel_ptr[s], rel_ptr[s + 1]): want -= hold[rel[p]]
-        a, b = mem_ptr[s], mem_ptr[s + 1]
-        if want >= b - a:
-            for p in range(a, b): hold[mem[p]] = True
-        elif want > 0 and b - a <= _INSERTION_UP_TO:     # most strata are small: sort their rows by key in place
-            for p in range(a, b):
-                i, j = mem[p], p - a
-                while j > 0 and keys[buf[j - 1]] > keys[i]: buf[j] = buf[j - 1]; j -= 1
-                buf[j] = i
-            for j in range(want): hold[buf[j]] = True
-        elif want > 0:                               # a large one: its want-th smallest key by selection, not sorting
-            if big.shape[0] < b - a: big = np.empty(b - a)
-            for p in range(a, b): big[p - a] = keys[mem[p]]
-            cut = _kth_smallest(big[:b - a], want - 1)
-            for p in range(a, b):
-                if keys[mem[p]] <= cut: hold[mem[p]] = True
+        a, m = mem_ptr[s], mem_ptr[s + 1] - mem_ptr[s]
+        if want >= m:
+            for p in range(a, a + m): hold[mem[p]] = True
+        elif want > 0:
+            for q in range(m): count[q] = 0
+            for p in range(m):                      # bucket of each row; keys outside [0, 1) go to the end buckets
+                q = min(max(int(keys[mem[a + p]] * m), 0), m - 1); bucket[p] = q; count[q] += 1
+            c, below = 0, 0                         # c: the bucket of the want-th smallest key; below: rows before it
+            while below + count[c] < want:
+                below += count[c]; c += 1
+            t = 0
+            for p in range(m):                      # rows of lower buckets are in; bucket c's rows sorted by key (stable)
+                i = mem[a + p]; hold[i] = bucket[p] < c
+                if bucket[p] == c:
+                    j = t
+                    while j > 0 and keys[tied[j - 1]] > keys[i]:
+                        tied[j] = tied[j - 1]; j -= 1
+                    tied[j] = i; t += 1
+            for j in range(want - below): hold[tied[j]] = True
 
 # %% ../nbs/01d_pruning.ipynb #drawstr2
 def _csr_of(groups: list):
