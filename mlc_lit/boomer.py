@@ -711,8 +711,8 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
             hd, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
             hist_on = hcn.shape[0] > 0               # no buffers (too many bins): the sweeps below
-            if hist_on:
-                for i in range(n):                   # the covered examples with weight, in example order
+            if hist_on and hd.shape[0] > 0:          # dense codes: the covered examples with weight, in example order
+                for i in range(n):                   # (CSR codes read each feature's entries and check them there)
                     if covered[i] == depth and w[i] > 0: rows_buf[m_cov] = i; m_cov += 1
             cnt_fs = np.empty(n_feat, np.int64)      # one thread, dense codes, all W statistics: one pass for all
             one_pass = hist_on and label < 0 and hd.shape[0] > 0 and h1[0]
