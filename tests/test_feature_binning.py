@@ -92,3 +92,20 @@ def test_histogram_search_equals_sweep_fallback(monkeypatch, kw):
     monkeypatch.setattr(boomer, "_HISTOGRAM_BYTES", 0)
     c = BoomerClassifier(**est).fit(X, Y)
     _same(a, b); _same(a, c)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_pruning_monitor_sees_feature_values(method):
+    """The rule loop keeps conditions as bin codes until the model is stored; the pruning monitor gets each new rule
+    in feature values: its losses (on the training set, holdout=None) are those of the stored model's prefixes."""
+    import copy
+    from mlc_lit.losses import LOSSES, mean_loss
+    from mlc_lit.pruning import truncate_model
+    X, Y = _data(seed=4)
+    m = BoomerClassifier(max_rules=25, random_state=0, feature_binning=method, feature_max_bins=5,
+                         global_pruning="post_pruning", pruning_options=dict(min_rules=1)).fit(X, Y)
+    assert m.n_rules_ > 5 and len(m.cond_threshold_) > 0
+    for r, loss in m.holdout_losses_[:m.n_rules_]:
+        prefix = copy.deepcopy(m); truncate_model(prefix, int(r))
+        np.testing.assert_allclose(loss, mean_loss(LOSSES["logistic_label_wise"], Y, prefix.decision_function(X)),
+                                   rtol=1e-12)
