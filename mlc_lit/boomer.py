@@ -187,7 +187,8 @@ def _presort_dense(X):
     pos_start = ptr[:-1] + (keep & (V < 0.0)).sum(axis=1)       # each feature's first positive value
     nan_rows = np.sort(np.where(missing, order, n), axis=1)     # each feature's missing rows ascending, then n
     nan_ptr = np.concatenate([[0], np.cumsum(missing.sum(axis=1))]).astype(np.int64)
-    return ptr, np.ascontiguousarray(V[keep]), order[keep].astype(np.int64), pos_start, nan_ptr, nan_rows[nan_rows < n].astype(np.int64)
+    return (ptr, np.ascontiguousarray(V[keep]), order[keep].astype(np.int64), pos_start, nan_ptr,
+            nan_rows[nan_rows < n].astype(np.int64))
 
 def _presort_sparse(X):
     "`_presort` of a sparse matrix: its CSC entries (rows ascending per feature) sorted by (feature, value), stable."
