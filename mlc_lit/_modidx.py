@@ -257,6 +257,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._n_output_samples': ('boomer.html#_n_output_samples', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._n_partial_outputs': ('boomer.html#_n_partial_outputs', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._n_sampled_features': ('boomer.html#_n_sampled_features', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._new_rule': ('boomer.html#_new_rule', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._next_u64': ('boomer.html#_next_u64', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._nominal_mask': ('boomer.html#_nominal_mask', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._offer': ('boomer.html#_offer', 'mlc_lit/boomer.py'),

@@ -178,17 +178,15 @@ def _quality(v, mode, K, label, l2, scores, work):
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
 def _presort_dense(X):
     "`_presort` of a dense matrix: each feature's column sorted by value (stable: ties keep their rows in order)."
-    n, F = X.shape
     XT = np.ascontiguousarray(X.T, dtype=np.float64)
     order = np.argsort(XT, axis=1, kind="stable")      # NaN sorts last
     V = np.take_along_axis(XT, order, axis=1)
     missing = np.isnan(V); keep = (V != 0) & ~missing
     ptr = np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int64)
     pos_start = ptr[:-1] + (keep & (V < 0.0)).sum(axis=1)       # each feature's first positive value
-    nan_rows = np.sort(np.where(missing, order, n), axis=1)     # each feature's missing rows ascending, then n
     nan_ptr = np.concatenate([[0], np.cumsum(missing.sum(axis=1))]).astype(np.int64)
     return (ptr, np.ascontiguousarray(V[keep]), order[keep].astype(np.int64), pos_start, nan_ptr,
-            nan_rows[nan_rows < n].astype(np.int64))
+            order[missing].astype(np.int64))                   # NaN last, stable: missing rows ascend per feature
 
 def _presort_sparse(X):
     "`_presort` of a sparse matrix: its CSC entries (rows ascending per feature) sorted by (feature, value), stable."
@@ -1455,6 +1453,14 @@ def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None,
                 operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64))
 
+def _new_rule(bufs, depth, label, all_labels):
+    """The rule the grow kernel just wrote into `bufs`, copied out: (condition arrays, (labels, scores)). `label`: the
+    kernel's (-1 every label, -3 the subset in `osel`, else one label); `all_labels`: np.arange(K), shared."""
+    cond = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
+    if label == -3: labels = bufs["osel"][:bufs["osel"][all_labels.shape[0]]].astype(np.int32)   # a subset (partial, sampled)
+    else: labels = all_labels if label < 0 else np.array([label], np.int32)
+    return cond, (labels, bufs["head"][labels])       # indexing with an array copies
+
 def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
     "One `verbose` line after rule `r`: rules done, rules per second (compiling not counted), training loss, phases."
     el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
@@ -1508,10 +1514,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
             depth, label, m = grow_rule(seeds[r:r + 1].copy(), r)
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
-            conds.append((bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy()))
-            if label == -3: labels = bufs["osel"][:bufs["osel"][K]].astype(np.int32)   # a subset (partial, sampled)
-            else: labels = all_labels if label < 0 else np.array([label], np.int32)
-            heads.append((labels, head[labels]))       # indexing with an array copies
+            cond, rule_head = _new_rule(bufs, depth, label, all_labels)
+            conds.append(cond); heads.append(rule_head)
             if covered is not None: covered.append(bufs["rows_buf"][:m].copy())   # for post-optimisation
             if monitor is not None and monitor(conds, heads, to_values): break   # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
@@ -2088,6 +2092,7 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, 
     `covered` (each rule's covered rows) updated in place (`conds` as the grow kernel writes them: bin codes with
     feature binning)."""
     o = _post_optimization_options(est)
+    all_labels = np.arange(Y.shape[1], dtype=np.int32)
     states = np.random.SeedSequence([int(seeds[0]), 1]).generate_state(o["num_iterations"] * len(conds), dtype=np.uint64)
     for it in range(o["num_iterations"]):
         for r in range(1, len(conds)):
@@ -2099,10 +2104,7 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, 
             if depth == 0:                            # nothing found: the old rule goes back
                 _move_rule(loss, Y, S, stats, covered[r], labels, scores, 1.0); continue
             covered[r] = bufs["rows_buf"][:m].copy()
-            conds[r] = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
-            if label == -3: new = bufs["osel"][:bufs["osel"][Y.shape[1]]].astype(np.int32)   # a subset (partial, sampled)
-            else: new = np.arange(Y.shape[1], dtype=np.int32) if label < 0 else np.array([label], np.int32)
-            heads[r] = (new, bufs["head"][new].copy())
+            conds[r], heads[r] = _new_rule(bufs, depth, label, all_labels)
 
 # %% ../nbs/01a_boomer.ipynb #tphase01
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):
