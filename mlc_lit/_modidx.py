@@ -276,6 +276,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._post_optimization_options': ( 'boomer.html#_post_optimization_options',
                                                                                'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._post_optimize': ('boomer.html#_post_optimize', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._prefix_update': ('boomer.html#_prefix_update', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._presort': ('boomer.html#_presort', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._presort_dense': ('boomer.html#_presort_dense', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._presort_sparse': ('boomer.html#_presort_sparse', 'mlc_lit/boomer.py'),

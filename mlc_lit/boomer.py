@@ -636,6 +636,21 @@ def _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, low_rank, ac
         if q <= best_q: best_d, best_q = d, q
     return best_d
 
+# %% ../nbs/01a_boomer.ipynb #5a3bf168
+@kernel()
+def _prefix_update(covered, depth, grown, stats, cols, n_sum, low_rank, K, acc, rows, t):
+    """`irep_update='last_prefix'`: add the head's statistics (`cols[:n_sum]`, or all with `low_rank`) of the examples the
+    pruned rule covers (`covered >= depth`) to `acc`, and list in `rows` the examples whose scores the rule updates, those
+    the grown rule's first `grown - 1` conditions cover; returns their number. `t`: scratch of the low-rank sums."""
+    m = 0
+    for i in range(covered.shape[0]):
+        if covered[i] >= grown - 1: rows[m] = i; m += 1
+        if covered[i] >= depth:
+            if low_rank: _accumulate_low_rank(acc, stats, i, 1.0, K, t)
+            else:
+                for c in range(n_sum): acc[cols[c]] += stats[i, cols[c]]
+    return m
+
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
@@ -667,7 +682,9 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     a rule returns label -3 with its outputs in osel[:osel[K]].
     `L1` (compiled in too): `l2` is the pair (l2, l1); the scalar sweeps take it too, the histogram ones do not run.
     `SCALAR`, `GENERAL`, `FROZEN` (compiled in, see `_grow_rule_kernel`): whether the scalar sweeps, the general sweep in
-    the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit."""
+    the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit.
+    `IREP` (compiled in): rule pruning (`_irep_depth`); with `IREP == 2` (`irep_update='last_prefix'`) the scores of the
+    examples the grown rule's first n − 1 conditions cover are updated, as mlrl-boomer does (`_prefix_update`)."""
     ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)
     Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols = borrow(Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols)
     total, tmp_full, slot_best, slot_v, slot_buf, scores, work = borrow(total, tmp_full, slot_best, slot_v, slot_buf, scores, work)
@@ -792,21 +809,26 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
         else:
             for c in range(nc): total[c] = slot_v[best_s, c]
     if depth == 0: return 0, -1, 0
+    grown = depth
     if IREP:                                         # rule_pruning='irep' (compiled in only then): cut trailing conditions
         if depth > 1:
             depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, LOW_RANK, tmp_full, scores[0], work[0], head)
-            for i in range(n):
-                if covered[i] > depth: covered[i] = depth
+            if IREP != 2:                            # (2: the levels stay; `_prefix_update` reads them)
+                for i in range(n):
+                    if covered[i] > depth: covered[i] = depth
     t = _clock() if tim is not None else 0.0
     m = 0                                            # the head, on all covered training examples
     tmp_full[:] = 0.0
     n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
-    for i in range(n):
-        if covered[i] == depth:
-            rows_buf[m] = i; m += 1
-            if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, 1.0, K, head)
-            else:
-                for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
+    if IREP == 2 and grown > 1:                      # irep_update='last_prefix': mlrl-boomer's examples to update
+        m = _prefix_update(covered, depth, grown, stats, cols, n_sum, LOW_RANK, K, tmp_full, rows_buf, head)
+    else:
+        for i in range(n):
+            if covered[i] == depth:
+                rows_buf[m] = i; m += 1
+                if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, 1.0, K, head)
+                else:
+                    for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
     if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
         head[:] = 0.0
@@ -856,7 +878,8 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
-    of its own; without it, the kernel is the one it always was). `binned`: the features are bin codes. `opts`
+    of its own; without it, the kernel is the one it always was): 1 (or True) updates the pruned rule's examples, 2
+    those of the grown rule's first n − 1 conditions (`irep_update='last_prefix'`). `binned`: the features are bin codes. `opts`
     (partial heads, output sampling): a kernel of its own with the code for rules that predict a subset of the outputs.
     `l1`: the kernel takes `l2` as the pair (l2, l1) of L1 regularisation (`mlc_lit.losses.regularised`). `loss`: the
     loss code compiled in as `LOSS` (the statistics' row function after each rule).
@@ -871,7 +894,7 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2)[mode]))
     frozen = (0, 1, 2, 1, 0, 0, 2)[mode] if opts else 0
-    extra = dict(IREP=True) if irep else {}
+    extra = {1: dict(IREP=True), 2: dict(IREP=2)}.get(int(irep), {})   # True: the kernel (and cache entry) as before
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
     sweeps = dict(SCALAR=bool(single or opts or one_output),
                   GENERAL=bool(not single or abs_score or nominal or binned or one_value),
@@ -1189,8 +1212,10 @@ class BoomerClassifier(MultiLabelClassifier):
         Over `RULE_INDUCTION_DEFAULTS`: `min_coverage` (1; weighted examples a rule must cover), `max_conditions`
         (None: no limit), `max_head_refinements` (1: a single-label head keeps the label of its first condition; None:
         it may change with every condition), `recalculate_predictions` (True: the head on all covered training examples;
-        False: on the sample's weighted sums); with the beam search also `beam_width` (4) and `resample_features`
-        (False: one feature sample per step for the whole beam), as `BEAM_SEARCH_DEFAULTS`.
+        False: on the sample's weighted sums), `irep_update` ('pruned_rule': with `rule_pruning='irep'` the scores of the
+        examples the pruned rule covers are updated; 'last_prefix': those of the examples the grown rule's first n − 1
+        conditions cover, as mlrl-boomer 0.15.6 does, see "Rule pruning: IREP"); with the beam search also `beam_width`
+        (4) and `resample_features` (False: one feature sample per step for the whole beam), as `BEAM_SEARCH_DEFAULTS`.
     l1 : float >= 0, default=0.0
         L1 regularisation weight α on the heads (mlrl-boomer's `l1_regularization_weight`): each output's Newton
         step is taken on its soft-thresholded gradient sum, so outputs with |g| <= α get no score
@@ -1436,11 +1461,13 @@ def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, 
     """(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`);
     `one_value`: some feature has a single non-zero value (`_has_one_value`)."""
     default_head = _grow_rule_kernel(mode, False)[0]
-    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, est.rule_pruning == "irep" and sampling != 0,
-                             binned, opts, bool(est.l1), loss, bool(nominal.any()),
-                             est.single_label == "abs_score", K == 1, one_value)[1]
+    irep = 0                                         # IREP compiled in: 1 the pruned rule's update, 2 mlrl-boomer's
+    if est.rule_pruning == "irep" and sampling != 0:
+        irep = 2 if _rule_induction_options(est)["irep_update"] == "last_prefix" else 1
+    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, irep, binned, opts, bool(est.l1), loss,
+                             bool(nominal.any()), est.single_label == "abs_score", K == 1, one_value)[1]
     grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
-                                     est.rule_pruning == "irep" and sampling != 0, n, K, n_feat, A, opts, loss)
+                                     irep, n, K, n_feat, A, opts, loss)
     return default_head, grow, max_cond
 
 def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
@@ -1986,7 +2013,8 @@ def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n
     return depth, label, m
 
 # %% ../nbs/01a_boomer.ipynb #beam18e03
-RULE_INDUCTION_DEFAULTS = dict(min_coverage=1, max_conditions=None, max_head_refinements=1, recalculate_predictions=True)
+RULE_INDUCTION_DEFAULTS = dict(min_coverage=1, max_conditions=None, max_head_refinements=1, recalculate_predictions=True,
+                               irep_update="pruned_rule")
 BEAM_SEARCH_DEFAULTS = dict(RULE_INDUCTION_DEFAULTS, beam_width=4, resample_features=False)
 
 def _rule_induction_options(est):
@@ -2004,6 +2032,8 @@ def _rule_induction_options(est):
             raise ValueError(f"rule_induction_options[{k!r}] must be an int >= 1 or None (no limit); got {o[k]!r}.")
     for k in ("recalculate_predictions", "resample_features"):
         if k in o and not isinstance(o[k], (bool, np.bool_)): raise ValueError(f"rule_induction_options[{k!r}] must be a bool; got {o[k]!r}.")
+    if o["irep_update"] not in ("pruned_rule", "last_prefix"):
+        raise ValueError(f"rule_induction_options['irep_update'] must be 'pruned_rule' or 'last_prefix'; got {o['irep_update']!r}.")
     return o
 
 def _uses_beam_kernel(est, o):
@@ -2030,6 +2060,9 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
     if opts: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
                               "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
                               "'partial_dynamic') or output_sampling; use the default greedy search for those.")
+    if irep == 2: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
+                                   "runs the beam kernel, which does not support irep_update='last_prefix'; use the default "
+                                   "greedy search with the other options at their defaults for it.")
     B, D = int(o.get("beam_width", 1)), min(max_cond, n) + 1
     check_memory(8.0 * (2 * B * n + 2 * B * (A + 3 * D + 6) + n_feat * B * (A + 5) + B * (A + 8)),
                  f"the beam search's buffers (beam width {B}: coverage of {n} examples and {A} sums per beam entry, "

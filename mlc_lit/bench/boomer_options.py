@@ -50,6 +50,9 @@ OPTIONS = {
                                 dict(instance_sampling="stratified-example-wise")),
     "irep": (dict(instance_sampling="subsample", rule_pruning="irep"),        # IREP prunes on what the sample left out
              dict(instance_sampling="without-replacement", rule_pruning="irep")),
+    "irep_last_prefix": (dict(instance_sampling="subsample", rule_pruning="irep",   # the reference's update set (01a)
+                              rule_induction_options=dict(irep_update="last_prefix")),
+                         dict(instance_sampling="without-replacement", rule_pruning="irep")),
     "post_optimization": (dict(post_optimization="sequential"), dict(post_optimization="sequential")),
     "feature_binning_equal_width": (dict(feature_binning="equal_width"), dict(feature_binning="equal-width")),
     "feature_binning_equal_frequency": (dict(feature_binning="equal_frequency"), dict(feature_binning="equal-frequency")),
