@@ -319,10 +319,8 @@ def _diff(out, a, b):
 @kernel(literal=("mode", "low_rank"))
 def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
                     total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
-    """Best condition on feature `f` for the examples with `covered == level`; result in `best` = (q, thr, op, label, count); `tim` as in `_offer`.
-
-    `low_rank`: `stats` rows are [g, h] of the example-wise loss and the running sums packed (`_accumulate_low_rank`,
-    with `scores` as its scratch between two evaluations)."""
+    """Best condition on feature `f` for the examples with `covered == level`, into `best` = (q, thr, op, label, count); `tim`
+    as in `_offer`. `low_rank`: `stats` rows are [g, h], the running sums packed (`_accumulate_low_rank`, scratch `scores`)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     for c in range(tot.shape[0]): tot[c] = total[c]         # covered total without the missing values of f
     cnt_f = cnt_total
@@ -995,43 +993,285 @@ _HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "co
 _HINGE_THRESHOLD = 0.5       # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
 _SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
 
-# %% ../nbs/01a_boomer.ipynb #5f1ef85f
-_PARAMETER_CONSTRAINTS = {
+# %% ../nbs/01a_boomer.ipynb #b185cf28
+_LEARNER_DOC = """\
+    loss : {'logistic_label_wise', 'logistic_example_wise', 'squared_error_label_wise', 'squared_hinge_label_wise', \
+            'squared_hinge_example_wise', 'squared_error_example_wise'}
+        Surrogate loss: label-wise logistic (targets Hamming loss), example-wise logistic (targets
+        subset 0/1 loss) or label-wise squared error; or mlrl-boomer's squared hinge (label-wise, or the norm of the
+        hinge residuals) and the example-wise squared error (the norm of the residuals) (`mlc_lit.losses`).
+    head : {'auto', 'single', 'complete', 'partial_fixed', 'partial_dynamic'}
+        Rule heads predicting one label or all labels. 'auto': single for label-wise losses, complete for
+        the example-wise losses. 'partial_fixed' / 'partial_dynamic': a subset of the labels, chosen at the rule's
+        first condition by `partial_ratio`, `partial_min_outputs`, `partial_max_outputs` / `partial_threshold`,
+        `partial_exponent` (mlrl-boomer's 'partial-fixed' / 'partial-dynamic'), ranked as `single_label` says.
+    max_rules : int, default=1000
+        Number of rules, the default rule included.
+    shrinkage : float > 0, default=0.3
+        Learning rate η multiplying every head but the default rule's. 0 is refused, as every step size
+        of every mlc_lit estimator is (the rules would never change the default rule's prediction).
+    l2 : float, default=1.0
+        L2 regularisation weight ω on the heads.
+    instance_sampling : {'bootstrap', 'subsample', 'stratified_output_wise', 'stratified_example_wise', None}, default='bootstrap'
+        Examples each rule is grown on: a bootstrap sample (the paper), 66% without replacement, a stratified 66%
+        (each label's positives, or each label vector's examples, keep their share: `mlc_lit.pruning.StratifiedSampler`),
+        or all (the reference's default). The head is always recomputed on all covered training examples.
+    feature_sampling : {'log2'}, float, int or None, default='log2'
+        Features tried at each refinement: ⌊log2(F − 1) + 1⌋, a fraction of F, a number, or all.
+    label_binning : {None, 'equal_width'}, default=None
+        Gradient-based label binning (GBLB, paper 2, `mlc_lit.binning`) for complete heads of the
+        example-wise loss, the default rule included: labels share a score per bin, so each candidate
+        solves a B×B instead of a K×K system. Ignored for label-wise losses, single-label and partial heads.
+    bin_ratio : float in (0, 1], default=0.04
+        Bins per sign of the labels' criteria: ⌈bin_ratio·n⌉ for the n labels of that sign.
+    min_bins : int, default=1
+        At least this many bins per sign (at most one per label).
+    max_bins : int or None, default=None
+        At most this many bins per sign (None: no limit).
+"""
+_LEARNER_CONSTRAINTS = {
     "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise",
                          "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise"})],
-    "head": [StrOptions({"auto", "single", "complete", "partial_fixed", "partial_dynamic"})], "max_rules": [int_at_least(1)],
-    "shrinkage": [POSITIVE], "l2": [NON_NEGATIVE], "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
+    "head": [StrOptions({"auto", "single", "complete", "partial_fixed", "partial_dynamic"})],
+    "max_rules": [int_at_least(1)],
+    "shrinkage": [POSITIVE],
+    "l2": [NON_NEGATIVE],
+    "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
     "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
-    "label_binning": [StrOptions({"equal_width"}), None], "bin_ratio": [UNIT_INTERVAL], "min_bins": [int_at_least(1)],
-    "max_bins": [int_at_least(1), None], "predictor": [StrOptions({"auto", "label_wise", "example_wise", "gfm"})],
-    "nominal_features": ["array-like", None], "random_state": ["random_state"], "n_jobs": N_JOBS,
-    "verbose": ["verbose"], "diagnostics": ["boolean"],
-    "single_label": [StrOptions({"quality", "abs_score"})], "exact_binning": ["boolean"],
-    # hold-out set, pruning, calibration and predictors: mlc_lit.pruning and mlc_lit.calibration
+    "label_binning": [StrOptions({"equal_width"}), None],
+    "bin_ratio": [UNIT_INTERVAL],
+    "min_bins": [int_at_least(1)],
+    "max_bins": [int_at_least(1), None]}
+
+# %% ../nbs/01a_boomer.ipynb #04281abf
+_RUN_DOC = """\
+    predictor : {'auto', 'label_wise', 'example_wise'}, default='auto'
+        'label_wise': label k is relevant iff its score is positive. 'example_wise': the label vector
+        seen in training with the lowest loss given the scores (ties: the more frequent one). 'auto':
+        example-wise for the example-wise losses, label-wise otherwise. The squared hinge losses' label-wise
+        predictor cuts the scores at ½ instead of 0 (their targets are 1 and 0).
+    nominal_features : array-like of int or bool, default=None
+        Indices (or a mask) of nominal features, whose values are category codes; they get = and ≠
+        conditions instead of ≤ and >.
+    random_state : int, RandomState or None, default=None
+        Seed of the instance and feature sampling.
+    n_jobs : int or None, default=None
+        Threads for the search over the sampled features and for prediction; the model does not
+        depend on it.
+    verbose : int, default=0
+        Print progress (rules done, rules/s, training loss) about ten times per fit; 2 or more also turns on
+        `diagnostics` and adds the share of time per phase to each line.
+    diagnostics : bool, default=False
+        Time the phases of the rule search (see `fit_diagnostics_`). The model does not depend on it; the fit
+        takes up to about 10 % longer (measured in the label-binning notebook); off, the timers are compiled out.
+    single_label : {'quality', 'abs_score'}, default='quality'
+        How a single-label head picks its label while the rule's first condition is searched: the label with the
+        best quality −½g²/(h+ω) (the paper's objective), or, per candidate, the label with the largest |score|
+        |g|/(h+ω) (mlrl-boomer's rule). Ignored for complete heads.
+    exact_binning : bool, default=False
+        With `label_binning`: aggregate gradients and Hessians per bin by the paper's eq. 18 (within-bin cross
+        terms of the Hessian dropped, as mlrl-boomer does; False) or exactly (True: the binned objective equals the
+        original one restricted to heads that are constant per bin).
+"""
+_RUN_CONSTRAINTS = {
+    "predictor": [StrOptions({"auto", "label_wise", "example_wise", "gfm"})],
+    "nominal_features": ["array-like", None],
+    "random_state": ["random_state"],
+    "n_jobs": N_JOBS,
+    "verbose": ["verbose"],
+    "diagnostics": ["boolean"],
+    "single_label": [StrOptions({"quality", "abs_score"})],
+    "exact_binning": ["boolean"]}
+
+# %% ../nbs/01a_boomer.ipynb #58549468
+_HOLDOUT_DOC = """\
+    holdout : {None, 'random', 'stratified_output_wise', 'stratified_example_wise'}, default=None
+        Split a hold-out set off the training data inside `fit` (seeded by `random_state`) for pruning and
+        calibration; the rules are learned on the rest (`mlc_lit.pruning`).
+    holdout_size : float in (0, 1), default=0.33
+        Share of the examples held out.
+    global_pruning : {None, 'pre_pruning', 'post_pruning'}, default=None
+        Early stopping on the hold-out loss, or keeping the best number of rules on it (`mlc_lit.pruning`).
+    pruning_options : dict or None, default=None
+        Options of `global_pruning` over `mlc_lit.pruning.PRUNING_DEFAULTS`: `min_rules`, `interval` (post),
+        `update_interval`, `stop_interval`, `num_past`, `num_recent`, `min_improvement`, `aggregation` (pre),
+        `use_holdout_set`.
+    time_limit : float > 0 or None, default=None
+        Stop adding rules once `fit` has run this many seconds (checked after each rule; compiling counts).
+    default_rule : bool, default=True
+        False: the first rule has a zero head (no default prediction; it still counts in `max_rules`).
+    marginal_calibration, joint_calibration : {None, 'isotonic'}, default=None
+        Isotonic calibration of the marginal probabilities, and of the joint probabilities of the known label
+        vectors (`mlc_lit.calibration`), fit after the rules.
+    calibrate_on_holdout : bool, default=True
+        Fit the calibration on the hold-out set when there is one, else on the training set.
+    probability_predictor : {'auto', 'label_wise', 'marginalized'}, default='auto'
+        `predict_proba`: the (calibrated) marginals ('auto' = 'label_wise'), or their marginalisation over the known
+        label vectors' joint probabilities.
+    based_on_probabilities : bool, default=False
+        `predictor` 'label_wise' / 'example_wise' decides on (calibrated) probabilities instead of scores.
+        `predictor='gfm'` predicts the label vector maximising the expected example-based F1.
+"""
+_HOLDOUT_CONSTRAINTS = {
     "holdout": [StrOptions({"random", "stratified_output_wise", "stratified_example_wise"}), None],
     "holdout_size": [Interval(RealNotInt, 0, 1, closed="neither")],
-    "global_pruning": [StrOptions({"pre_pruning", "post_pruning"}), None], "pruning_options": [dict, None],
-    "time_limit": [Interval(Real, 0, None, closed="neither"), None], "default_rule": ["boolean"],
-    "marginal_calibration": [StrOptions({"isotonic"}), None], "joint_calibration": [StrOptions({"isotonic"}), None],
-    "calibrate_on_holdout": ["boolean"], "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
-    "based_on_probabilities": ["boolean"],
-    # rule induction and pruning (issue 18): stratified instance sampling
+    "global_pruning": [StrOptions({"pre_pruning", "post_pruning"}), None],
+    "pruning_options": [dict, None],
+    "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+    "default_rule": ["boolean"],
+    "marginal_calibration": [StrOptions({"isotonic"}), None],
+    "joint_calibration": [StrOptions({"isotonic"}), None],
+    "calibrate_on_holdout": ["boolean"],
+    "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
+    "based_on_probabilities": ["boolean"]}
+
+# %% ../nbs/01a_boomer.ipynb #4091e0ea
+_INDUCTION_DOC = """\
+    instance_sample_size : float in (0, 1] or None, default=None
+        Share of the training examples in each rule's sample for `instance_sampling` 'subsample' and the stratified
+        ones (mlrl-boomer's `sample_size`); None: 0.66. Refused with 'bootstrap' (n draws) and None.
+    rule_pruning : {None, 'irep'}, default=None
+        'irep': after a rule is grown on its instance sample, keep the prefix of its conditions whose best head has
+        the lowest quality on the examples left out of the sample (ties: the shorter); see "Rule pruning: IREP".
+        Without `instance_sampling` there are no such examples and nothing is pruned (as in mlrl-boomer).
+    post_optimization : {None, 'sequential'}, default=None
+        'sequential': after learning, re-learn each rule in turn in the context of all others (see "Sequential
+        post-optimisation").
+    post_optimization_options : dict or None, default=None
+        Over `POST_OPTIMIZATION_DEFAULTS`: `num_iterations` (2), `refine_heads` (False: a single-label head keeps its
+        label), `resample_features` (True; False is not supported).
+    feature_binning : {None, 'equal_width', 'equal_frequency'}, default=None
+        Search the rules on B bins of each numeric feature instead of its sorted values (`mlc_lit.binning`): bins of
+        equal width or of about equal numbers of examples; the stored thresholds are the bins' boundaries.
+    feature_bin_ratio : float in (0, 1), default=0.33
+        Bins per feature: ⌈feature_bin_ratio·n⌉ for n training examples (fewer where bins stay empty).
+    feature_min_bins : int >= 2, default=2
+        At least this many bins (at most n).
+    feature_max_bins : int or None, default=None
+        At most this many bins (None: no limit).
+"""
+_INDUCTION_CONSTRAINTS = {
     "instance_sample_size": [Interval(RealNotInt, 0, 1, closed="right"), None],
     "rule_pruning": [StrOptions({"irep"}), None],
-    "post_optimization": [StrOptions({"sequential"}), None], "post_optimization_options": [dict, None],
-    # feature binning: mlc_lit.binning
+    "post_optimization": [StrOptions({"sequential"}), None],
+    "post_optimization_options": [dict, None],
     "feature_binning": [StrOptions({"equal_width", "equal_frequency"}), None],
-    "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")], "feature_min_bins": [int_at_least(2)],
-    "feature_max_bins": [int_at_least(2), None],
-    # partial heads and output sampling
-    "partial_ratio": [Interval(RealNotInt, 0, 1, closed="neither"), None], "partial_min_outputs": [int_at_least(1)],
-    "partial_max_outputs": [int_at_least(1), None], "partial_threshold": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "feature_min_bins": [int_at_least(2)],
+    "feature_max_bins": [int_at_least(2), None]}
+
+# %% ../nbs/01a_boomer.ipynb #3612bed7
+_OUTPUTS_DOC = """\
+    partial_ratio : float in (0, 1) or None, default=None
+        `head='partial_fixed'`: the share r of the K labels a head predicts, ⌈rK⌉ (None: the label cardinality / K).
+    partial_min_outputs : int >= 1, default=2
+        ... and at least this many (at most K).
+    partial_max_outputs : int or None, default=None
+        ... and at most this many (None: no limit).
+    partial_threshold : float in (0, 1), default=0.02
+        `head='partial_dynamic'`: keep label k iff (c_k − c_min)^e >= (1 − threshold)(c_max − c_min)^e for the
+        labels' criteria c (see `single_label`).
+    partial_exponent : float >= 1, default=2.0
+        The exponent e of that rule.
+    output_sampling : {None, 'round_robin', 'without_replacement'}, default=None
+        Restrict each rule to some labels: rule r (the default rule not counted) to label (r − 1) mod K, or to
+        `output_sample_size` labels drawn without replacement per rule (mlrl-boomer's `output_sampling`).
+    output_sample_size : int >= 1 or float in (0, 1), default=1
+        Labels drawn per rule: a count, or a share of K rounded up (at least 1). 1 is mlrl-boomer's default.
+    rule_induction : {'top_down_greedy', 'top_down_beam_search'}, default='top_down_greedy'
+        How a rule is grown: one condition at a time, always the best, or keeping the `beam_width` best rules at each
+        step (see "Top-down beam search").
+    rule_induction_options : dict or None, default=None
+        Over `RULE_INDUCTION_DEFAULTS`: `min_coverage` (1; weighted examples a rule must cover), `max_conditions`
+        (None: no limit), `max_head_refinements` (1: a single-label head keeps the label of its first condition; None:
+        it may change with every condition), `recalculate_predictions` (True: the head on all covered training examples;
+        False: on the sample's weighted sums), `irep_update` ('pruned_rule': with `rule_pruning='irep'` the scores of the
+        examples the pruned rule covers are updated; 'last_prefix': those of the examples the grown rule's first n − 1
+        conditions cover, as mlrl-boomer 0.15.6 does, see "Rule pruning: IREP"); with the beam search also `beam_width`
+        (4) and `resample_features` (False: one feature sample per step for the whole beam), as `BEAM_SEARCH_DEFAULTS`.
+    l1 : float >= 0, default=0.0
+        L1 regularisation weight α on the heads (mlrl-boomer's `l1_regularization_weight`): each output's Newton
+        step is taken on its soft-thresholded gradient sum, so outputs with |g| <= α get no score
+        (`mlc_lit.losses`). Not with `label_binning`.
+    statistic_type : {'float64', 'float32'}, default='float64'
+        Precision of each example's stored gradients and Hessians (mlrl-boomer's `statistic_type` '64-bit' /
+        '32-bit'; its default is '32-bit'). 'float32' halves the largest allocation of a fit (n × (K + K(K+1)/2)
+        values for complete heads); every sum over examples, every head and the scores stay in float64.
+
+"""
+_OUTPUTS_CONSTRAINTS = {
+    "partial_ratio": [Interval(RealNotInt, 0, 1, closed="neither"), None],
+    "partial_min_outputs": [int_at_least(1)],
+    "partial_max_outputs": [int_at_least(1), None],
+    "partial_threshold": [Interval(RealNotInt, 0, 1, closed="neither")],
     "partial_exponent": [Interval(Real, 1, None, closed="left")],
     "output_sampling": [StrOptions({"round_robin", "without_replacement"}), None],
     "output_sample_size": [int_at_least(1), Interval(RealNotInt, 0, 1, closed="neither")],
-    # rule induction: the top-down beam search and the searches' options
-    "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})], "rule_induction_options": [dict, None],
-    "l1": [NON_NEGATIVE], "statistic_type": [StrOptions({"float64", "float32"})]}                         # L1 regularisation (mlc_lit.losses)
+    "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})],
+    "rule_induction_options": [dict, None],
+    "l1": [NON_NEGATIVE],
+    "statistic_type": [StrOptions({"float64", "float32"})]}
+
+# %% ../nbs/01a_boomer.ipynb #30d8ed30
+_ATTRIBUTES_DOC = """\
+    Attributes
+    ----------
+    n_rules_ : int
+        Rules learned, the default rule included (fewer than `max_rules` if no rule could be found; `fit` then
+        issues a `ConvergenceWarning`).
+    cond_ptr_, cond_feature_, cond_threshold_, cond_op_ : ndarray
+        Bodies as a structure of arrays (op: 0 ≤, 1 >, 2 =, 3 ≠).
+    head_ptr_, head_label_, head_score_ : ndarray
+        Heads (label indices and scores) as a structure of arrays.
+    label_vectors_ : ndarray of shape (m, n_labels)
+        Distinct training label vectors, most frequent first (used by the example-wise predictor).
+    rules_ : Rules
+        The model as readable text, one rule per line.
+    fit_diagnostics_ : dict or None
+        With `diagnostics` (or `verbose >= 2`): seconds of the last `fit` per phase — `evaluation_s` (heads and
+        qualities of candidate rules), `summation_s` (adding up the examples' gradients and Hessians),
+        `other_s` (the rest), which add up to `total_s` — plus `update_s` (scores and statistics after each rule,
+        part of `other_s`), `clock_overhead_s` (the timers' own estimated cost, part of `other_s`) and the counts
+        `n_rules`, `n_searches` (refinement steps), `n_candidates`, `n_candidates_inline` (single-label candidates
+        evaluated inside the sweep, whose time is in `summation_s`) and `n_candidates_timed`. None otherwise.
+    holdout_size_ : int
+        Examples held out of the rules (0 without `holdout`).
+    holdout_losses_ : ndarray of shape (m, 2) or None
+        With `global_pruning`: the (number of rules, hold-out loss) pairs recorded (`mlc_lit.pruning`).
+    marginal_calibration_, joint_calibration_ : IsotonicMaps or None
+        The fitted calibration maps (`mlc_lit.calibration`), None where not asked for.
+
+    Examples
+    --------
+    >>> from mlc_lit.boomer import BoomerClassifier
+    >>> clf = BoomerClassifier(max_rules=50, random_state=0).fit(X, Y)   # doctest: +SKIP
+    >>> print(clf.rules_[1])                                              # doctest: +SKIP
+    IF x3 <= 0.51 AND x0 > 0.12 THEN (y2: +0.42)
+"""
+_PARAMETER_DOC = _LEARNER_DOC + _RUN_DOC + _HOLDOUT_DOC + _INDUCTION_DOC + _OUTPUTS_DOC
+_PARAMETER_CONSTRAINTS = {**_LEARNER_CONSTRAINTS, **_RUN_CONSTRAINTS, **_HOLDOUT_CONSTRAINTS, **_INDUCTION_CONSTRAINTS,
+                          **_OUTPUTS_CONSTRAINTS}
+
+# %% ../nbs/01a_boomer.ipynb #0015a5a2
+def _boomer_fit(est, X, Y, validate_and_fit):
+    """`BoomerClassifier.fit`: the label names of a pandas `Y`, then `validate_and_fit(X, Y)` (`MultiLabelClassifier.fit`:
+    checks, then `_fit`), then the raw timers turned into seconds per phase of this whole call."""
+    t0 = time.perf_counter()
+    cols = getattr(Y, "columns", None)
+    est.label_names_ = None if cols is None else [str(c) for c in cols]
+    validate_and_fit(X, Y)
+    if est.fit_diagnostics_ is not None:
+        raw = est.fit_diagnostics_
+        est.fit_diagnostics_ = _phase_seconds(raw["slot_t"], raw["tim"], raw["clock_cost"], time.perf_counter() - t0,
+                                              est.n_rules_ - 1)
+    return est
+
+def _fit_all(est, X, Y):
+    "`BoomerClassifier._fit` (after the checks): the hold-out split and monitor, the rules, then the pruning cut and calibration."
+    cfg = _kernel_config(est, X.shape[1], Y.shape[1])
+    data, monitor = _pruning.prepare(est, X, Y)       # (X, Y, None, None), None by default
+    _fit_rules(est, data[0], data[1], **cfg, diagnostics=bool(est.diagnostics) or est.verbose >= 2, monitor=monitor)
+    _pruning.finish(est, data, monitor)
 
 # %% ../nbs/01a_boomer.ipynb #a49e2ecc
 def _boomer_decision_function(est, X):
@@ -1077,188 +1317,8 @@ def _rules_as_text(est, feature_names=None, label_names=None, value_names=None, 
 
 # %% ../nbs/01a_boomer.ipynb #3b89e55e
 class BoomerClassifier(MultiLabelClassifier):
-    """Gradient boosted multi-label classification rules (BOOMER; Rapp et al., ECML-PKDD 2020).
-
-    Parameters
-    ----------
-    loss : {'logistic_label_wise', 'logistic_example_wise', 'squared_error_label_wise', 'squared_hinge_label_wise', \
-            'squared_hinge_example_wise', 'squared_error_example_wise'}
-        Surrogate loss: label-wise logistic (targets Hamming loss), example-wise logistic (targets
-        subset 0/1 loss) or label-wise squared error; or mlrl-boomer's squared hinge (label-wise, or the norm of the
-        hinge residuals) and the example-wise squared error (the norm of the residuals) (`mlc_lit.losses`).
-    head : {'auto', 'single', 'complete', 'partial_fixed', 'partial_dynamic'}
-        Rule heads predicting one label or all labels. 'auto': single for label-wise losses, complete for
-        the example-wise losses. 'partial_fixed' / 'partial_dynamic': a subset of the labels, chosen at the rule's
-        first condition by `partial_ratio`, `partial_min_outputs`, `partial_max_outputs` / `partial_threshold`,
-        `partial_exponent` (mlrl-boomer's 'partial-fixed' / 'partial-dynamic'), ranked as `single_label` says.
-    max_rules : int, default=1000
-        Number of rules, the default rule included.
-    shrinkage : float > 0, default=0.3
-        Learning rate η multiplying every head but the default rule's. 0 is refused, as every step size
-        of every mlc_lit estimator is (the rules would never change the default rule's prediction).
-    l2 : float, default=1.0
-        L2 regularisation weight ω on the heads.
-    instance_sampling : {'bootstrap', 'subsample', 'stratified_output_wise', 'stratified_example_wise', None}, default='bootstrap'
-        Examples each rule is grown on: a bootstrap sample (the paper), 66% without replacement, a stratified 66%
-        (each label's positives, or each label vector's examples, keep their share: `mlc_lit.pruning.StratifiedSampler`),
-        or all (the reference's default). The head is always recomputed on all covered training examples.
-    feature_sampling : {'log2'}, float, int or None, default='log2'
-        Features tried at each refinement: ⌊log2(F − 1) + 1⌋, a fraction of F, a number, or all.
-    label_binning : {None, 'equal_width'}, default=None
-        Gradient-based label binning (GBLB, paper 2, `mlc_lit.binning`) for complete heads of the
-        example-wise loss, the default rule included: labels share a score per bin, so each candidate
-        solves a B×B instead of a K×K system. Ignored for label-wise losses, single-label and partial heads.
-    bin_ratio : float in (0, 1], default=0.04
-        Bins per sign of the labels' criteria: ⌈bin_ratio·n⌉ for the n labels of that sign.
-    min_bins : int, default=1
-        At least this many bins per sign (at most one per label).
-    max_bins : int or None, default=None
-        At most this many bins per sign (None: no limit).
-    predictor : {'auto', 'label_wise', 'example_wise'}, default='auto'
-        'label_wise': label k is relevant iff its score is positive. 'example_wise': the label vector
-        seen in training with the lowest loss given the scores (ties: the more frequent one). 'auto':
-        example-wise for the example-wise losses, label-wise otherwise. The squared hinge losses' label-wise
-        predictor cuts the scores at ½ instead of 0 (their targets are 1 and 0).
-    nominal_features : array-like of int or bool, default=None
-        Indices (or a mask) of nominal features, whose values are category codes; they get = and ≠
-        conditions instead of ≤ and >.
-    random_state : int, RandomState or None, default=None
-        Seed of the instance and feature sampling.
-    n_jobs : int or None, default=None
-        Threads for the search over the sampled features and for prediction; the model does not
-        depend on it.
-    verbose : int, default=0
-        Print progress (rules done, rules/s, training loss) about ten times per fit; 2 or more also turns on
-        `diagnostics` and adds the share of time per phase to each line.
-    diagnostics : bool, default=False
-        Time the phases of the rule search (see `fit_diagnostics_`). The model does not depend on it; the fit
-        takes up to about 10 % longer (measured in the label-binning notebook); off, the timers are compiled out.
-    single_label : {'quality', 'abs_score'}, default='quality'
-        How a single-label head picks its label while the rule's first condition is searched: the label with the
-        best quality −½g²/(h+ω) (the paper's objective), or, per candidate, the label with the largest |score|
-        |g|/(h+ω) (mlrl-boomer's rule). Ignored for complete heads.
-    exact_binning : bool, default=False
-        With `label_binning`: aggregate gradients and Hessians per bin by the paper's eq. 18 (within-bin cross
-        terms of the Hessian dropped, as mlrl-boomer does; False) or exactly (True: the binned objective equals the
-        original one restricted to heads that are constant per bin).
-    holdout : {None, 'random', 'stratified_output_wise', 'stratified_example_wise'}, default=None
-        Split a hold-out set off the training data inside `fit` (seeded by `random_state`) for pruning and
-        calibration; the rules are learned on the rest (`mlc_lit.pruning`).
-    holdout_size : float in (0, 1), default=0.33
-        Share of the examples held out.
-    global_pruning : {None, 'pre_pruning', 'post_pruning'}, default=None
-        Early stopping on the hold-out loss, or keeping the best number of rules on it (`mlc_lit.pruning`).
-    pruning_options : dict or None, default=None
-        Options of `global_pruning` over `mlc_lit.pruning.PRUNING_DEFAULTS`: `min_rules`, `interval` (post),
-        `update_interval`, `stop_interval`, `num_past`, `num_recent`, `min_improvement`, `aggregation` (pre),
-        `use_holdout_set`.
-    time_limit : float > 0 or None, default=None
-        Stop adding rules once `fit` has run this many seconds (checked after each rule; compiling counts).
-    default_rule : bool, default=True
-        False: the first rule has a zero head (no default prediction; it still counts in `max_rules`).
-    marginal_calibration, joint_calibration : {None, 'isotonic'}, default=None
-        Isotonic calibration of the marginal probabilities, and of the joint probabilities of the known label
-        vectors (`mlc_lit.calibration`), fit after the rules.
-    calibrate_on_holdout : bool, default=True
-        Fit the calibration on the hold-out set when there is one, else on the training set.
-    probability_predictor : {'auto', 'label_wise', 'marginalized'}, default='auto'
-        `predict_proba`: the (calibrated) marginals ('auto' = 'label_wise'), or their marginalisation over the known
-        label vectors' joint probabilities.
-    based_on_probabilities : bool, default=False
-        `predictor` 'label_wise' / 'example_wise' decides on (calibrated) probabilities instead of scores.
-        `predictor='gfm'` predicts the label vector maximising the expected example-based F1.
-    instance_sample_size : float in (0, 1] or None, default=None
-        Share of the training examples in each rule's sample for `instance_sampling` 'subsample' and the stratified
-        ones (mlrl-boomer's `sample_size`); None: 0.66. Refused with 'bootstrap' (n draws) and None.
-    rule_pruning : {None, 'irep'}, default=None
-        'irep': after a rule is grown on its instance sample, keep the prefix of its conditions whose best head has
-        the lowest quality on the examples left out of the sample (ties: the shorter); see "Rule pruning: IREP".
-        Without `instance_sampling` there are no such examples and nothing is pruned (as in mlrl-boomer).
-    post_optimization : {None, 'sequential'}, default=None
-        'sequential': after learning, re-learn each rule in turn in the context of all others (see "Sequential
-        post-optimisation").
-    post_optimization_options : dict or None, default=None
-        Over `POST_OPTIMIZATION_DEFAULTS`: `num_iterations` (2), `refine_heads` (False: a single-label head keeps its
-        label), `resample_features` (True; False is not supported).
-    feature_binning : {None, 'equal_width', 'equal_frequency'}, default=None
-        Search the rules on B bins of each numeric feature instead of its sorted values (`mlc_lit.binning`): bins of
-        equal width or of about equal numbers of examples; the stored thresholds are the bins' boundaries.
-    feature_bin_ratio : float in (0, 1), default=0.33
-        Bins per feature: ⌈feature_bin_ratio·n⌉ for n training examples (fewer where bins stay empty).
-    feature_min_bins : int >= 2, default=2
-        At least this many bins (at most n).
-    feature_max_bins : int or None, default=None
-        At most this many bins (None: no limit).
-    partial_ratio : float in (0, 1) or None, default=None
-        `head='partial_fixed'`: the share r of the K labels a head predicts, ⌈rK⌉ (None: the label cardinality / K).
-    partial_min_outputs : int >= 1, default=2
-        ... and at least this many (at most K).
-    partial_max_outputs : int or None, default=None
-        ... and at most this many (None: no limit).
-    partial_threshold : float in (0, 1), default=0.02
-        `head='partial_dynamic'`: keep label k iff (c_k − c_min)^e >= (1 − threshold)(c_max − c_min)^e for the
-        labels' criteria c (see `single_label`).
-    partial_exponent : float >= 1, default=2.0
-        The exponent e of that rule.
-    output_sampling : {None, 'round_robin', 'without_replacement'}, default=None
-        Restrict each rule to some labels: rule r (the default rule not counted) to label (r − 1) mod K, or to
-        `output_sample_size` labels drawn without replacement per rule (mlrl-boomer's `output_sampling`).
-    output_sample_size : int >= 1 or float in (0, 1), default=1
-        Labels drawn per rule: a count, or a share of K rounded up (at least 1). 1 is mlrl-boomer's default.
-    rule_induction : {'top_down_greedy', 'top_down_beam_search'}, default='top_down_greedy'
-        How a rule is grown: one condition at a time, always the best, or keeping the `beam_width` best rules at each
-        step (see "Top-down beam search").
-    rule_induction_options : dict or None, default=None
-        Over `RULE_INDUCTION_DEFAULTS`: `min_coverage` (1; weighted examples a rule must cover), `max_conditions`
-        (None: no limit), `max_head_refinements` (1: a single-label head keeps the label of its first condition; None:
-        it may change with every condition), `recalculate_predictions` (True: the head on all covered training examples;
-        False: on the sample's weighted sums), `irep_update` ('pruned_rule': with `rule_pruning='irep'` the scores of the
-        examples the pruned rule covers are updated; 'last_prefix': those of the examples the grown rule's first n − 1
-        conditions cover, as mlrl-boomer 0.15.6 does, see "Rule pruning: IREP"); with the beam search also `beam_width`
-        (4) and `resample_features` (False: one feature sample per step for the whole beam), as `BEAM_SEARCH_DEFAULTS`.
-    l1 : float >= 0, default=0.0
-        L1 regularisation weight α on the heads (mlrl-boomer's `l1_regularization_weight`): each output's Newton
-        step is taken on its soft-thresholded gradient sum, so outputs with |g| <= α get no score
-        (`mlc_lit.losses`). Not with `label_binning`.
-    statistic_type : {'float64', 'float32'}, default='float64'
-        Precision of each example's stored gradients and Hessians (mlrl-boomer's `statistic_type` '64-bit' /
-        '32-bit'; its default is '32-bit'). 'float32' halves the largest allocation of a fit (n × (K + K(K+1)/2)
-        values for complete heads); every sum over examples, every head and the scores stay in float64.
-
-    Attributes
-    ----------
-    n_rules_ : int
-        Rules learned, the default rule included (fewer than `max_rules` if no rule could be found; `fit` then
-        issues a `ConvergenceWarning`).
-    cond_ptr_, cond_feature_, cond_threshold_, cond_op_ : ndarray
-        Bodies as a structure of arrays (op: 0 ≤, 1 >, 2 =, 3 ≠).
-    head_ptr_, head_label_, head_score_ : ndarray
-        Heads (label indices and scores) as a structure of arrays.
-    label_vectors_ : ndarray of shape (m, n_labels)
-        Distinct training label vectors, most frequent first (used by the example-wise predictor).
-    rules_ : Rules
-        The model as readable text, one rule per line.
-    fit_diagnostics_ : dict or None
-        With `diagnostics` (or `verbose >= 2`): seconds of the last `fit` per phase — `evaluation_s` (heads and
-        qualities of candidate rules), `summation_s` (adding up the examples' gradients and Hessians),
-        `other_s` (the rest), which add up to `total_s` — plus `update_s` (scores and statistics after each rule,
-        part of `other_s`), `clock_overhead_s` (the timers' own estimated cost, part of `other_s`) and the counts
-        `n_rules`, `n_searches` (refinement steps), `n_candidates`, `n_candidates_inline` (single-label candidates
-        evaluated inside the sweep, whose time is in `summation_s`) and `n_candidates_timed`. None otherwise.
-    holdout_size_ : int
-        Examples held out of the rules (0 without `holdout`).
-    holdout_losses_ : ndarray of shape (m, 2) or None
-        With `global_pruning`: the (number of rules, hold-out loss) pairs recorded (`mlc_lit.pruning`).
-    marginal_calibration_, joint_calibration_ : IsotonicMaps or None
-        The fitted calibration maps (`mlc_lit.calibration`), None where not asked for.
-
-    Examples
-    --------
-    >>> from mlc_lit.boomer import BoomerClassifier
-    >>> clf = BoomerClassifier(max_rules=50, random_state=0).fit(X, Y)   # doctest: +SKIP
-    >>> print(clf.rules_[1])                                              # doctest: +SKIP
-    IF x3 <= 0.51 AND x0 > 0.12 THEN (y2: +0.42)
-    """
+    __doc__ = ("Gradient boosted multi-label classification rules (BOOMER; Rapp et al., ECML-PKDD 2020).\n\n"
+               "    Parameters\n    ----------\n" + _PARAMETER_DOC + _ATTRIBUTES_DOC)
     _allow_nan = True
     _parameter_constraints = _PARAMETER_CONSTRAINTS   # declared above
 
@@ -1298,32 +1358,13 @@ class BoomerClassifier(MultiLabelClassifier):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
 
         Feature names are taken from a pandas `X` (`feature_names_in_`), label names from a pandas `Y`."""
-        t0 = time.perf_counter()
-        cols = getattr(Y, "columns", None)
-        self.label_names_ = None if cols is None else [str(c) for c in cols]
-        super().fit(X, Y)
-        if self.fit_diagnostics_ is not None:                # raw timers -> seconds per phase of this whole call
-            raw = self.fit_diagnostics_
-            self.fit_diagnostics_ = _phase_seconds(raw["slot_t"], raw["tim"], raw["clock_cost"],
-                                                   time.perf_counter() - t0, self.n_rules_ - 1)
-        return self
+        return _boomer_fit(self, X, Y, super().fit)
 
-    def _fit(self, X, Y):
-        cfg = _kernel_config(self, X.shape[1], Y.shape[1])
-        data, monitor = _pruning.prepare(self, X, Y)      # hold-out split and monitor; (X, Y, None, None), None by default
-        _fit_rules(self, data[0], data[1], **cfg, diagnostics=bool(self.diagnostics) or self.verbose >= 2, monitor=monitor)
-        _pruning.finish(self, data, monitor)              # pruning cut, calibration
-
+    def _fit(self, X, Y): _fit_all(self, X, Y)
     def _decision_function(self, X): return _boomer_decision_function(self, X)
     def _predict(self, X): return _boomer_predict(self, X)
-
-    def _predict_proba(self, X):
-        "Marginal probabilities (`_marginals`), calibrated or marginalised where asked (`mlc_lit.calibration`)."
-        return _calibration.predict_proba(self, self._decision_function(X))
-
-    def _marginals(self, S):
-        "Marginal probabilities from scores (`_boomer_marginals`)."
-        return _boomer_marginals(self.loss, S)
+    def _predict_proba(self, X): return _calibration.predict_proba(self, self._decision_function(X))   # calibrated, marginalised
+    def _marginals(self, S): return _boomer_marginals(self.loss, S)
 
     @property
     def rules_(self):
@@ -1331,10 +1372,8 @@ class BoomerClassifier(MultiLabelClassifier):
         return self.rules_as_text()
 
     def rules_as_text(self, feature_names=None, label_names=None, value_names=None, decimals=2):
-        """The rules as a `Rules` list of strings.
-
-        `feature_names`/`label_names` default to the names seen in `fit` (else x0, x1, … and y0, y1, …);
-        `value_names` maps a nominal feature's index to the names of its codes 0, 1, …"""
+        """The rules as a `Rules` list of strings; `feature_names`/`label_names` default to the names seen in `fit` (else
+        x0, x1, … and y0, y1, …), `value_names` maps a nominal feature's index to the names of its codes 0, 1, …"""
         return _rules_as_text(self, feature_names, label_names, value_names, decimals)
 
 # %% ../nbs/01a_boomer.ipynb #6421a64e
@@ -1470,6 +1509,7 @@ def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, 
                                      irep, n, K, n_feat, A, opts, loss)
     return default_head, grow, max_cond
 
+# %% ../nbs/01a_boomer.ipynb #c2f627de
 def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
     "The grow kernel's buffers, allocated once per fit (its arguments from `w` on; timers only with `diagnostics`)."
     return dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
@@ -1808,6 +1848,7 @@ def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v,
 _search_feature_beam = kernel(literal=("mode", "low_rank"))(
     specialize(getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam))
 
+# %% ../nbs/01a_boomer.ipynb #44c67f6a
 @kernel()
 def _insert_beam_pair(best, best_v, q, thr, op, label, cnt, g, h, min_cov):
     "`_offer_beam`'s insertion for a frozen label's candidate of quality `q` and sums (g, h)."
@@ -1841,6 +1882,7 @@ _search_numeric_frozen_beam = kernel()(specialize(   # the scalar sweep with a b
     _offer_zero_gap=kernel(inline=True)(specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap),
                                                    _offer_pair=_offer_pair_beam))))
 
+# %% ../nbs/01a_boomer.ipynb #77e2d5d5
 @kernel()
 def _beam_insert(nb, nb_v, size, B, q, member, f, thr, op, lab, cnt, carried, v, ahead):
     """Insert a candidate into the next beam `nb` (rows q, member, feature, thr, op, label, count, carried; best first,
