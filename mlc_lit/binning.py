@@ -102,6 +102,7 @@ def _list_bins(bin_of, counts, n_bins, members, ends):
         if b >= 0:
             members[ends[b]] = k; ends[b] += 1
 
+# %% ../nbs/02_label_binning.ipynb #54afec86
 @kernel(inline=True)
 def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin, members, ends):
     """Per-bin gradient and packed Hessian (eqs. 18-19; `exact` adds within-bin cross terms) plus l2·|bin| (eq. 22).
@@ -343,6 +344,7 @@ def _bin_columns(ptr_in, data, n, n_bins, equal_width, nominal, bounds, ptr, zer
         for p in range(a, b):
             if not np.isnan(data[p]): data[p] = float(np.searchsorted(bf, data[p])) - zero[f]
 
+# %% ../nbs/02_label_binning.ipynb #2b2c0cfd
 _NUMPY_SORT_FROM = 4096   # stored values per column (mean): from here on, equal frequency sorts each column with numpy
 
 def _bin_columns_numpy(ptr_in, data, n, n_bins, method, nominal):
@@ -361,6 +363,7 @@ def _bin_columns_numpy(ptr_in, data, n, n_bins, method, nominal):
         bounds.append(b); ptr[f + 1] = ptr[f] + b.size
     return (np.concatenate(bounds) if bounds else np.empty(0)), ptr, zero
 
+# %% ../nbs/02_label_binning.ipynb #b0f6a0a1
 def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max_bins: int | None = None,
                  nominal=None):
     """Bin every numeric feature of `X` (dense, or CSR); returns (`FeatureBins`, codes). A value's code is its bin
@@ -382,6 +385,7 @@ def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max
     if sparse: C = C.tocsr(); C.eliminate_zeros()
     return FeatureBins(bounds[:ptr[F]].copy(), ptr, zero), C
 
+# %% ../nbs/02_label_binning.ipynb #393f74c3
 def raw_thresholds(bins: FeatureBins, features, thresholds, ops) -> np.ndarray:
     """The thresholds of conditions found on codes (≤ and > only, on binned features), in the features' own values:
     a code threshold t separates the codes ≤ ⌊t⌋ from the rest, so it becomes the boundary above bin ⌊t⌋ + zero[f]."""

@@ -35,13 +35,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 
 # %% auto #0
-__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'by_constant', 'kernel', 'borrow',
+__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'kernel', 'by_constant', 'borrow',
            'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client',
            'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
            'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba',
            'MultiLabelClassifier']
 
-# %% ../nbs/00_core.ipynb #0a8c9f1d
+# %% ../nbs/00_core.ipynb #7575b093
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
 def _renamed(f, suffix: str, constants: dict | None = None):
@@ -63,32 +63,7 @@ def specialize(f, **constants):
     the constants (functions by their names), so its kernel has its own cache entry, the same in every process."""
     return _renamed(f, "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items())), constants)
 
-def _forwarder(f, callee):
-    "A plain function with `f`'s parameters that returns `callee(<the same arguments>)`."
-    params = ", ".join(inspect.signature(f).parameters)
-    namespace = {"_callee": callee}
-    exec(f"def {f.__name__}({params}): return _callee({params})", namespace)
-    return namespace[f.__name__]
-
-def by_constant(param: str, impls: dict):
-    """Decorator: the function runs `impls[<value of param>]`; in a kernel only that implementation is compiled.
-
-    All implementations share the function's signature. Called from Python, the value is looked up at run time;
-    inside a kernel, where `param` is a compile-time constant, only the chosen implementation is compiled (a
-    kernel that passes it on keeps it constant with `kernel(literal=(param,))`). Each implementation is a
-    kernel of its own, compiled once per argument types whatever the other constants."""
-    def decorate(f):
-        pos = list(inspect.signature(f).parameters).index(param)
-        kernels = {value: kernel()(impl) for value, impl in impls.items()}
-        def typer(*args):
-            t = args[pos]
-            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels: return None
-            return _forwarder(f, kernels[t.literal_value])
-        typer.__signature__ = inspect.signature(f)
-        overload(f, prefer_literal=True, inline="always")(typer)   # the forwarder vanishes into its caller
-        return f
-    return decorate
-
+# %% ../nbs/00_core.ipynb #e7d335a8
 @functools.cache
 def _package_stamp() -> str:
     "SHA-256 of every module of the installed package: kernels call each other across modules."
@@ -105,6 +80,7 @@ class _KernelCache(FunctionCache):
         super().__init__(py_func)
         self._cache_file._source_stamp = (self._cache_file._source_stamp, _package_stamp())
 
+# %% ../nbs/00_core.ipynb #61f7539a
 class _CompileWatch:
     """Seconds spent compiling kernels — Numba's compilation, and writing or loading its cache — counting the
     outermost kernel only (per thread), and the notice of a long one. `_Kernel.compile` calls it."""
@@ -127,6 +103,7 @@ class _CompileWatch:
 
 _watch = _CompileWatch()
 
+# %% ../nbs/00_core.ipynb #13c61676
 class _Kernel(CPUDispatcher):
     """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
     passed by a calling kernel lose their literal type, except for the parameters named in `literal`."""
@@ -162,6 +139,33 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
         disp.enable_caching()
         return disp
     return compile_lazily
+
+# %% ../nbs/00_core.ipynb #5fbd893b
+def _forwarder(f, callee):
+    "A plain function with `f`'s parameters that returns `callee(<the same arguments>)`."
+    params = ", ".join(inspect.signature(f).parameters)
+    namespace = {"_callee": callee}
+    exec(f"def {f.__name__}({params}): return _callee({params})", namespace)
+    return namespace[f.__name__]
+
+def by_constant(param: str, impls: dict):
+    """Decorator: the function runs `impls[<value of param>]`; in a kernel only that implementation is compiled.
+
+    All implementations share the function's signature. Called from Python, the value is looked up at run time;
+    inside a kernel, where `param` is a compile-time constant, only the chosen implementation is compiled (a
+    kernel that passes it on keeps it constant with `kernel(literal=(param,))`). Each implementation is a
+    kernel of its own, compiled once per argument types whatever the other constants."""
+    def decorate(f):
+        pos = list(inspect.signature(f).parameters).index(param)
+        kernels = {value: kernel()(impl) for value, impl in impls.items()}
+        def typer(*args):
+            t = args[pos]
+            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels: return None
+            return _forwarder(f, kernels[t.literal_value])
+        typer.__signature__ = inspect.signature(f)
+        overload(f, prefer_literal=True, inline="always")(typer)   # the forwarder vanishes into its caller
+        return f
+    return decorate
 
 # %% ../nbs/00_core.ipynb #borrow02
 @intrinsic
@@ -448,6 +452,37 @@ def _verbosity(est) -> int:
     v = getattr(est, "verbose", 0)
     return int(v) if isinstance(v, (int, float, np.integer)) and not isinstance(v, bool) or v is True else 0
 
+# %% ../nbs/00_core.ipynb #0789b200
+def _predictions(est, X):
+    "`MultiLabelClassifier.predict`: (n, K) 0/1 in the dtype of the training `Y`, or class labels for a 1-D target."
+    check_is_fitted(est)
+    X = est._validate_X(X)
+    if est.target_type_ == "multilabel-indicator":
+        with compile_notice(f"{type(est).__name__}.predict", _verbosity(est)):
+            return np.asarray(est._predict(X), dtype=est._y_dtype)
+    if len(est.classes_) == 1: return np.repeat(est.classes_, X.shape[0])
+    if est.target_type_ == "binary": return est.classes_[np.asarray(est._predict(X))[:, 0].astype(int)]
+    S = est._decision_function(X) if callable(getattr(type(est), "_decision_function", None)) else est._predict_proba(X)
+    return est.classes_[np.argmax(S, axis=1)]
+
+def _probabilities(est, X):
+    "`MultiLabelClassifier.predict_proba`: (n, K) marginal probabilities, or (n, n_classes) for a 1-D target."
+    check_is_fitted(est)
+    X = est._validate_X(X)
+    with compile_notice(f"{type(est).__name__}.predict_proba", _verbosity(est)):
+        P = np.asarray(est._predict_proba(X), dtype=np.float64)
+    if est.target_type_ == "multilabel-indicator": return P
+    if len(est.classes_) == 1: return np.ones((P.shape[0], 1))
+    if est.target_type_ == "binary": return np.column_stack([1 - P[:, 0], P[:, 0]])
+    decision = callable(getattr(type(est), "_decision_function", None))
+    return _class_proba(P, (lambda: np.asarray(est._decision_function(X), dtype=np.float64)) if decision else None)
+
+def _scores(est, X):
+    "`MultiLabelClassifier.decision_function`: (n, K) scores, or (n,) for a binary 1-D target."
+    check_is_fitted(est)
+    S = np.asarray(est._decision_function(est._validate_X(X)), dtype=np.float64)
+    return S if est.target_type_ == "multilabel-indicator" else _from_labels(est, S)
+
 # %% ../nbs/00_core.ipynb #40cca2e6
 class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     "Base of mlc_lit estimators: validation, targets (indicator or 1-D), and output formats."
@@ -480,35 +515,17 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         "(n, K) 0/1 predictions in the dtype of the training `Y` (class labels for a 1-D target)."
-        check_is_fitted(self)
-        X = self._validate_X(X)
-        if self.target_type_ == "multilabel-indicator":
-            with compile_notice(f"{type(self).__name__}.predict", _verbosity(self)):
-                return np.asarray(self._predict(X), dtype=self._y_dtype)
-        if len(self.classes_) == 1: return np.repeat(self.classes_, X.shape[0])
-        if self.target_type_ == "binary": return self.classes_[np.asarray(self._predict(X))[:, 0].astype(int)]
-        S = self._decision_function(X) if callable(getattr(type(self), "_decision_function", None)) else self._predict_proba(X)
-        return self.classes_[np.argmax(S, axis=1)]
+        return _predictions(self, X)
 
     @available_if(_has("_predict_proba"))
     def predict_proba(self, X):
         "(n, K) marginal probabilities P(y_k = 1) ((n, n_classes) for a 1-D target)."
-        check_is_fitted(self)
-        X = self._validate_X(X)
-        with compile_notice(f"{type(self).__name__}.predict_proba", _verbosity(self)):
-            P = np.asarray(self._predict_proba(X), dtype=np.float64)
-        if self.target_type_ == "multilabel-indicator": return P
-        if len(self.classes_) == 1: return np.ones((P.shape[0], 1))
-        if self.target_type_ == "binary": return np.column_stack([1 - P[:, 0], P[:, 0]])
-        decision = callable(getattr(type(self), "_decision_function", None))
-        return _class_proba(P, (lambda: np.asarray(self._decision_function(X), dtype=np.float64)) if decision else None)
+        return _probabilities(self, X)
 
     @available_if(_has("_decision_function"))
     def decision_function(self, X):
         "(n, K) real-valued scores, larger meaning more likely relevant ((n,) for a binary 1-D target)."
-        check_is_fitted(self)
-        S = np.asarray(self._decision_function(self._validate_X(X)), dtype=np.float64)
-        return S if self.target_type_ == "multilabel-indicator" else _from_labels(self, S)
+        return _scores(self, X)
 
     def predict_top_k(self, X, k: int, *, return_scores: bool = False):
         """(n, k) int64 indices of the `k` highest-scored labels of each row (classes of a 1-D target), best first,

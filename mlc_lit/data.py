@@ -302,6 +302,51 @@ def _is_identifier(a: _Attribute, col: np.ndarray) -> bool:
     return (a.kind == "nominal" and len(a.categories) >= _ID_MIN_CATEGORIES and len(col) > 1
             and not np.isnan(col).any() and np.unique(col).size == len(col))
 
+# %% ../nbs/00a_data.ipynb #1cd8e9b7
+def _arff_values(path, attrs, rows, nums, labels: list, is_sparse: bool):
+    """The values of the kept attributes — `(vals, row, att)` of a sparse file, the (n, m) array of a dense one — the
+    feature columns (attribute indices), and the attributes dropped (string, date, identifier) and notes on the way."""
+    label_set = set(labels)
+    dropped = [(a.name, f"{a.kind} attribute") for j, a in enumerate(attrs) if a.kind in ("string", "date") and j not in label_set]
+    for j in labels: _check_label_attribute(path, attrs[j], is_sparse)
+    keep = np.array([a.kind not in ("string", "date") or j in label_set for j, a in enumerate(attrs)])
+    notes = []
+    if is_sparse:
+        parsed = _sparse_values(path, attrs, rows, nums, keep)
+        for j in np.flatnonzero(keep):
+            if attrs[j].kind == "nominal" and _category_values(attrs[j].categories)[1] and not _category_values(attrs[j].categories, True)[1]:
+                notes.append(f"sparse file: nominal attribute {attrs[j].name!r} uses category codes (its first value is not 0)")
+    else:
+        parsed = _dense_values(path, attrs, rows, nums, keep)
+        for j, a in enumerate(attrs):
+            if keep[j] and j not in label_set and _is_identifier(a, parsed[:, j]):
+                keep[j] = False
+                dropped.append((a.name, f"identifier: nominal, {len(a.categories)} categories, a different one in every row"))
+    return parsed, [j for j in range(len(attrs)) if keep[j] and j not in label_set], dropped, notes
+
+# %% ../nbs/00a_data.ipynb #3884dd13
+def _sparse_X_Y(path, vals, row, att, nums, n: int, fpos, labels: list, sparse):
+    """X (CSR; dense when `sparse` is False) and Y from a sparse file's (value, row, attribute) entries; `fpos` maps an
+    attribute to its feature column (-1: none). Label values are checked (an error names the line)."""
+    lpos = np.full(len(fpos), -1)
+    lpos[labels] = np.arange(len(labels))
+    isl = lpos[att] >= 0
+    Y = np.zeros((n, len(labels)), np.int8)
+    Y[row[isl], lpos[att[isl]]] = _check_labels(path, vals[isl], lambda mk: f"{path}, line {nums[row[isl][mk][0]]}")
+    isf = (fpos[att] >= 0) & (vals != 0)
+    X = sp.csr_matrix((vals[isf], (row[isf], fpos[att[isf]])), shape=(n, int((fpos >= 0).sum())), dtype=np.float64)
+    X.sort_indices()
+    if sparse is False: X = np.ascontiguousarray(X.toarray())
+    return X, Y
+
+def _dense_X_Y(path, full, nums, features: list, labels: list, sparse):
+    "X (dense; CSR when `sparse`) and Y from a dense file's (n, m) values. Label values are checked (an error names the line)."
+    line_of = lambda rmask: f"{path}, line {nums[np.flatnonzero(rmask.any(axis=1) if rmask.ndim == 2 else rmask)[0]]}"
+    Y = _check_labels(path, full[:, labels], line_of)
+    X = np.ascontiguousarray(full[:, features])
+    if sparse: X = sp.csr_matrix(X)
+    return X, Y
+
 # %% ../nbs/00a_data.ipynb #089230c4
 def load_arff(path, xml=None, *, label_location: int | None = None, sparse: bool | None = None):
     """Read a multi-label ARFF file (Mulan or MEKA; dense or sparse; `.bz2`/`.gz` allowed).
@@ -330,49 +375,20 @@ def load_arff(path, xml=None, *, label_location: int | None = None, sparse: bool
     if xml is None: xml = _find_xml(path)
     elif xml is False: xml = None
     labels, label_source = _label_columns(path, attrs, relation, xml, label_location)
-    m, n = len(attrs), len(rows)
     is_sparse = bool(rows) and rows[0][0] == "{"
     notes = []
     if xml is not None and label_location is None and _MEKA_C.search(relation):
         notes.append(f"the @relation name carries a MEKA '{_MEKA_C.search(relation).group(0)}'; ignored because the XML names the labels")
-    label_set = set(labels)
-    dropped = [(a.name, f"{a.kind} attribute") for j, a in enumerate(attrs) if a.kind in ("string", "date") and j not in label_set]
-    for j in labels: _check_label_attribute(path, attrs[j], is_sparse)
-    keep = np.array([a.kind not in ("string", "date") or j in label_set for j, a in enumerate(attrs)])
-    if is_sparse: vals, row, att = _sparse_values(path, attrs, rows, nums, keep)
-    else: full = _dense_values(path, attrs, rows, nums, keep)
-    if is_sparse:
-        for j in np.flatnonzero(keep):
-            if attrs[j].kind == "nominal" and _category_values(attrs[j].categories)[1] and not _category_values(attrs[j].categories, True)[1]:
-                notes.append(f"sparse file: nominal attribute {attrs[j].name!r} uses category codes (its first value is not 0)")
-    else:
-        for j, a in enumerate(attrs):
-            if keep[j] and j not in label_set and _is_identifier(a, full[:, j]):
-                keep[j] = False
-                dropped.append((a.name, f"identifier: nominal, {len(a.categories)} categories, a different one in every row"))
-    features = [j for j in range(m) if keep[j] and j not in label_set]
-    fpos = np.full(m, -1)
+    parsed, features, dropped, more = _arff_values(path, attrs, rows, nums, labels, is_sparse)
+    fpos = np.full(len(attrs), -1)
     fpos[features] = np.arange(len(features))
-    lpos = np.full(m, -1)
-    lpos[labels] = np.arange(len(labels))
-    line_of = lambda rmask: f"{path}, line {nums[np.flatnonzero(rmask.any(axis=1) if rmask.ndim == 2 else rmask)[0]]}"
-    if is_sparse:
-        isl = lpos[att] >= 0
-        Y = np.zeros((n, len(labels)), np.int8)
-        Y[row[isl], lpos[att[isl]]] = _check_labels(path, vals[isl], lambda mk: f"{path}, line {nums[row[isl][mk][0]]}")
-        isf = (fpos[att] >= 0) & (vals != 0)
-        X = sp.csr_matrix((vals[isf], (row[isf], fpos[att[isf]])), shape=(n, len(features)), dtype=np.float64)
-        X.sort_indices()
-        if sparse is False: X = np.ascontiguousarray(X.toarray())
-    else:
-        Y = _check_labels(path, full[:, labels], line_of)
-        X = np.ascontiguousarray(full[:, features])
-        if sparse: X = sp.csr_matrix(X)
+    if is_sparse: X, Y = _sparse_X_Y(path, *parsed, nums, len(rows), fpos, labels, sparse)
+    else: X, Y = _dense_X_Y(path, parsed, nums, features, labels, sparse)
     meta = DatasetMeta(
         feature_names=[attrs[j].name for j in features], label_names=[attrs[j].name for j in labels],
         nominal={int(fpos[j]): attrs[j].categories for j in features if attrs[j].kind == "nominal"},
         nominal_values={int(fpos[j]): tuple(_category_values(attrs[j].categories, is_sparse)[0].tolist()) for j in features if attrs[j].kind == "nominal"},
-        relation=relation, source=path, label_source=label_source, sparse=is_sparse, dropped=dropped, notes=notes)
+        relation=relation, source=path, label_source=label_source, sparse=is_sparse, dropped=dropped, notes=notes + more)
     return X, np.ascontiguousarray(Y), meta
 
 # %% ../nbs/00a_data.ipynb #ada4d454
@@ -518,7 +534,7 @@ def list_datasets(data_dir) -> list[str]:
             out.append(d)
     return out
 
-# %% ../nbs/00a_data.ipynb #b510dbd2
+# %% ../nbs/00a_data.ipynb #e42d4279
 _XC_HEADER = re.compile(r"(\d+)\s+(\d+)\s+(\d+)")          # n_examples n_features n_labels
 _PAIRS = re.compile(r"(?:[^\s:]+:[^\s:]+(?:\s+|$))*")        # idx:val idx:val ... (one colon each)
 
@@ -539,6 +555,25 @@ def _bad_pair(path, line_no: int, s: str, feats: str, first: bool):
             if _XC_HEADER.fullmatch(s) and not first else "")
     return ValueError(f"{path}, line {line_no}: {tok!r} is not a feature 'index:value'{hint}")
 
+# %% ../nbs/00a_data.ipynb #0ce4aba9
+def _svmlight_rows(path):
+    """The example lines of an svmlight file, split into tokens: the label strings and how many each row has, the
+    feature tokens (index, value, index, value, ...) and how many pairs each row has, each row's line number, and the
+    Extreme Classification header `(line, n, F, K)` or None. A token that is not `index:value` names its line."""
+    labs, lab_counts, toks, counts, nums, header = [], [], [], [], [], None
+    for i, line in enumerate(_read_text(path).splitlines()):
+        s = line.split("#", 1)[0].strip()
+        if not s: continue
+        if header is None and not nums and _XC_HEADER.fullmatch(s):
+            header = (i + 1, *map(int, s.split())); continue
+        head, feats = _split_labels(s)
+        if feats and not _PAIRS.fullmatch(feats): raise _bad_pair(path, i + 1, s, feats, header is None and not nums)
+        ls = [v for v in head.split(",") if v.strip()]
+        t = feats.replace(":", " ").split()
+        labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(i + 1)
+    return labs, lab_counts, toks, counts, nums, header
+
+# %% ../nbs/00a_data.ipynb #cc5fbd2c
 def _svmlight_shapes(path, header, n: int, n_features, n_labels, zero_based, extra_line=None):
     """`(n_features, n_labels, zero_based)` once the examples are counted (`n`): an Extreme Classification `header`
     (line, n, F, K) fixes the shapes and must agree with `n` and with `n_features`/`n_labels` when passed (else an error
@@ -557,6 +592,7 @@ def _svmlight_shapes(path, header, n: int, n_features, n_labels, zero_based, ext
     if n != n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
     return f_h, k_h, zero_based
 
+# %% ../nbs/00a_data.ipynb #3696a030
 def _svmlight_X(path, nums, lab, lrow, K: int, att, frow, val, F: int, zero_based: bool):
     """X (canonical CSR float64, n = len(nums) rows) from parsed example rows, after checking that every label id is
     below K, every feature index below F and no feature appears twice in a row; an error names the line (`nums`)."""
@@ -574,6 +610,14 @@ def _svmlight_X(path, nums, lab, lrow, K: int, att, frow, val, F: int, zero_base
     X.eliminate_zeros(); X.sort_indices()
     return X
 
+def _ints(strings: list, where, what: str) -> np.ndarray:
+    "Integer strings -> int64; a non-integer names its line."
+    try: return np.fromiter(map(int, strings), np.int64, len(strings))
+    except ValueError:
+        e = next(e for e, s in enumerate(strings) if not s.strip().lstrip("-").isdigit())
+        raise ValueError(f"{where(e)}: {what} {strings[e]!r} is not an integer") from None
+
+# %% ../nbs/00a_data.ipynb #b510dbd2
 def load_svmlight(path, n_features: int | None = None, n_labels: int | None = None, *, zero_based: bool | None = None):
     """Read a multi-label svmlight file: per example `l1,l2,... idx:val idx:val ...`, labels 0-based,
     features 1-based unless `zero_based`. Returns `(X, Y, meta)`: X a CSR float64 matrix, Y an (n, K) int8 0/1 array.
@@ -584,17 +628,7 @@ def load_svmlight(path, n_features: int | None = None, n_labels: int | None = No
     or the error names the line. `n_features`/`n_labels` passed as well must equal the header's. A file without
     examples or header is refused, as an empty ARFF file is."""
     path = os.fspath(path)
-    labs, lab_counts, toks, counts, nums, header = [], [], [], [], [], None
-    for i, line in enumerate(_read_text(path).splitlines()):
-        s = line.split("#", 1)[0].strip()
-        if not s: continue
-        if header is None and not nums and _XC_HEADER.fullmatch(s):
-            header = (i + 1, *map(int, s.split())); continue
-        head, feats = _split_labels(s)
-        if feats and not _PAIRS.fullmatch(feats): raise _bad_pair(path, i + 1, s, feats, header is None and not nums)
-        ls = [v for v in head.split(",") if v.strip()]
-        t = feats.replace(":", " ").split()
-        labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(i + 1)
+    labs, lab_counts, toks, counts, nums, header = _svmlight_rows(path)
     n = len(nums)
     n_features, n_labels, zero_based = _svmlight_shapes(path, header, n, n_features, n_labels, zero_based,
                                                         nums[header[1]] if header is not None and n > header[1] else None)
@@ -611,13 +645,6 @@ def load_svmlight(path, n_features: int | None = None, n_labels: int | None = No
     meta = DatasetMeta(feature_names=[str(j + off) for j in range(F)], label_names=[str(k) for k in range(K)],
                        source=path, label_source="svmlight", sparse=True)
     return X, Y, meta
-
-def _ints(strings: list, where, what: str) -> np.ndarray:
-    "Integer strings -> int64; a non-integer names its line."
-    try: return np.fromiter(map(int, strings), np.int64, len(strings))
-    except ValueError:
-        e = next(e for e, s in enumerate(strings) if not s.strip().lstrip("-").isdigit())
-        raise ValueError(f"{where(e)}: {what} {strings[e]!r} is not an integer") from None
 
 # %% ../nbs/00a_data.ipynb #feca1166
 _SYNTHETIC_KINDS = {

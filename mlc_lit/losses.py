@@ -427,14 +427,7 @@ def l1_newton_quality(g, h, l2, l1):
     t = soft_threshold(g, l1)
     return -0.5 * t * t / d if d > 0.0 else 0.0
 
-# %% ../nbs/01_taylor_boosting.ipynb #l1h
-import inspect
-
-from numba.core import types as _nbtypes
-from numba.extending import overload as _overload
-
-from .core import _forwarder
-
+# %% ../nbs/01_taylor_boosting.ipynb #c43b178a
 @kernel(inline=True)
 def _decomposable_quality_l1(v, K, l2):
     "`decomposable_quality` with `l2` = (l2, l1): Σ_k l1_newton_quality."
@@ -451,6 +444,7 @@ def _decomposable_head_l1(g, h, l2, scores_out):
         q += l1_newton_quality(g[k], h[k], l2[0], l2[1])
     return q
 
+# %% ../nbs/01_taylor_boosting.ipynb #3c05d06a
 @kernel(inline=True)
 def _single_label_quality_l1(v, K, l2, packed, by_abs):
     "`single_label_quality` with `l2` = (l2, l1)."
@@ -476,6 +470,15 @@ def _complete_head_l1(g, hp, l2, scores_out, work):
     for k in range(K): q += (g[k] - 0.5 * gs[k]) * scores_out[k] + l2[1] * abs(scores_out[k])
     return q
 
+# %% ../nbs/01_taylor_boosting.ipynb #9b36e8ab
+import inspect
+
+from numba.core import types as _nbtypes
+from numba.extending import overload as _overload
+
+from .core import _forwarder
+
+# %% ../nbs/01_taylor_boosting.ipynb #l1h
 def regularised(plain, with_l1):
     """A function with `plain`'s parameters that runs `plain` when its `l2` argument is a number and `with_l1` when
     it is the pair (l2, l1). Inside a kernel the choice is made from the type, when compiling."""

@@ -5,6 +5,7 @@
 # %% ../nbs/05_rembed.ipynb #f75c2bdd
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numba
@@ -490,17 +491,8 @@ def gaussian_embedding(X, Y, rank: int, *, l2: float = 1.0, random_state=None, s
     ridge = _RidgeSolver(X, _ridge_penalty(X, l2), solver, n_jobs=n_jobs)
     return Embedding(U, np.full(rank, np.nan), ridge.solve(np.asarray(_labels_float(Y) @ U)), ridge.lam, ridge.n_iter_)
 
-# %% ../nbs/05_rembed.ipynb #928cd740
-class RandomizedEmbeddingClassifier(MultiLabelClassifier):
-    """Multilabel (and multiclass) classification with a smooth, low-rank link
-    (Karampatziakis & Mineiro, 2015, Algorithm 3).
-
-    A randomized embedding (Algorithm 1) finds the top-`rank` eigenvectors U of the second moment of
-    ridge activations, W regresses YU on X, random Fourier features of the projected activations XW
-    feed a per-class linear (squared loss) or logistic read-out V.
-
-    Parameters
-    ----------
+# %% ../nbs/05_rembed.ipynb #948dc008
+_MODEL_DOC = """\
     rank : int or 'spectral90', default='spectral90'
         Embedding dimension k; 'spectral90' is the smallest k holding 90% of the spectrum of YᵀY.
     oversample : int, default=20
@@ -530,6 +522,16 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     inference : {'example', 'class_f1'}, default='example'
         'example' thresholds probabilities at 1/2; 'class_f1' applies Algorithm 4 (`f1_inference`)
         to each batch passed to `predict`.
+"""
+_MODEL_CONSTRAINTS = {
+    "rank": [int_at_least(1), StrOptions({"spectral90"})], "oversample": [int_at_least(0)], "n_iter": [int_at_least(0)],
+    "embedding": [StrOptions({"randomized", "gaussian"})], "n_random_features": [int_at_least(0)],
+    "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})], "nu": [POSITIVE], "bandwidth": [POSITIVE],
+    "l2": [POSITIVE], "l2_link": [POSITIVE, None], "loss": [StrOptions({"squared", "logistic", "softmax"})],
+    "inference": [StrOptions({"example", "class_f1"})]}
+
+# %% ../nbs/05_rembed.ipynb #739dabfa
+_FIT_DOC = """\
     fit_intercept : bool, default=True
         Append a constant feature to X before the embedding.
     max_iter : int, default=100
@@ -556,7 +558,50 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     n_jobs : int or None, default=None
         Threads for the CSR products of the 'cg' solver and over blocks of 64 classes in the logistic
         read-out; results do not depend on it.
+"""
+_FIT_CONSTRAINTS = {
+    "fit_intercept": ["boolean"], "max_iter": [int_at_least(1)], "tol": [NON_NEGATIVE],
+    "optimizer": [StrOptions({"lbfgs", "sgd"})], "n_epochs": [int_at_least(1)], "batch_size": [int_at_least(1)],
+    "learning_rate": [POSITIVE], "learning_rate_decay": [NON_NEGATIVE], "momentum": [Interval(Real, 0, 1, closed="left")],
+    "solver": [StrOptions({"auto", "cholesky", "cg"})], "random_state": ["random_state"], "n_jobs": N_JOBS}
 
+# %% ../nbs/05_rembed.ipynb #85bb3291
+class _DaskInput(MultiLabelClassifier):
+    """Dask input for the estimators of this chapter, recognised by attribute (so NumPy users never import Dask):
+    `fit` with a Dask X or Y calls `self._fit_dask(X, Y)`, a prediction for a Dask X calls `self._dask_method(name)`;
+    anything else goes to the in-memory methods of `MultiLabelClassifier`."""
+    def fit(self, X, Y):
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"): return self._fit_dask(X, Y)
+        return super().fit(X, Y)
+
+    def predict(self, X): return _dask_or(self, "predict", X)
+    def predict_proba(self, X): return _dask_or(self, "predict_proba", X)
+    def decision_function(self, X): return _dask_or(self, "decision_function", X)
+    def predict_top_k(self, X, k, *, return_scores=False):
+        return _dask_or(self, "predict_top_k", X, k, return_scores=return_scores)
+
+def _scale():
+    "`mlc_lit.scale`, imported on first use (it imports Dask)."
+    from mlc_lit import scale
+    return scale
+
+def _dask_or(est: _DaskInput, name: str, X, *args, **kwargs):
+    "`est._dask_method(name)` for a Dask `X`, else the in-memory method `name` of `MultiLabelClassifier`."
+    if hasattr(X, "__dask_graph__"): return est._dask_method(name)(X, *args, **kwargs)
+    return getattr(super(_DaskInput, est), name)(X, *args, **kwargs)
+
+# %% ../nbs/05_rembed.ipynb #928cd740
+class RandomizedEmbeddingClassifier(_DaskInput):
+    __doc__ = """Multilabel (and multiclass) classification with a smooth, low-rank link
+    (Karampatziakis & Mineiro, 2015, Algorithm 3).
+
+    A randomized embedding (Algorithm 1) finds the top-`rank` eigenvectors U of the second moment of
+    ridge activations, W regresses YU on X, random Fourier features of the projected activations XW
+    feed a per-class linear (squared loss) or logistic read-out V.
+
+    Parameters
+    ----------
+""" + _MODEL_DOC + _FIT_DOC + """
     Attributes
     ----------
     rank_ : int
@@ -584,16 +629,7 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     >>> clf.predict(X[:2]).shape
     (2, 3)
     """
-    _parameter_constraints = {
-        "rank": [int_at_least(1), StrOptions({"spectral90"})], "oversample": [int_at_least(0)], "n_iter": [int_at_least(0)],
-        "n_random_features": [int_at_least(0)], "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})],
-        "embedding": [StrOptions({"randomized", "gaussian"})], "optimizer": [StrOptions({"lbfgs", "sgd"})],
-        "n_epochs": [int_at_least(1)], "batch_size": [int_at_least(1)], "learning_rate": [POSITIVE],
-        "learning_rate_decay": [NON_NEGATIVE], "momentum": [Interval(Real, 0, 1, closed="left")],
-        "nu": [POSITIVE], "bandwidth": [POSITIVE], "l2": [POSITIVE], "l2_link": [POSITIVE, None],
-        "loss": [StrOptions({"squared", "logistic", "softmax"})], "inference": [StrOptions({"example", "class_f1"})],
-        "fit_intercept": ["boolean"], "max_iter": [int_at_least(1)], "tol": [NON_NEGATIVE],
-        "solver": [StrOptions({"auto", "cholesky", "cg"})], "random_state": ["random_state"], "n_jobs": N_JOBS}
+    _parameter_constraints = {**_MODEL_CONSTRAINTS, **_FIT_CONSTRAINTS}
 
     def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, embedding="randomized", n_random_features=1000,
                  kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1, loss="squared",
@@ -611,24 +647,8 @@ class RandomizedEmbeddingClassifier(MultiLabelClassifier):
     def _decision_function(self, X): return _link_scores(self, X)
     def _predict_proba(self, X): return _link_proba(self, X)
     def _predict(self, X): return _link_labels(self, X)
-
-    # Dask input (`mlc_lit.scale`, which imports Dask; checked by attribute, so NumPy users never import it)
-    def fit(self, X, Y):
-        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
-            from mlc_lit.scale import fit_randomized_embedding; return fit_randomized_embedding(self, X, Y)
-        return super().fit(X, Y)
-
-    def predict(self, X): return _scale_or(super().predict, "predict", self, X)
-    def predict_proba(self, X): return _scale_or(super().predict_proba, "predict_proba", self, X)
-    def decision_function(self, X): return _scale_or(super().decision_function, "decision_function", self, X)
-    def predict_top_k(self, X, k, *, return_scores=False):
-        return _scale_or(super().predict_top_k, "predict_top_k", self, X, k, return_scores=return_scores)
-
-def _scale_or(method, name, est, X, *args, **kwargs):
-    "`mlc_lit.scale`'s chunk-wise `name` for a Dask `X`, else the in-memory `method`."
-    if not hasattr(X, "__dask_graph__"): return method(X, *args, **kwargs)
-    from mlc_lit import scale
-    return getattr(scale, name)(est, X, *args, **kwargs)
+    def _fit_dask(self, X, Y): return _scale().fit_randomized_embedding(self, X, Y)
+    def _dask_method(self, name): return functools.partial(getattr(_scale(), name), self)
 
 # %% ../nbs/05_rembed.ipynb #0ba123c9
 def _checked_rank(est: RandomizedEmbeddingClassifier, n_labels: int) -> int | None:
@@ -801,7 +821,7 @@ _SCORINGS = {"precision@1": (_ranked(precision_at_k, 1), True), "precision@3": (
              "example_f1": (_labelled(example_f1), True), "macro_f1": (_labelled(macro_f1), True),
              "micro_f1": (_labelled(micro_f1), True)}
 
-# %% ../nbs/05_rembed.ipynb #27af4f68
+# %% ../nbs/05_rembed.ipynb #267aedbc
 import time as _time
 import warnings as _warnings
 from numbers import Integral, Real
@@ -812,12 +832,8 @@ from sklearn.utils._param_validation import Interval
 
 from .core import n_threads
 
-class RandomizedEmbeddingCV(MultiLabelClassifier):
-    """`RandomizedEmbeddingClassifier` with its hyper-parameters chosen by random search on a seeded
-    hold-out (or any `cv`), for the metric given as `scoring`, then refitted on all training data.
-
-    Parameters
-    ----------
+# %% ../nbs/05_rembed.ipynb #8728c6cc
+_SEARCH_DOC = """\
     param_distributions : dict or None, default=None
         {parameter of RandomizedEmbeddingClassifier: list or scipy.stats distribution}; None uses
         `default_search_space(scoring)`. Integer ranks above the number of labels are capped at it.
@@ -850,7 +866,22 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
         (each candidate's fit uses the scheduler's workers).
     verbose : int, default=0
         Print one line per candidate when > 0.
+"""
+_SEARCH_CONSTRAINTS = {
+    "param_distributions": [dict, None], "n_iter": [int_at_least(1)], "strategy": [StrOptions({"local", "random"})],
+    "scoring": [StrOptions(set(_SCORINGS)), callable],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")], "cv": ["cv_object", None],
+    "time_budget": [POSITIVE, None], "refit": ["boolean"], "fixed_params": [dict, None],
+    "random_state": ["random_state"], "n_jobs": N_JOBS, "verbose": ["verbose"]}
 
+# %% ../nbs/05_rembed.ipynb #27af4f68
+class RandomizedEmbeddingCV(_DaskInput):
+    __doc__ = """`RandomizedEmbeddingClassifier` with its hyper-parameters chosen by random search on a seeded
+    hold-out (or any `cv`), for the metric given as `scoring`, then refitted on all training data.
+
+    Parameters
+    ----------
+""" + _SEARCH_DOC + """
     Attributes
     ----------
     best_params_, best_score_, best_index_ : the best candidate's drawn parameters, mean score, index
@@ -869,12 +900,7 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
     >>> search.n_candidates_, search.predict(X[:2]).shape
     (3, (2, 20))
     """
-    _parameter_constraints = {
-        "param_distributions": [dict, None], "n_iter": [int_at_least(1)], "strategy": [StrOptions({"local", "random"})],
-        "scoring": [StrOptions(set(_SCORINGS)), callable],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither")], "cv": ["cv_object", None],
-        "time_budget": [POSITIVE, None], "refit": ["boolean"], "fixed_params": [dict, None],
-        "random_state": ["random_state"], "n_jobs": N_JOBS, "verbose": ["verbose"]}
+    _parameter_constraints = _SEARCH_CONSTRAINTS
 
     def __init__(self, param_distributions=None, *, n_iter=20, strategy="local", scoring="precision@1",
                  validation_fraction=0.1, cv=None, time_budget=None, refit=True, fixed_params=None, random_state=None,
@@ -887,22 +913,8 @@ class RandomizedEmbeddingCV(MultiLabelClassifier):
     def _predict(self, X): return _refitted(self)._predict(X)
     def _predict_proba(self, X): return _refitted(self)._predict_proba(X)
     def _decision_function(self, X): return _refitted(self)._decision_function(X)
-
-    # Dask input: the search runs chunk-wise in `mlc_lit.scale` (`fit_search`), prediction goes to the refitted model
-    def fit(self, X, Y):
-        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
-            from mlc_lit.scale import fit_search; return fit_search(self, X, Y)
-        return super().fit(X, Y)
-
-    def predict(self, X): return _search_or(self, "predict", X)
-    def predict_proba(self, X): return _search_or(self, "predict_proba", X)
-    def decision_function(self, X): return _search_or(self, "decision_function", X)
-    def predict_top_k(self, X, k, *, return_scores=False): return _search_or(self, "predict_top_k", X, k, return_scores=return_scores)
-
-def _search_or(search: RandomizedEmbeddingCV, name: str, X, *args, **kwargs):
-    "The refitted model's `name` for a Dask `X` (a Dask array), else the in-memory method of the base class."
-    if hasattr(X, "__dask_graph__"): return getattr(_refitted(search), name)(X, *args, **kwargs)
-    return getattr(super(RandomizedEmbeddingCV, search), name)(X, *args, **kwargs)
+    def _fit_dask(self, X, Y): return _scale().fit_search(self, X, Y)          # the search chunk by chunk
+    def _dask_method(self, name): return getattr(_refitted(self), name)       # the refitted model's chunk-wise methods
 
 # %% ../nbs/05_rembed.ipynb #2b171588
 _MIN_HOLDOUT = 200      # cv=None: a hold-out smaller than this many examples is replaced by a shuffled 5-fold
@@ -1040,6 +1052,33 @@ def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results
         out.append(q)
     return out[:left]
 
+# %% ../nbs/05_rembed.ipynb #4cc9df93
+def _run_rounds(search: RandomizedEmbeddingCV, state: dict, run, workers: int, n_jobs) -> tuple[list, list]:
+    """The candidates of `_next_round`, round by round, and their `run(params)` -> (scores, fit times), on `n_jobs`
+    workers; with a time budget `workers` at a time, none started that would end after the budget at the pace so far."""
+    t0, cands, results, batches = _time.perf_counter(), [], [], 0
+    while rnd := _next_round(search, state, cands, results):
+        step = len(rnd) if search.time_budget is None else workers
+        for s in range(0, len(rnd), step):
+            cands += rnd[s:s + step]
+            results += parallel_map(run, rnd[s:s + step], n_jobs=n_jobs)
+            batches += 1
+            if search.verbose:
+                for i in range(len(cands) - len(rnd[s:s + step]), len(cands)):
+                    print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
+            spent = _time.perf_counter() - t0           # no batch starts that would end after the budget at this pace
+            if search.time_budget is not None and spent * (batches + 1) / batches > search.time_budget:
+                break
+        else: continue
+        if len(cands) < search.n_iter:
+            first = len(results) <= step
+            _warnings.warn(f"time_budget={search.time_budget} s ran out after {len(results)} of {search.n_iter} candidates"
+                           + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
+                           UserWarning, stacklevel=4)
+        break
+    return cands, results
+
+# %% ../nbs/05_rembed.ipynb #3665dfba
 def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=None):
     """Evaluate candidates round by round within the time budget, store the results, refit the best.
     `evaluate(params, splits, seed)` -> (scores, fit times) replaces the in-memory `_evaluate_candidate` (then the
@@ -1054,26 +1093,7 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=Non
     workers = 1 if n_jobs in (None, 1) else n_threads(n_jobs)
     n_jobs_each = None if workers == 1 else 1
     if evaluate is None: evaluate = lambda p, splits, seed: _evaluate_candidate(search, p, X, Y, splits, seed, n_jobs_each)
-    t0, cands, results, batches = _time.perf_counter(), [], [], 0
-    while rnd := _next_round(search, state, cands, results):
-        step = len(rnd) if search.time_budget is None else workers
-        for s in range(0, len(rnd), step):
-            cands += rnd[s:s + step]
-            results += parallel_map(lambda p: evaluate(p, splits, est_seed), rnd[s:s + step], n_jobs=n_jobs)
-            batches += 1
-            if search.verbose:
-                for i in range(len(cands) - len(rnd[s:s + step]), len(cands)):
-                    print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
-            spent = _time.perf_counter() - t0           # no batch starts that would end after the budget at this pace
-            if search.time_budget is not None and spent * (batches + 1) / batches > search.time_budget:
-                break
-        else: continue
-        if len(cands) < search.n_iter:
-            first = len(results) <= step
-            _warnings.warn(f"time_budget={search.time_budget} s ran out after {len(results)} of {search.n_iter} candidates"
-                           + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
-                           UserWarning, stacklevel=3)
-        break
+    cands, results = _run_rounds(search, state, lambda p: evaluate(p, splits, est_seed), workers, n_jobs)
     _store_search_results(search, cands, results, splits)
     if search.refit:
         search.best_estimator_ = _candidate(search, search.best_params_, est_seed, search.n_jobs, defaults).fit(X, Y)

@@ -139,27 +139,22 @@ def _yt_xz(Xc, Yc, Z, intercept: bool):
     Xa, Yf = _x_chunk(Xc, intercept), _y_chunk(Yc)
     return np.asarray(Yf.T @ np.asarray(Xa @ Z), dtype=np.float64)
 
+# %% ../nbs/08_scale.ipynb #60445e26
 @kernel()
-def _csc_matmat(indptr, indices, data, P, out):
-    "out = A P[:d] for a CSC matrix A = (indptr, indices, data) with d columns: column f adds P's row f into the rows it touches."
-    out[:] = 0.0
+def _csc_matmat_add(indptr, indices, data, B, out, transpose: bool):
+    """out += A B[:d], or with `transpose` out[:d] += Aᵀ B, for a CSC matrix A = (indptr, indices, data) with d columns:
+    column f of A adds B's row f into the rows it touches, or (transposed) gathers those rows of B into out's row f."""
     m = out.shape[1]
     for f in range(len(indptr) - 1):
         for p in range(indptr[f], indptr[f + 1]):
             v, i = data[p], indices[p]
-            for j in range(m): out[i, j] += v * P[f, j]
+            if transpose:
+                for j in range(m): out[f, j] += v * B[i, j]
+            else:
+                for j in range(m): out[i, j] += v * B[f, j]
     return out
 
-@kernel()
-def _csc_t_matmat_add(indptr, indices, data, V, out):
-    "out[:d] += Aᵀ V for a CSC matrix A = (indptr, indices, data) with d columns: row f of out gathers column f's rows of V."
-    m = V.shape[1]
-    for f in range(len(indptr) - 1):
-        for p in range(indptr[f], indptr[f + 1]):
-            v, i = data[p], indices[p]
-            for j in range(m): out[f, j] += v * V[i, j]
-    return out
-
+# %% ../nbs/08_scale.ipynb #6a659e07
 def _csc_of(X):
     "(indptr, indices, data) of a sparse chunk's CSC form, or None for a dense chunk."
     return csr_arrays(X.tocsc()) if sp.issparse(X) else None
@@ -168,7 +163,7 @@ def _add_xt_v(acc, X, A, V, intercept: bool):
     """acc += Xaᵀ V, Xa = [X 1] with `intercept` (acc's last row takes the column of ones): row by row of acc from the
     CSC arrays `A` of a sparse X, with BLAS for a dense one."""
     d = X.shape[1]
-    if A is not None: _csc_t_matmat_add(*A, np.ascontiguousarray(V, dtype=np.float64), acc)
+    if A is not None: _csc_matmat_add(*A, np.ascontiguousarray(V, dtype=np.float64), acc, True)
     else: acc[:d] += X.T @ V
     if intercept: acc[d] += V.sum(axis=0)
     return acc
@@ -180,7 +175,7 @@ def _xt_xp_into(acc, Xc, Yc, P, intercept: bool):
     d × m matrix is formed per chunk."""
     X = _x_chunk(Xc, False)
     A, d = _csc_of(X), X.shape[1]
-    XP = X @ P[:d] if A is None else _csc_matmat(*A, P, np.empty((X.shape[0], P.shape[1])))
+    XP = X @ P[:d] if A is None else _csc_matmat_add(*A, P, np.zeros((X.shape[0], P.shape[1])), False)
     if intercept: XP += P[d]
     return _add_xt_v(acc, X, A, XP, intercept)
 
@@ -188,6 +183,7 @@ def _xt_xp(Xc, Yc, P, intercept: bool):
     "Xaᵀ (Xa P) on a chunk: the operator of conjugate gradients (a chain's first link; `_xt_xp_into` adds the next)."
     return _xt_xp_into(np.zeros_like(P), Xc, Yc, P, intercept)
 
+# %% ../nbs/08_scale.ipynb #5ea876b5
 def _xt_yq_into(acc, Xc, Yc, Q, intercept: bool):
     "acc += Xaᵀ (Y Q) for a chunk, the right-hand side of the ridge solve, added as `_xt_xp_into` adds its product."
     X = _x_chunk(Xc, False)
@@ -272,7 +268,7 @@ def _phi_gram_into(acc, Xc, Yc, W_x, W_0, R, b, mu):
     Pc = (Phi - mu.astype(Phi.dtype)).astype(np.float64)
     Yf = _y_chunk(Yc)
     G += Pc.T @ Pc
-    if sp.issparse(Yf) and V.T.flags.c_contiguous: _csc_t_matmat_add(*csr_arrays(Yf.tocsc()), Pc, V.T)
+    if sp.issparse(Yf) and V.T.flags.c_contiguous: _csc_matmat_add(*csr_arrays(Yf.tocsc()), Pc, V.T, True)
     else: V += np.asarray(Yf.T @ Pc).T
     return G, V
 
