@@ -482,6 +482,7 @@ def _scaled(X, m, mean, std):
     "X standardised by `_scaling`'s statistics (CSR stays CSR)."
     return X @ sp.diags(1.0 / (m * std)) if sp.issparse(X) else np.ascontiguousarray((X / m - mean) / std)
 
+# %% ../nbs/04_qweighted.ipynb #9fa0b1c2
 @kernel(fastmath=False)
 def _unscale_rows(W, m, std, v):
     "In place, row by row: feature weights divided by `m` then by `std`; the bias less their dot product with `v`, summed left to right."
@@ -500,6 +501,7 @@ def _unscale_weights(W, m, mean, std):
     _unscale_rows(W, m, std, mean / std)
     return W
 
+# %% ../nbs/04_qweighted.ipynb #b1c2d3e4
 def _train(est, X, Y, calib_only=False):
     "Train the pairwise (or calibration) perceptrons of `est` on X, standardised first when `est.scale`."
     order = _epoch_order(X.shape[0], int(est.epochs), est.shuffle, est.random_state)
@@ -508,7 +510,55 @@ def _train(est, X, Y, calib_only=False):
     W = train_pairwise(_scaled(X, *stats), Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
     return _unscale_weights(W, *stats)
 
-class CalibratedPairwiseClassifier(MultiLabelClassifier):
+# %% ../nbs/04_qweighted.ipynb #f5a6b7c8
+class _CalibratedPairwise(MultiLabelClassifier):
+    "What `CalibratedPairwiseClassifier` does: training, the three votings, the scores, the ranking and the top label."
+    def fit(self, X, Y):
+        "Fit on arrays in memory, or with label blocks as Dask tasks when `X` or `Y` is a Dask array (`mlc_lit.scale`)."
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
+            from mlc_lit.scale import fit_pairwise; return fit_pairwise(self, X, Y)
+        return super().fit(X, Y)
+
+    def predict(self, X):
+        "Label sets; for a Dask `X` a Dask array computed chunk by chunk (`mlc_lit.scale`)."
+        if hasattr(X, "__dask_graph__"):
+            from mlc_lit.scale import predict_pairwise; return predict_pairwise(self, X)
+        return super().predict(X)
+
+    def _fit(self, X, Y):
+        self.coef_ = _train(self, X, Y)
+
+    def _predict(self, X):
+        if self.voting == "full":
+            labels = votes_to_labels(full_votes(self.coef_, X, n_jobs=self.n_jobs))
+            ev = np.full(X.shape[0], self.coef_.shape[0], dtype=np.int64)
+        else: labels, ev = qweighted_votes(self.coef_, X, mode=self.voting, n_jobs=self.n_jobs)
+        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
+        return labels
+
+    def _decision_function(self, X):
+        "Votes of each label minus the votes of λ0 (full voting): > 0 exactly for the predicted labels."
+        V = full_votes(self.coef_, X, n_jobs=self.n_jobs)
+        return (V[:, 1:] - V[:, :1]).astype(np.float64)
+
+    def predict_ranking(self, X):
+        "Full max-wins ranking of the n+1 classes per instance: column indices of `Y`, λ0 as -1, best first."
+        X = self._check_fitted_X(X)                # before reading coef_: unfitted -> NotFittedError
+        return votes_to_ranking(full_votes(self.coef_, X, n_jobs=self.n_jobs))
+
+    def predict_top(self, X):
+        "Top label (column index of `Y`) per instance by multiclass QWeighted, λ0 ignored; sets `n_evaluations_`."
+        X = self._check_fitted_X(X)
+        top, ev = qweighted_votes(self.coef_, X, mode="qweighted", n_jobs=self.n_jobs)
+        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
+        return top
+
+    def _check_fitted_X(self, X):
+        check_is_fitted(self)
+        return self._validate_X(X)
+
+# %% ../nbs/04_qweighted.ipynb #b7c8d9ea
+class CalibratedPairwiseClassifier(_CalibratedPairwise):
     """Calibrated pairwise multilabel perceptrons (CMLPP) with full or QWeighted voting.
 
     One perceptron per pair of labels, trained on the examples where exactly one of the two is relevant,
@@ -560,50 +610,6 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
     def __init__(self, *, voting="qweighted2", epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
         self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = voting, epochs, shuffle, random_state, n_jobs
         self.scale = scale
-
-    def fit(self, X, Y):
-        "Fit on arrays in memory, or with label blocks as Dask tasks when `X` or `Y` is a Dask array (`mlc_lit.scale`)."
-        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
-            from mlc_lit.scale import fit_pairwise; return fit_pairwise(self, X, Y)
-        return super().fit(X, Y)
-
-    def predict(self, X):
-        "Label sets; for a Dask `X` a Dask array computed chunk by chunk (`mlc_lit.scale`)."
-        if hasattr(X, "__dask_graph__"):
-            from mlc_lit.scale import predict_pairwise; return predict_pairwise(self, X)
-        return super().predict(X)
-
-    def _fit(self, X, Y):
-        self.coef_ = _train(self, X, Y)
-
-    def _predict(self, X):
-        if self.voting == "full":
-            labels = votes_to_labels(full_votes(self.coef_, X, n_jobs=self.n_jobs))
-            ev = np.full(X.shape[0], self.coef_.shape[0], dtype=np.int64)
-        else: labels, ev = qweighted_votes(self.coef_, X, mode=self.voting, n_jobs=self.n_jobs)
-        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
-        return labels
-
-    def _decision_function(self, X):
-        "Votes of each label minus the votes of λ0 (full voting): > 0 exactly for the predicted labels."
-        V = full_votes(self.coef_, X, n_jobs=self.n_jobs)
-        return (V[:, 1:] - V[:, :1]).astype(np.float64)
-
-    def predict_ranking(self, X):
-        "Full max-wins ranking of the n+1 classes per instance: column indices of `Y`, λ0 as -1, best first."
-        X = self._check_fitted_X(X)                # before reading coef_: unfitted -> NotFittedError
-        return votes_to_ranking(full_votes(self.coef_, X, n_jobs=self.n_jobs))
-
-    def predict_top(self, X):
-        "Top label (column index of `Y`) per instance by multiclass QWeighted, λ0 ignored; sets `n_evaluations_`."
-        X = self._check_fitted_X(X)
-        top, ev = qweighted_votes(self.coef_, X, mode="qweighted", n_jobs=self.n_jobs)
-        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
-        return top
-
-    def _check_fitted_X(self, X):
-        check_is_fitted(self)
-        return self._validate_X(X)
 
 # %% ../nbs/04_qweighted.ipynb #6b0ca0a3
 class BinaryRelevancePerceptron(MultiLabelClassifier):
