@@ -358,8 +358,9 @@ def _prefetch(typingctx, W, p, f):
         return context.get_dummy_value()
     return types.void(W, p, f), codegen
 
-if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch
+if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch or borrow
     def _prefetch(W, p, f): pass
+    def borrow(*arrays): return arrays if len(arrays) > 1 else arrays[0]
 
 # %% ../nbs/04_qweighted.ipynb #1d2f3a4b
 class _Outcome(NamedTuple):
