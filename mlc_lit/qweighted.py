@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,8 +19,8 @@ from numba.extending import intrinsic
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .core import (N_JOBS, MultiLabelClassifier, check_memory, csr_arrays, int_at_least, kernel, n_threads,
-                          numba_threads, spawn_seeds)
+from .core import (N_JOBS, MultiLabelClassifier, borrow, check_memory, csr_arrays, int_at_least, kernel,
+                          n_threads, numba_threads, spawn_seeds)
 
 # %% auto #0
 __all__ = ['n_pairs', 'full_votes', 'votes_to_labels', 'votes_to_ranking', 'qweighted_game', 'qweighted_votes',
@@ -214,19 +215,55 @@ def _lowest_bit(w):
 def _bit(j):
     return np.uint64(1) << np.uint64(j & 63)
 
+# %% ../nbs/04_qweighted.ipynb #b2d4f1a2
+class _Rows(NamedTuple):
+    "The instances as the kernels read them: dense `X` (0×0 when sparse) or the CSR arrays, and which of the two."
+    X: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    sparse: bool
+
+class _Games(NamedTuple):
+    "The games in flight, one row per slot (m classes, `words` = ⌈m/64⌉ bitset words)."
+    loss: np.ndarray     # (slots, m) losses per class
+    votes: np.ndarray    # (slots, m) votes per class
+    bucket: np.ndarray   # (slots, m+1, words) the classes of each loss level
+    played: np.ndarray   # (slots, m, words) the classes each class has played
+    cand: np.ndarray     # (slots, words) the candidates
+    ccount: np.ndarray   # (slots, m+1) candidates per loss level
+    opp: np.ndarray      # (slots, m) the cursor's level when a class last stopped leading
+    cur: np.ndarray      # (slots,) the bits of the cursor's word not yet offered
+    st: np.ndarray       # (slots, 9) the slot's scalars (above)
+    score: np.ndarray    # (slots,) score of the pair just evaluated
+
+def _new_games(n_slots, m):
+    "`n_slots` idle games (instance -1) of m classes."
+    nw = (m + 63) // 64
+    g = _Games(np.zeros((n_slots, m), dtype=np.int64), np.zeros((n_slots, m), dtype=np.int64),
+               np.zeros((n_slots, m + 1, nw), dtype=np.uint64), np.zeros((n_slots, m, nw), dtype=np.uint64),
+               np.zeros((n_slots, nw), dtype=np.uint64), np.zeros((n_slots, m + 1), dtype=np.int64),
+               np.zeros((n_slots, m), dtype=np.int64), np.zeros(n_slots, dtype=np.uint64),
+               np.zeros((n_slots, 9), dtype=np.int64), np.zeros(n_slots))
+    g.st[:, 8] = -1
+    return g
+
+_new_games_jit = kernel()(_new_games)   # for the parallel kernel, which gives every chunk games of its own
+
 # %% ../nbs/04_qweighted.ipynb #6d1c7db8
 @kernel()
-def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, played, cand, ccount, opp, st):
-    "Reset one slot's game for instance i and play its n calibration games (QCMLPP)."
+def _start(g, s, i, mode, W, x):
+    "Reset slot s's game for instance i and play its n calibration games (QCMLPP)."
+    loss, votes, bucket, played, cand, ccount, st = g.loss[s], g.votes[s], g.bucket[s], g.played[s], g.cand[s], g.ccount[s], g.st[s]
     m = loss.shape[0]
-    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; ccount[:] = 0; opp[:] = 0; st[:8] = 0
+    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; ccount[:] = 0; g.opp[s] = 0; st[:8] = 0
     for j in range(0 if mode > 0 else 1, m):
         bucket[0, j >> 6] |= _bit(j); cand[j >> 6] |= _bit(j); played[j, j >> 6] |= _bit(j)
         if mode == 0: played[j, 0] |= np.uint64(1)
     ccount[0] = m if mode > 0 else m - 1
     if mode == 0: return
     for v in range(1, m):
-        l = v if _row_score(W, v - 1, X, indptr, indices, data, i, sparse) >= 0 else 0
+        l = v if _row_score(W, v - 1, x.X, x.indptr, x.indices, x.data, i, x.sparse) >= 0 else 0
         votes[v - l] += 1                      # the winner: 0 when v lost, v when λ0 lost
         bucket[loss[l], l >> 6] &= ~_bit(l); ccount[loss[l]] -= 1
         loss[l] += 1
@@ -234,6 +271,78 @@ def _start(i, mode, W, X, indptr, indices, data, sparse, loss, votes, bucket, pl
         played[0, v >> 6] |= _bit(v); played[v, 0] |= np.uint64(1)
         st[2] = max(st[2], loss[l])
     st[3] = m - 1
+
+# %% ../nbs/04_qweighted.ipynb #b8dae7a8
+@kernel()
+def _leader(g, s):
+    "The candidate of slot s with the lowest (loss, index); `st[s, 0]` moves up to its level."
+    while g.ccount[s, g.st[s, 0]] == 0: g.st[s, 0] += 1
+    for w in range(g.cand.shape[1]):
+        x = g.bucket[s, g.st[s, 0], w] & g.cand[s, w]
+        if x != 0: return w * 64 + _lowest_bit(x)
+    return -1
+
+@kernel()
+def _open_cursor(g, s, a):
+    "a leads slot s: its cursor starts at word 0 of the lowest occupied level it may still need."
+    st = g.st
+    while True:
+        x = np.uint64(0)
+        for w in range(g.cand.shape[1]): x |= g.bucket[s, st[s, 1], w]
+        if x != 0: break
+        st[s, 1] += 1
+    st[s, 4] = a; st[s, 6] = max(st[s, 1], g.opp[s, a]); st[s, 7] = 0
+    g.cur[s] = g.bucket[s, st[s, 6], 0] & ~g.played[s, a, 0]
+
+@kernel()
+def _next_opponent(g, s):
+    "The leader's next unplayed opponent, read from its cursor; -1 when it has played everybody."
+    st, nw, a, x = g.st, g.cand.shape[1], g.st[s, 4], g.cur[s]
+    while True:
+        if x != 0:
+            g.cur[s] = x & (x - np.uint64(1))
+            return st[s, 7] * 64 + _lowest_bit(x)
+        w = st[s, 7] + 1
+        if w == nw:
+            w = 0; st[s, 6] += 1
+            if st[s, 6] > st[s, 2]: return -1
+        st[s, 7] = w
+        x = g.bucket[s, st[s, 6], w] & ~g.played[s, a, w]
+
+# %% ../nbs/04_qweighted.ipynb #fc1e2bec
+@kernel()
+def _accept(g, s, a, labels, i):
+    "Label a is relevant for instance i: it leaves slot s's candidates."
+    labels[i, a - 1] = 1; g.cand[s, a >> 6] &= ~_bit(a); g.ccount[s, g.loss[s, a]] -= 1
+
+@kernel(inline=True)
+def _book(g, s, mode, labels, i):
+    "Book slot s's game (a, b) just scored; whether the leader must now be sought again."
+    loss, votes, bucket, cand, ccount, st = g.loss, g.votes, g.bucket, g.cand, g.ccount, g.st
+    a, b = st[s, 4], st[s, 5]
+    u, v = (a, b) if a < b else (b, a)
+    w, l = (u, v) if g.score[s] >= 0 else (v, u)
+    votes[s, w] += 1
+    lv = loss[s, l]
+    bucket[s, lv, l >> 6] &= ~_bit(l); bucket[s, lv + 1, l >> 6] |= _bit(l)
+    loss[s, l] = lv + 1
+    if cand[s, l >> 6] & _bit(l):
+        ccount[s, lv] -= 1; ccount[s, lv + 1] += 1
+    g.played[s, a, b >> 6] |= _bit(b); g.played[s, b, a >> 6] |= _bit(a)
+    st[s, 2] = max(st[s, 2], lv + 1); st[s, 3] += 1
+    lead = False
+    if l == a:             # a lost: does a candidate now come before it?
+        if ccount[s, lv] > 0: lead = True
+        elif ccount[s, lv + 1] > 1:
+            for w in range(a // 64 + 1):
+                x = bucket[s, lv + 1, w] & cand[s, w]
+                if w == a // 64: x &= _bit(a) - np.uint64(1)
+                if x != 0:
+                    lead = True; break
+        if lead: g.opp[s, a] = st[s, 6]
+    elif mode == 2 and votes[s, a] > votes[s, 0]:   # a won: accepted once it has more votes than λ0
+        g.opp[s, a] = st[s, 6]; _accept(g, s, a, labels, i); lead = True
+    return lead
 
 # %% ../nbs/04_qweighted.ipynb #a73bbad5
 @intrinsic
@@ -249,115 +358,82 @@ def _prefetch(typingctx, W, p, f):
         return context.get_dummy_value()
     return types.void(W, p, f), codegen
 
-if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch
+if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch or borrow
     def _prefetch(W, p, f): pass
+    def borrow(*arrays): return arrays if len(arrays) > 1 else arrays[0]
+
+# %% ../nbs/04_qweighted.ipynb #1d2f3a4b
+class _Outcome(NamedTuple):
+    "What the games return per instance."
+    labels: np.ndarray   # (N, n) int8: the label sets (QCMLPP)
+    top: np.ndarray      # (N,) int64: the top label (QWeighted), else -1
+    n_eval: np.ndarray   # (N,) int64: pairs evaluated
+
+@kernel(inline=True)
+def _next_pair(g, s, i, mode, lead, W, x, out):
+    "Advance slot s's game (instance i) to its next pair and request its weights (True), or end the game (False)."
+    while True:
+        if lead:                                          # the candidate with the lowest (loss, index) leads
+            a = _leader(g, s)
+            if mode > 0 and a == 0: break                 # λ0 leads: the race is over
+            if mode == 2 and g.votes[s, a] > g.votes[s, 0]:
+                _accept(g, s, a, out.labels, i); continue
+            _open_cursor(g, s, a); lead = False
+        a = g.st[s, 4]; b = _next_opponent(g, s)
+        if b >= 0:
+            g.st[s, 5] = b; p = _pair_index(a, b, out.labels.shape[1])
+            if x.sparse:     # the lines the score will read: the non-zeros' columns and the bias
+                for k in range(x.indptr[i], x.indptr[i + 1]): _prefetch(W, p, x.indices[k])
+                _prefetch(W, p, W.shape[1] - 1)
+            else:
+                for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
+            return True
+        g.opp[s, a] = g.st[s, 6]                          # a has played everybody
+        if mode == 0:
+            out.top[i] = a - 1; break
+        _accept(g, s, a, out.labels, i); lead = True
+    out.n_eval[i] = g.st[s, 3]; g.st[s, 8] = -1           # game over: free the slot
+    return False
 
 # %% ../nbs/04_qweighted.ipynb #3029b5fd
-def _qweighted_impl(W, X, indptr, indices, data, sparse, mode, labels, top, n_eval, chunk, n_slots):
-    m = labels.shape[1] + 1; n = m - 1
-    nw = (m + 63) // 64; one = np.uint64(1)
-    N = n_eval.shape[0]
-    for c in prange((N + chunk - 1) // chunk):
-        loss = np.zeros((n_slots, m), dtype=np.int64); votes = np.zeros((n_slots, m), dtype=np.int64)
-        bucket = np.zeros((n_slots, m + 1, nw), dtype=np.uint64); played = np.zeros((n_slots, m, nw), dtype=np.uint64)
-        cand = np.zeros((n_slots, nw), dtype=np.uint64); opp = np.zeros((n_slots, m), dtype=np.int64)
-        ccount = np.zeros((n_slots, m + 1), dtype=np.int64); cur = np.zeros(n_slots, dtype=np.uint64)
-        st = np.zeros((n_slots, 9), dtype=np.int64); st[:, 8] = -1
-        score = np.zeros(n_slots)
-        nxt, end = c * chunk, min(N, (c + 1) * chunk)
-        n_active = 0; first = True
-        while first or n_active > 0:
-            if not first:
-                for s in range(n_slots):   # independent evaluations: their memory loads overlap
-                    if st[s, 8] >= 0:
-                        score[s] = _row_score(W, _pair_index(st[s, 4], st[s, 5], n), X, indptr, indices, data, st[s, 8], sparse)
-            for s in range(n_slots):
-                i = st[s, 8]
-                if i < 0 and not first: continue
-                lead = True
-                if i >= 0:                 # book the game (a, b) just evaluated
-                    a, b = st[s, 4], st[s, 5]
-                    u, v = (a, b) if a < b else (b, a)
-                    w, l = (u, v) if score[s] >= 0 else (v, u)
-                    votes[s, w] += 1
-                    lv = loss[s, l]
-                    bucket[s, lv, l >> 6] &= ~_bit(l); bucket[s, lv + 1, l >> 6] |= _bit(l)
-                    loss[s, l] = lv + 1
-                    if cand[s, l >> 6] & _bit(l):
-                        ccount[s, lv] -= 1; ccount[s, lv + 1] += 1
-                    played[s, a, b >> 6] |= _bit(b); played[s, b, a >> 6] |= _bit(a)
-                    st[s, 2] = max(st[s, 2], lv + 1); st[s, 3] += 1
-                    lead = False
-                    if l == a:             # a lost: does a candidate now come before it?
-                        if ccount[s, lv] > 0: lead = True
-                        elif ccount[s, lv + 1] > 1:
-                            for w in range(a // 64 + 1):
-                                x = bucket[s, lv + 1, w] & cand[s, w]
-                                if w == a // 64: x &= _bit(a) - one
-                                if x != 0:
-                                    lead = True; break
-                        if lead: opp[s, a] = st[s, 6]
-                    elif mode == 2 and votes[s, a] > votes[s, 0]:   # a won: accepted once it has more votes than λ0
-                        opp[s, a] = st[s, 6]; labels[i, a - 1] = 1
-                        cand[s, a >> 6] &= ~_bit(a); ccount[s, loss[s, a]] -= 1; lead = True
-                while True:
-                    if i < 0:              # an idle slot takes the next instance
-                        if nxt >= end: break
-                        i = nxt; nxt += 1; st[s, 8] = i; n_active += 1
-                        _start(i, mode, W, X, indptr, indices, data, sparse, loss[s], votes[s], bucket[s], played[s],
-                               cand[s], ccount[s], opp[s], st[s])
-                        lead = True
-                    alive = True
-                    if lead:               # the candidate with the lowest (loss, index) leads
-                        while ccount[s, st[s, 0]] == 0: st[s, 0] += 1
-                        a = -1
-                        for w in range(nw):
-                            x = bucket[s, st[s, 0], w] & cand[s, w]
-                            if x != 0:
-                                a = w * 64 + _lowest_bit(x); break
-                        if mode > 0 and a == 0: alive = False
-                        elif mode == 2 and votes[s, a] > votes[s, 0]:
-                            labels[i, a - 1] = 1; cand[s, a >> 6] &= ~_bit(a); ccount[s, loss[s, a]] -= 1
-                            continue
-                        else:              # its opponents are read from the lowest occupied level it may still need
-                            while True:
-                                x = np.uint64(0)
-                                for w in range(nw): x |= bucket[s, st[s, 1], w]
-                                if x != 0: break
-                                st[s, 1] += 1
-                            st[s, 4] = a; st[s, 6] = max(st[s, 1], opp[s, a]); st[s, 7] = 0
-                            cur[s] = bucket[s, st[s, 6], 0] & ~played[s, a, 0]
-                            lead = False
-                    if alive:              # the leader's next opponent: the cursor's next unplayed class
-                        a = st[s, 4]; x = cur[s]; b = -1
-                        while True:
-                            if x != 0:
-                                b = st[s, 7] * 64 + _lowest_bit(x); cur[s] = x & (x - one); break
-                            w = st[s, 7] + 1
-                            if w == nw:
-                                w = 0; st[s, 6] += 1
-                                if st[s, 6] > st[s, 2]: break
-                            st[s, 7] = w
-                            x = bucket[s, st[s, 6], w] & ~played[s, a, w]
-                        if b >= 0:
-                            st[s, 5] = b; p = _pair_index(a, b, n)
-                            if sparse:     # the lines the score will read: the non-zeros' columns and the bias
-                                for k in range(indptr[st[s, 8]], indptr[st[s, 8] + 1]): _prefetch(W, p, indices[k])
-                                _prefetch(W, p, W.shape[1] - 1)
-                            else:
-                                for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
-                            break
-                        opp[s, a] = st[s, 6]  # a has played everybody
-                        if mode == 0:
-                            top[i] = a - 1; alive = False
-                        else:
-                            labels[i, a - 1] = 1; cand[s, a >> 6] &= ~_bit(a); ccount[s, loss[s, a]] -= 1
-                            lead = True; continue
-                    n_eval[i] = st[s, 3]; st[s, 8] = -1; n_active -= 1; i = -1   # game over: free the slot
-            first = False
+@kernel()
+def _play_chunk(W, x, mode, out, lo, hi, g):
+    "Play instances lo..hi-1, one per slot of `g` at a time: score every slot's pending pair, then advance each game."
+    W = borrow(W); x = _Rows(*borrow(x.X, x.indptr, x.indices, x.data), x.sparse)   # the caller holds the arrays
+    out = _Outcome(*borrow(*out)); g = _Games(*borrow(*g))
+    n = out.labels.shape[1]
+    nxt, n_active, first = lo, 0, True
+    while first or n_active > 0:
+        if not first:
+            for s in range(g.st.shape[0]):   # independent evaluations: their memory loads overlap
+                if g.st[s, 8] >= 0:
+                    g.score[s] = _row_score(W, _pair_index(g.st[s, 4], g.st[s, 5], n), x.X, x.indptr, x.indices, x.data,
+                                            g.st[s, 8], x.sparse)
+        for s in range(g.st.shape[0]):
+            i = g.st[s, 8]
+            if i < 0 and not first: continue
+            lead = _book(g, s, mode, out.labels, i) if i >= 0 else True
+            while True:
+                if i < 0:              # an idle slot takes the next instance
+                    if nxt >= hi: break
+                    i = nxt; nxt += 1; g.st[s, 8] = i; n_active += 1
+                    _start(g, s, i, mode, W, x); lead = True
+                if _next_pair(g, s, i, mode, lead, W, x, out): break
+                n_active -= 1; i = -1
+        first = False
 
-_qweighted_serial = kernel()(_qweighted_impl)
-_qweighted_parallel = kernel(parallel=True)(_qweighted_impl)
+# %% ../nbs/04_qweighted.ipynb #4a5b6c7d
+@kernel(parallel=True)
+def _play_parallel(W, x, mode, out, chunk, n_slots):
+    "`_play_chunk` on chunks of `chunk` instances in parallel, each chunk with games of its own."
+    N, m = out.n_eval.shape[0], out.labels.shape[1] + 1
+    for c in prange((N + chunk - 1) // chunk):
+        _play_chunk(W, x, mode, out, c * chunk, min(N, (c + 1) * chunk), _new_games_jit(n_slots, m))
+
+def _play_serial(W, x, mode, out, chunk, n_slots):
+    "`_play_chunk` on the same chunks one after another, with one set of games (a finished chunk leaves every slot idle)."
+    N, g = out.n_eval.shape[0], _new_games(n_slots, out.labels.shape[1] + 1)
+    for lo in range(0, N, chunk): _play_chunk(W, x, mode, out, lo, min(N, lo + chunk), g)
 
 # %% ../nbs/04_qweighted.ipynb #464ab6a6
 _MODES = {"qweighted": 0, "qweighted1": 1, "qweighted2": 2}
@@ -377,10 +453,9 @@ def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=N
     if mode not in _MODES: raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}.")
     n, N = _n_labels_of(W), X.shape[0]
     labels, top, n_eval = np.zeros((N, n), dtype=np.int8), np.full(N, -1, dtype=np.int64), np.zeros(N, dtype=np.int64)
-    Xd, indptr, indices, data, sparse = _x_arrays(X)
     with numba_threads(n_jobs):
-        (_qweighted_parallel if n_threads(n_jobs) > 1 else _qweighted_serial)(
-            W, Xd, indptr, indices, data, sparse, _MODES[mode], labels, top, n_eval, chunk,
+        (_play_parallel if n_threads(n_jobs) > 1 else _play_serial)(
+            W, _Rows(*_x_arrays(X)), _MODES[mode], _Outcome(labels, top, n_eval), chunk,
             _auto_slots(n) if n_slots is None else n_slots)
     return (top if mode == "qweighted" else labels), n_eval
 
@@ -408,6 +483,7 @@ def _scaled(X, m, mean, std):
     "X standardised by `_scaling`'s statistics (CSR stays CSR)."
     return X @ sp.diags(1.0 / (m * std)) if sp.issparse(X) else np.ascontiguousarray((X / m - mean) / std)
 
+# %% ../nbs/04_qweighted.ipynb #9fa0b1c2
 @kernel(fastmath=False)
 def _unscale_rows(W, m, std, v):
     "In place, row by row: feature weights divided by `m` then by `std`; the bias less their dot product with `v`, summed left to right."
@@ -426,6 +502,7 @@ def _unscale_weights(W, m, mean, std):
     _unscale_rows(W, m, std, mean / std)
     return W
 
+# %% ../nbs/04_qweighted.ipynb #b1c2d3e4
 def _train(est, X, Y, calib_only=False):
     "Train the pairwise (or calibration) perceptrons of `est` on X, standardised first when `est.scale`."
     order = _epoch_order(X.shape[0], int(est.epochs), est.shuffle, est.random_state)
@@ -434,7 +511,55 @@ def _train(est, X, Y, calib_only=False):
     W = train_pairwise(_scaled(X, *stats), Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
     return _unscale_weights(W, *stats)
 
-class CalibratedPairwiseClassifier(MultiLabelClassifier):
+# %% ../nbs/04_qweighted.ipynb #f5a6b7c8
+class _CalibratedPairwise(MultiLabelClassifier):
+    "What `CalibratedPairwiseClassifier` does: training, the three votings, the scores, the ranking and the top label."
+    def fit(self, X, Y):
+        "Fit on arrays in memory, or with label blocks as Dask tasks when `X` or `Y` is a Dask array (`mlc_lit.scale`)."
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
+            from mlc_lit.scale import fit_pairwise; return fit_pairwise(self, X, Y)
+        return super().fit(X, Y)
+
+    def predict(self, X):
+        "Label sets; for a Dask `X` a Dask array computed chunk by chunk (`mlc_lit.scale`)."
+        if hasattr(X, "__dask_graph__"):
+            from mlc_lit.scale import predict_pairwise; return predict_pairwise(self, X)
+        return super().predict(X)
+
+    def _fit(self, X, Y):
+        self.coef_ = _train(self, X, Y)
+
+    def _predict(self, X):
+        if self.voting == "full":
+            labels = votes_to_labels(full_votes(self.coef_, X, n_jobs=self.n_jobs))
+            ev = np.full(X.shape[0], self.coef_.shape[0], dtype=np.int64)
+        else: labels, ev = qweighted_votes(self.coef_, X, mode=self.voting, n_jobs=self.n_jobs)
+        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
+        return labels
+
+    def _decision_function(self, X):
+        "Votes of each label minus the votes of λ0 (full voting): > 0 exactly for the predicted labels."
+        V = full_votes(self.coef_, X, n_jobs=self.n_jobs)
+        return (V[:, 1:] - V[:, :1]).astype(np.float64)
+
+    def predict_ranking(self, X):
+        "Full max-wins ranking of the n+1 classes per instance: column indices of `Y`, λ0 as -1, best first."
+        X = self._check_fitted_X(X)                # before reading coef_: unfitted -> NotFittedError
+        return votes_to_ranking(full_votes(self.coef_, X, n_jobs=self.n_jobs))
+
+    def predict_top(self, X):
+        "Top label (column index of `Y`) per instance by multiclass QWeighted, λ0 ignored; sets `n_evaluations_`."
+        X = self._check_fitted_X(X)
+        top, ev = qweighted_votes(self.coef_, X, mode="qweighted", n_jobs=self.n_jobs)
+        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
+        return top
+
+    def _check_fitted_X(self, X):
+        check_is_fitted(self)
+        return self._validate_X(X)
+
+# %% ../nbs/04_qweighted.ipynb #b7c8d9ea
+class CalibratedPairwiseClassifier(_CalibratedPairwise):
     """Calibrated pairwise multilabel perceptrons (CMLPP) with full or QWeighted voting.
 
     One perceptron per pair of labels, trained on the examples where exactly one of the two is relevant,
@@ -486,50 +611,6 @@ class CalibratedPairwiseClassifier(MultiLabelClassifier):
     def __init__(self, *, voting="qweighted2", epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
         self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = voting, epochs, shuffle, random_state, n_jobs
         self.scale = scale
-
-    def fit(self, X, Y):
-        "Fit on arrays in memory, or with label blocks as Dask tasks when `X` or `Y` is a Dask array (`mlc_lit.scale`)."
-        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
-            from mlc_lit.scale import fit_pairwise; return fit_pairwise(self, X, Y)
-        return super().fit(X, Y)
-
-    def predict(self, X):
-        "Label sets; for a Dask `X` a Dask array computed chunk by chunk (`mlc_lit.scale`)."
-        if hasattr(X, "__dask_graph__"):
-            from mlc_lit.scale import predict_pairwise; return predict_pairwise(self, X)
-        return super().predict(X)
-
-    def _fit(self, X, Y):
-        self.coef_ = _train(self, X, Y)
-
-    def _predict(self, X):
-        if self.voting == "full":
-            labels = votes_to_labels(full_votes(self.coef_, X, n_jobs=self.n_jobs))
-            ev = np.full(X.shape[0], self.coef_.shape[0], dtype=np.int64)
-        else: labels, ev = qweighted_votes(self.coef_, X, mode=self.voting, n_jobs=self.n_jobs)
-        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
-        return labels
-
-    def _decision_function(self, X):
-        "Votes of each label minus the votes of λ0 (full voting): > 0 exactly for the predicted labels."
-        V = full_votes(self.coef_, X, n_jobs=self.n_jobs)
-        return (V[:, 1:] - V[:, :1]).astype(np.float64)
-
-    def predict_ranking(self, X):
-        "Full max-wins ranking of the n+1 classes per instance: column indices of `Y`, λ0 as -1, best first."
-        X = self._check_fitted_X(X)                # before reading coef_: unfitted -> NotFittedError
-        return votes_to_ranking(full_votes(self.coef_, X, n_jobs=self.n_jobs))
-
-    def predict_top(self, X):
-        "Top label (column index of `Y`) per instance by multiclass QWeighted, λ0 ignored; sets `n_evaluations_`."
-        X = self._check_fitted_X(X)
-        top, ev = qweighted_votes(self.coef_, X, mode="qweighted", n_jobs=self.n_jobs)
-        self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
-        return top
-
-    def _check_fitted_X(self, X):
-        check_is_fitted(self)
-        return self._validate_X(X)
 
 # %% ../nbs/04_qweighted.ipynb #6b0ca0a3
 class BinaryRelevancePerceptron(MultiLabelClassifier):
