@@ -20,7 +20,7 @@ from scipy.special import expit
 from . import qweighted as _qw
 from . import rembed as _re
 from .core import (_encode_target, _top_k_by_blocks, as_float64, check_memory, csr_arrays, current_client, kernel,
-                          spawn_seeds, worker_threads)
+                          spawn_seeds, specialize, worker_threads)
 from .metrics import _check_k
 
 # %% auto #0
@@ -140,19 +140,23 @@ def _yt_xz(Xc, Yc, Z, intercept: bool):
     return np.asarray(Yf.T @ np.asarray(Xa @ Z), dtype=np.float64)
 
 # %% ../nbs/08_scale.ipynb #60445e26
-@kernel()
-def _csc_matmat_add(indptr, indices, data, B, out, transpose: bool):
-    """out += A B[:d], or with `transpose` out[:d] += Aᵀ B, for a CSC matrix A = (indptr, indices, data) with d columns:
+_TRANSPOSE = False      # the direction a copy of `_csc_products_impl` compiles in (each copy has its own, `specialize`)
+
+def _csc_products_impl(indptr, indices, data, B, out):
+    """out += A B[:d], or out[:d] += Aᵀ B with `_TRANSPOSE`, for a CSC matrix A = (indptr, indices, data) with d columns:
     column f of A adds B's row f into the rows it touches, or (transposed) gathers those rows of B into out's row f."""
     m = out.shape[1]
     for f in range(len(indptr) - 1):
         for p in range(indptr[f], indptr[f + 1]):
             v, i = data[p], indices[p]
-            if transpose:
+            if _TRANSPOSE:
                 for j in range(m): out[f, j] += v * B[i, j]
             else:
                 for j in range(m): out[i, j] += v * B[f, j]
     return out
+
+_csc_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=False))     # out += A B[:d]
+_csc_t_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=True))    # out[:d] += Aᵀ B
 
 # %% ../nbs/08_scale.ipynb #6a659e07
 def _csc_of(X):
@@ -163,7 +167,7 @@ def _add_xt_v(acc, X, A, V, intercept: bool):
     """acc += Xaᵀ V, Xa = [X 1] with `intercept` (acc's last row takes the column of ones): row by row of acc from the
     CSC arrays `A` of a sparse X, with BLAS for a dense one."""
     d = X.shape[1]
-    if A is not None: _csc_matmat_add(*A, np.ascontiguousarray(V, dtype=np.float64), acc, True)
+    if A is not None: _csc_t_matmat_add(*A, np.ascontiguousarray(V, dtype=np.float64), acc)
     else: acc[:d] += X.T @ V
     if intercept: acc[d] += V.sum(axis=0)
     return acc
@@ -175,7 +179,7 @@ def _xt_xp_into(acc, Xc, Yc, P, intercept: bool):
     d × m matrix is formed per chunk."""
     X = _x_chunk(Xc, False)
     A, d = _csc_of(X), X.shape[1]
-    XP = X @ P[:d] if A is None else _csc_matmat_add(*A, P, np.zeros((X.shape[0], P.shape[1])), False)
+    XP = X @ P[:d] if A is None else _csc_matmat_add(*A, P, np.zeros((X.shape[0], P.shape[1])))
     if intercept: XP += P[d]
     return _add_xt_v(acc, X, A, XP, intercept)
 
@@ -268,7 +272,7 @@ def _phi_gram_into(acc, Xc, Yc, W_x, W_0, R, b, mu):
     Pc = (Phi - mu.astype(Phi.dtype)).astype(np.float64)
     Yf = _y_chunk(Yc)
     G += Pc.T @ Pc
-    if sp.issparse(Yf) and V.T.flags.c_contiguous: _csc_matmat_add(*csr_arrays(Yf.tocsc()), Pc, V.T, True)
+    if sp.issparse(Yf) and V.T.flags.c_contiguous: _csc_t_matmat_add(*csr_arrays(Yf.tocsc()), Pc, V.T)
     else: V += np.asarray(Yf.T @ Pc).T
     return G, V
 
