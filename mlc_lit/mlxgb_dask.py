@@ -6,17 +6,18 @@
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import dask
 import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
+from .core import as_float64, borrow, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
 from .losses import _label_wise_logistic_row
-from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer,
-                           _choose, _concat_trees, _data_args, _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees,
-                           _push, _rank_keep, _route, _score, _settle, _split_nodes)
+from .mlxgb import (SPLITS, _EPS_GAIN, Bins, Cuts, FeatureSplits, Nodes, Tree, _base_margin, _bin_dense, _block_rows,
+                           _concat_trees, _data_args, _first_best, _group_size, _implicit_zeros, _leaf_weights, _no_splits,
+                           _node_sums, _predict_trees, _rank_keep, _route, _scratch, _score, _split_nodes, _walk_bins)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -175,11 +176,11 @@ def _bin(part, cut_ptr, cut_vals):
             cf, col = cut_vals[cut_ptr[f]:cut_ptr[f + 1]], data[ptr[f]:ptr[f + 1]]
             bins[0, ptr[f]:ptr[f + 1]] = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
             zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
-        return dict(part, bins=(False, bins, ptr, rows), n_bins=n_bins, zero_bin=zero_bin)
+        return dict(part, bins=Bins(False, bins, ptr, rows), n_bins=n_bins, zero_bin=zero_bin)
     bins = np.empty((F, X.shape[0]), np.uint16)
     _bin_dense(X, cut_ptr, cut_vals, bins)
     z = np.zeros(1, np.int64)
-    return dict(part, bins=(True, bins, z, z), n_bins=n_bins, zero_bin=zero_bin)
+    return dict(part, bins=Bins(True, bins, z, z), n_bins=n_bins, zero_bin=zero_bin)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0487929a
 @kernel()
@@ -255,22 +256,28 @@ def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
                     for t in range(T): hist[r, t] += buf[g, b, t]; buf[g, b, t] = 0.0
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
+class LevelHist(NamedTuple):
+    "A level's summed histograms, of the (node, bin) places some row reached: node s's at ptr[s]:ptr[s + 1], ascending."
+    ptr: np.ndarray           # (ns + 1,)
+    bins: np.ndarray          # int64 place within the node: off[fi] + bin, for feature fi of the tree's features
+    cnt: np.ndarray           # int64 rows in the bin
+    hist: np.ndarray          # (entries, 2K) their sums [G, H]
+
 @kernel()
-def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts,
-                      score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
-    """Best split per node and feature from a level's summed histograms (node s: entries `ptr[s]:ptr[s+1]`, bin
-    `lbins`, count `lcnt`, sums `lhist`; bins no row reached are absent): the candidate walk of the single-process kernel."""
-    ns, T = sums.shape
-    K = T // 2
+def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
+    """Best split per node and feature from a level's summed histograms (a `LevelHist`; bins no row reached are
+    absent): the candidate walk of the single-process kernel, on each node's bins of a feature laid out densely."""
+    ptr, lbins, lcnt, lhist = borrow(*level)
+    n_bins, zero_bin, cut_ptr, cut_vals = borrow(*cuts)
+    off, features = borrow(off, features)
+    nodes, out = Nodes(*borrow(*nodes)), FeatureSplits(*borrow(*out))
+    ns, T = nodes.sums.shape
     max_nb = 1
     for fi in range(features.shape[0]): max_nb = max(max_nb, n_bins[features[fi]] + 1)
-    run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
-    miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
     h = np.zeros((ns, max_nb, T)); c = np.zeros((ns, max_nb), np.int64)
-    best = np.empty((ns, 4))
-    buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
+    w = _scratch(ns, T, ns * (max_nb + 1))
     for fi in range(features.shape[0]):
-        f = features[fi]; nb = n_bins[f]; c0 = cut_ptr[f]; o = off[fi]
+        f = features[fi]; nb = n_bins[f]; o = off[fi]
         for s in range(ns):                        # the node's bins of feature f, zeros where absent
             for b in range(nb + 1):
                 c[s, b] = 0
@@ -281,35 +288,8 @@ def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut
                 b = lbins[e] - o
                 c[s, b] = lcnt[e]
                 for t in range(T): h[s, b, t] = lhist[e, t]
-        if not dense:                              # implicit zeros: the node's total minus everything stored
-            for s in range(ns):
-                m = counts[s]
-                for b in range(nb + 1): m -= c[s, b]
-                if m <= 0: continue
-                zb = zero_bin[f]
-                for t in range(T):
-                    acc = sums[s, t]
-                    for b in range(nb + 1): acc -= h[s, b, t]
-                    h[s, zb, t] += acc
-                c[s, zb] += m
-        nc = 0
-        for s in range(ns):
-            cmiss[s] = c[s, nb]; crun[s] = 0
-            for t in range(T): miss[s, t] = h[s, nb, t]; run[s, t] = 0.0
-            best[s, 0] = best[s, 2] = -np.inf
-            prev = -1
-            for b in range(nb):
-                if c[s, b] == 0: continue
-                if prev >= 0:
-                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
-                    nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
-                for t in range(T): run[s, t] += h[s, b, t]
-                crun[s] += c[s, b]; prev = b
-            if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
-                if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
-                nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-        _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
-        _choose(best, fi, out_gain, out_thr, out_dl)
+        if not dense: _implicit_zeros(h, c, 0, nb, zero_bin[f], nodes)
+        _walk_bins(h, c, 0, cut_vals[cut_ptr[f]:cut_ptr[f + 1]], nodes, gp, w, fi, out)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0709cba5
 @kernel(fastmath=False)
@@ -435,13 +415,13 @@ def _nbytes(x):
 def _route_rows(part, slot, sfeat, sthr, sdl, to_left, to_right):
     "The rows' slots one level down (a new array: the previous level's stays as it was)."
     slot = slot.copy()
-    _route(*part["Xargs"], slot, sfeat, sthr, sdl, to_left, to_right)
+    _route(part["Xargs"], slot, sfeat, sthr, sdl, to_left, to_right)
     return slot
 
 def _add_tree(part, S, tree):
     "Scores after one more tree (a new array)."
     S = S.copy()
-    _predict_trees(*part["Xargs"], np.zeros(1, np.int64), *tree, S)
+    _predict_trees(part["Xargs"], np.zeros(1, np.int64), tree, S)
     return S
 
 def _initial_scores(part, base):
@@ -449,11 +429,12 @@ def _initial_scores(part, base):
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #f97eaa7b
 @kernel()
-def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, pptr, pb, pc, ph, ns):
-    """The level's reached bins per node as `(ptr, bins, cnt, hist)` (node s at `ptr[s]:ptr[s+1]`, bins ascending): built
-    node `build[j]` from the summed entries of places `j·nbt + bin` (sorted `idx`; counts and sums at row `idx[e]` of C
-    and H when `direct`, else at row e), and its sibling `sib_s[j]` as parent `sib_q[j]` of the last level (`pptr`, `pb`,
-    `pc`, `ph`) minus it, without the bins whose count falls to 0 (no rounding residue where the sibling has no rows)."""
+def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, parent, ns):
+    """The level's reached bins per node as the arrays of a `LevelHist`: built node `build[j]` from the summed entries
+    of places `j·nbt + bin` (sorted `idx`; counts and sums at row `idx[e]` of C and H when `direct`, else at row e), and
+    its sibling `sib_s[j]` as node `sib_q[j]` of the last level (`parent`, a `LevelHist`) minus it, without the bins
+    whose count falls to 0 (no rounding residue where the sibling has no rows)."""
+    pptr, pb, pc, ph = parent
     nb, T = build.shape[0], H.shape[1]
     at = np.searchsorted(idx, np.arange(nb + 1) * nbt)      # built node j's entries: at[j]:at[j+1]
     ptr = np.zeros(ns + 1, np.int64)
@@ -496,15 +477,19 @@ def _assemble(total, prev, build, sib, nbt):
     direct = idx is None
     idx = np.flatnonzero(C) if direct else idx.astype(np.int64)
     sib_s, sib_q = (np.array(sib, np.int64).reshape(-1, 2).T if len(sib) else (np.zeros(0, np.int64),) * 2)
-    _, _, pptr, pb, pc, ph = prev if prev is not None else (None, None, np.zeros(1, np.int64), np.zeros(0, np.int64),
-                                                              np.zeros(0, np.int64), np.zeros((0, H.shape[1])))
+    parent = (LevelHist(*prev[2:]) if prev is not None else
+              LevelHist(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, H.shape[1]))))
     return (sums, counts) + tuple(_assemble_kernel(idx, C, H, direct, nbt, np.asarray(build, np.int64), sib_s, sib_q,
-                                                   pptr, pb, pc, ph, len(sums)))
+                                                   parent, len(sums)))
 
 @kernel()
-def _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, features, counts, gain, cut, dleft, left):
-    """Rows the best split of feature `fi` at node s sends left, into `left[fi, s]` (from the level's bin counts; 0 where
-    the feature has none): bins below the threshold, the missing ones if they go left, CSR's implicit zeros if 0 does."""
+def _left_all(dense, level, off, cuts, features, counts, splits, left):
+    """Rows the best split of feature `fi` at node s (`splits`, a `FeatureSplits`) sends left, into `left[fi, s]` (from
+    the level's bin counts; 0 where the feature has none): bins below the threshold, the missing ones if they go left,
+    CSR's implicit zeros if 0 does."""
+    ptr, lb, lc, _ = level
+    n_bins, zero_bin, cut_ptr, cut_vals = cuts
+    gain, cut, dleft = splits
     for s in range(counts.shape[0]):
         a, b = ptr[s], ptr[s + 1]
         for fi in range(features.shape[0]):
@@ -524,20 +509,15 @@ def _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, feat
 def _range_splits(level, cuts, features, off, p):
     """On the worker that holds a range of features' histograms of the level: the node sums and counts, and per feature
     (row) and node (column) its best split's gain, threshold, missing-value direction and rows sent left."""
-    sums, counts, ptr, lb, lc, lh = level
-    if ptr is None: return sums, counts, None
-    dense, n_bins, zero_bin, cut_ptr, cut_vals = cuts
-    ns, T = sums.shape
-    K = T // 2
-    kind, lam, mcw, min_label = p["kind"], p["lam"], p["mcw"], p["min_label"]
-    score_p = np.array([_score(sums[s], K, lam, mcw, kind) for s in range(ns)])
-    nf = len(features)
-    gain = np.full((nf, ns), -np.inf); cut = np.zeros((nf, ns)); dleft = np.zeros((nf, ns), np.int8)
-    left = np.zeros((nf, ns), np.int64)
-    _splits_from_hist(dense, ptr, lb, lc, lh, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts, score_p,
-                      lam, mcw, kind, min_label, gain, cut, dleft)
-    _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, features, counts, gain, cut, dleft, left)
-    return sums, counts, (gain, cut, dleft, left)
+    sums, counts = level[:2]
+    if level[2] is None: return sums, counts, None
+    hist, dense, cuts, gp = LevelHist(*level[2:]), cuts[0], Cuts(*cuts[1:]), p["gain"]
+    ns, K = len(sums), sums.shape[1] // 2
+    nodes = Nodes(sums, counts, np.array([_score(sums[s], K, gp.lam, gp.mcw, gp.kind) for s in range(ns)]))
+    out, left = _no_splits(len(features), ns), np.zeros((len(features), ns), np.int64)
+    _splits_from_hist(dense, hist, off, cuts, features, nodes, gp, out)
+    _left_all(dense, hist, off, cuts, features, counts, out, left)
+    return sums, counts, (*out, left)
 
 def _pick_splits(res, features, p, last):
     """On the client, from the ranges' `_range_splits` (in feature order): the nodes' leaf values and (unless `last`) each
@@ -547,14 +527,13 @@ def _pick_splits(res, features, p, last):
     ns, T = sums.shape
     K = T // 2
     values = np.zeros((ns, K))
-    for s in range(ns): _leaf_weights(sums[s], K, p["lam"], p["mcw"], p["eta"], values[s])
+    for s in range(ns): _leaf_weights(sums[s], K, p["gain"].lam, p["gain"].mcw, p["eta"], values[s])
     if last: return values, None
     gain, cut, dleft, left = (np.vstack([r[2][k] for r in res]) for k in range(4))
     best, a = _first_best(gain), np.arange(ns)
     ok = (gain[best, a] > _EPS_GAIN) & (gain[best, a] >= p["gamma"])
     sfeat = np.where(ok, features[best], -1).astype(np.int64)
     return values, (ok, sfeat, cut[best, a], dleft[best, a], left[best, a] <= counts - left[best, a])
-
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #8f8e609e
 def _here(x):
@@ -648,8 +627,8 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             _wait(slots)
             log.append(dict(row, route_s=time.perf_counter() - t2, bytes=_sent_bytes(client) - b0))
         slot_nodes = np.array(nxt)
-    return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
-            np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
+    return Tree(np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
+                np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #556739e2
 SKETCH_FACTOR = 8      # each partition's summary keeps SKETCH_FACTOR * max_bins entries per feature (XGBoost's factor)
@@ -747,11 +726,11 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
     return est
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #16a18aa0
-def _scores_chunk(Xc, base, *trees):
+def _scores_chunk(Xc, base, roots, *tree):
     "Scores of a chunk of rows: the trees' kernel on the chunk (float64, dense or canonical CSR)."
     X = as_float64(Xc)
     S = np.repeat(base[None, :], X.shape[0], axis=0)
-    _predict_trees(*_data_args(X), *trees, S)
+    _predict_trees(_data_args(X), roots, Tree(*tree), S)
     return S
 
 def _proba_chunk(Xc, base, *trees): return 1.0 / (1.0 + np.exp(-_scores_chunk(Xc, base, *trees)))
