@@ -356,12 +356,10 @@ def _choose(best, fi, out):
 # %% ../nbs/03_mlxgb.ipynb #4e4df9b6
 def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
     sparse, (ptr, rows, vals, nptr, nrows) = cols.sparse, borrow(cols.ptr, cols.rows, cols.vals, cols.nan_ptr, cols.nan_rows)
-    features, gh, slot = borrow(features, gh, slot)
-    nodes, out = Nodes(*borrow(*nodes)), FeatureSplits(*borrow(*out))
-    sums, counts = nodes.sums, nodes.counts
+    features, gh, slot, sums, counts = borrow(features, gh, slot, nodes.sums, nodes.counts)
+    nodes, out = Nodes(sums, counts, borrow(nodes.score)), FeatureSplits(*borrow(*out))
     ns, T = sums.shape
-    nf = features.shape[0]
-    n_chunks = min(nf, 64)
+    nf = features.shape[0]; n_chunks = min(nf, 64)
     for c in prange(n_chunks):                 # buffers once per chunk; each feature stays in one chunk
         w = _scratch(ns, T, slot.shape[0] + 2 * ns)
         run, crun, miss, cmiss, best, buf = w
@@ -702,78 +700,41 @@ def _dask_or(method, name, est, X):
     from mlc_lit import mlxgb_dask
     return getattr(mlxgb_dask, name)(est, X)
 
-# %% ../nbs/03_mlxgb.ipynb #55d2b993
-class MLXGBClassifier(MultiLabelClassifier):
-    """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
+# %% ../nbs/03_mlxgb.ipynb #d4awfea7
+def _draw_features(rng, F, colsample):
+    "The sorted features a tree may split on: all F, or `round(colsample * F)` of them (at least one) drawn by `rng`."
+    if colsample >= 1.0: return np.arange(F, dtype=np.int64)
+    return np.sort(rng.choice(F, max(1, int(round(colsample * F))), replace=False)).astype(np.int64)
 
-    Parameters
-    ----------
-    n_estimators : int, default=100
-        Boosting rounds (one tree each).
-    max_depth : int, default=6
-        Maximum depth of a tree (0: a single leaf).
-    learning_rate : float > 0, default=0.3
-        Shrinkage applied to every leaf weight. 0 is refused, as every step size of every mlc_lit estimator
-        is (the trees' leaves would all be 0 and the model would predict the label frequencies).
-    reg_lambda : float, default=1.0
-        L2 penalty λ on the leaf weights (the paper's ε).
-    gamma : float, default=0.0
-        Minimum gain of a split (a split needs gain > 1e-6 and ≥ gamma).
-    min_child_weight : float, default=1.0
-        Minimum Hessian sum of a label in a node.
-    mcw_mode : {'per_label', 'min_label'}, default='per_label'
-        'per_label': labels below `min_child_weight` get weight and score 0 in that node (XGBoost's
-        multi-output trees); 'min_label': a split is valid only if every label keeps it (the authors' fork).
-    split : {'sum_gain', 'max_gain', 'sum_weight', 'max_weight', 'sum_abs', 'max_abs'}, default='sum_gain'
-        Node score aggregated over labels (Table 1).
-    tree_method : {'hist', 'exact'}, default='hist'
-        Histogram (quantile bins) or exact greedy split finding.
-    max_bins : int, default=256
-        Bins per feature for `tree_method='hist'`.
-    subsample : float, default=1.0
-        Fraction of rows drawn (without replacement) for each tree.
-    colsample : float, default=1.0
-        Fraction of features drawn for each tree.
-    base_score : None, float or array of shape (n_labels,), default=None
-        Initial probability per label; None uses each label's (weighted) frequency in training, clipped
-        to [1e-6, 1 - 1e-6]. 0.5 gives XGBoost's classic margin 0.
-    n_jobs : int, default=None
-        Threads for the kernels (None: 1). Results do not depend on it.
-    random_state : int, RandomState or None, default=None
-        Seeds row and column sampling.
-    verbose : int, default=0
-        Print progress every `verbose` trees.
+# %% ../nbs/03_mlxgb.ipynb #b005710a
+def _boost(est, X, Y, W):
+    "Boost the trees of `est` (an `MLXGBClassifier`) on X, Y with weights W (n, K); returns the base margins and the trees."
+    (n, K), F = Y.shape, X.shape[1]
+    base = _base_margin(est.base_score, Y, W)
+    active = W.any(axis=1)                     # rows with weight 0 for every label take no part
+    prep, Xargs, p = est._prepare(X, active), _data_args(X), est._params()
+    seeds = spawn_seeds(est.random_state, max(est.n_estimators, 1))
+    S = np.repeat(base[None, :], n, axis=0)
+    G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
+    trees, parallel = [], n_threads(est.n_jobs) > 1
+    with numba_threads(est.n_jobs):
+        for t in range(est.n_estimators):
+            label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: 03b's `_weighted_gradients`' one pass
+            np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])   # is not worth its compile time here
+            rng = np.random.default_rng(seeds[t])
+            slot = np.where(active, 0, -1).astype(np.int64)
+            if est.subsample < 1.0: slot[rng.random(n) >= est.subsample] = -1
+            tree = _grow_tree(prep, Xargs, gh, slot, _draw_features(rng, F, est.colsample), p, parallel)
+            _predict_trees(Xargs, np.zeros(1, np.int64), tree, S)
+            trees.append(tree)
+            if est.verbose and (t + 1) % est.verbose == 0: print(f"tree {t + 1}/{est.n_estimators}: {len(tree[0])} nodes")
+    return base, trees
 
-    Attributes
-    ----------
-    base_margin_ : ndarray of shape (n_labels,)
-        Initial scores (log-odds of `base_score`).
-    tree_ptr_ : ndarray of shape (n_trees + 1,)
-        Tree t owns nodes `tree_ptr_[t]:tree_ptr_[t + 1]` of the flat arrays below.
-    feature_, threshold_, default_left_, left_, right_ : ndarray of shape (n_nodes,)
-        Split feature (-1 at leaves), threshold (left iff x < threshold), NaN goes left (1) or right (0),
-        absolute child indices.
-    value_ : ndarray of shape (n_nodes, n_labels)
-        Leaf scores (learning rate included).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.random.RandomState(0).rand(50, 3); Y = np.c_[X[:, 0] > .5, X[:, 1] > .3].astype(int)
-    >>> MLXGBClassifier(n_estimators=10).fit(X, Y).predict(X).shape
-    (50, 2)
-    """
+# %% ../nbs/03_mlxgb.ipynb #7rees0c1
+class _Trees(MultiLabelClassifier):
+    "Fit and prediction of `MLXGBClassifier` (its parameters are declared by the subclass)."
     _allow_nan = True
     _parameter_constraints = _TREE_CONSTRAINTS
-
-    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
-                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
-                 subsample=1.0, colsample=1.0, base_score=None, n_jobs=None, random_state=None, verbose=0):
-        self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
-        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
-        self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
-        self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
-        self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
 
     def fit(self, X, y, sample_weight=None, **dask_options):
         """Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted. Dask input
@@ -789,6 +750,7 @@ class MLXGBClassifier(MultiLabelClassifier):
     def decision_function(self, X): return _dask_or(super().decision_function, "decision_function", self, X)
 
     def _params(self):
+        "What growing a tree reads: the gain's parameters, the depth, the learning rate, gamma and the split finder."
         gain = GainParams(float(self.reg_lambda), float(self.min_child_weight), SPLITS.index(self.split), self.mcw_mode == "min_label")
         return dict(gain=gain, max_depth=int(self.max_depth), eta=float(self.learning_rate), gamma=float(self.gamma),
                     exact=self.tree_method == "exact")
@@ -798,40 +760,79 @@ class MLXGBClassifier(MultiLabelClassifier):
         return _columns(X) if self.tree_method == "exact" else _binned(X, self.max_bins, active)
 
     def _fit(self, X, Y, sample_weight=None):
-        (n, K), F = Y.shape, X.shape[1]
-        W = _check_weights(sample_weight, n, K)
-        self.base_margin_ = _base_margin(self.base_score, Y, W)
-        active = W.any(axis=1)                     # rows with weight 0 for every label take no part
-        prep, Xargs, p = self._prepare(X, active), _data_args(X), self._params()
-        seeds = spawn_seeds(self.random_state, max(self.n_estimators, 1))
-        S = np.repeat(self.base_margin_[None, :], n, axis=0)
-        G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
-        trees, parallel = [], n_threads(self.n_jobs) > 1
-        with numba_threads(self.n_jobs):
-            for t in range(self.n_estimators):
-                label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: 03b's `_weighted_gradients`' one pass
-                np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])   # is not worth its compile time here
-                rng = np.random.default_rng(seeds[t])
-                slot = np.where(active, 0, -1).astype(np.int64)
-                if self.subsample < 1.0: slot[rng.random(n) >= self.subsample] = -1
-                features = np.arange(F, dtype=np.int64)
-                if self.colsample < 1.0:
-                    features = np.sort(rng.choice(F, max(1, int(round(self.colsample * F))), replace=False)).astype(np.int64)
-                tree = _grow_tree(prep, Xargs, gh, slot, features, p, parallel)
-                _predict_trees(Xargs, np.zeros(1, np.int64), tree, S)
-                trees.append(tree)
-                if self.verbose and (t + 1) % self.verbose == 0: print(f"tree {t + 1}/{self.n_estimators}: {len(tree[0])} nodes")
+        self.base_margin_, trees = _boost(self, X, Y, _check_weights(sample_weight, *Y.shape))
         (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_,
-         self.left_, self.right_, self.value_) = _concat_trees(trees, K)
+         self.left_, self.right_, self.value_) = _concat_trees(trees, Y.shape[1])
 
     def _decision_function(self, X):
         S = np.repeat(self.base_margin_[None, :], X.shape[0], axis=0)
+        trees = Tree(self.feature_, self.threshold_, self.default_left_, self.left_, self.right_, self.value_)
         with numba_threads(self.n_jobs):
             f = _predict_trees_par if n_threads(self.n_jobs) > 1 else _predict_trees
-            f(_data_args(X), self.tree_ptr_[:-1].copy(), Tree(self.feature_, self.threshold_, self.default_left_,
-                                                              self.left_, self.right_, self.value_), S)
+            f(_data_args(X), self.tree_ptr_[:-1].copy(), trees, S)
         return S
 
     def _predict_proba(self, X): return 1.0 / (1.0 + np.exp(-self._decision_function(X)))
 
     def _predict(self, X): return (self._decision_function(X) >= 0.0).astype(np.int8)
+
+# %% ../nbs/03_mlxgb.ipynb #55d2b993
+class MLXGBClassifier(_Trees):
+    """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Boosting rounds (one tree each).
+    max_depth : int, default=6
+        Maximum depth of a tree (0: a single leaf).
+    learning_rate : float > 0, default=0.3
+        Shrinkage of every leaf weight; 0 is refused (the leaves would all be 0), as every mlc_lit step size is.
+    reg_lambda : float, default=1.0
+        L2 penalty λ on the leaf weights (the paper's ε).
+    gamma : float, default=0.0
+        Minimum gain of a split (a split needs gain > 1e-6 and ≥ gamma).
+    min_child_weight : float, default=1.0
+        Minimum Hessian sum of a label in a node.
+    mcw_mode : {'per_label', 'min_label'}, default='per_label'
+        'per_label': labels below `min_child_weight` get weight and score 0 in that node (XGBoost's
+        multi-output trees); 'min_label': a split is valid only if every label keeps it (the authors' fork).
+    split : {'sum_gain', 'max_gain', 'sum_weight', 'max_weight', 'sum_abs', 'max_abs'}, default='sum_gain'
+        Node score aggregated over labels (Table 1).
+    tree_method, max_bins : {'hist', 'exact'} and int, default='hist', 256
+        Split finding by histograms of at most `max_bins` quantile bins per feature, or exact greedy.
+    subsample, colsample : float, default=1.0
+        Fractions of the rows (drawn without replacement) and of the features drawn for each tree.
+    base_score : None, float or array of shape (n_labels,), default=None
+        Initial probability per label; None: each label's (weighted) frequency in training, clipped to
+        [1e-6, 1 - 1e-6]; 0.5 gives XGBoost's classic margin 0.
+    n_jobs, random_state, verbose : default=None, None, 0
+        Threads for the kernels (None: 1; results do not depend on it), the seed of row and column sampling,
+        and progress printed every `verbose` trees.
+
+    Attributes
+    ----------
+    base_margin_ : ndarray of shape (n_labels,)
+        Initial scores (log-odds of `base_score`).
+    tree_ptr_ : ndarray of shape (n_trees + 1,)
+        Tree t owns nodes `tree_ptr_[t]:tree_ptr_[t + 1]` of the flat arrays below.
+    feature_, threshold_, default_left_, left_, right_ : ndarray of shape (n_nodes,)
+        Split feature (-1 at leaves), threshold (left iff x < threshold), NaN left (1) or right (0), child indices.
+    value_ : ndarray of shape (n_nodes, n_labels)
+        Leaf scores (learning rate included).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(50, 3); Y = np.c_[X[:, 0] > .5, X[:, 1] > .3].astype(int)
+    >>> MLXGBClassifier(n_estimators=10).fit(X, Y).predict(X).shape
+    (50, 2)
+    """
+    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
+                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
+                 subsample=1.0, colsample=1.0, base_score=None, n_jobs=None, random_state=None, verbose=0):
+        self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
+        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
+        self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
+        self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
+        self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from .core import as_float64, borrow, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
 from .losses import _label_wise_logistic_row
 from .mlxgb import (SPLITS, _EPS_GAIN, Bins, Cuts, FeatureSplits, Nodes, Tree, _base_margin, _bin_dense, _block_rows,
-                           _concat_trees, _data_args, _first_best, _group_size, _implicit_zeros, _leaf_weights, _no_splits,
+                           _concat_trees, _data_args, _draw_features, _first_best, _group_size, _implicit_zeros, _leaf_weights, _no_splits,
                            _node_sums, _predict_trees, _rank_keep, _route, _scratch, _score, _split_nodes, _walk_bins)
 
 # %% auto #0
@@ -707,9 +707,7 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
         gh = [on_home(i, _grad, q, s) for i, (q, s) in enumerate(zip(binned, S))]
         rng = np.random.default_rng(seeds[t])
         if est.subsample < 1.0: rng.bit_generator.advance(n)            # the rows' draws happen on the workers
-        features = np.arange(F, dtype=np.int64)
-        if est.colsample < 1.0:
-            features = np.sort(rng.choice(F, max(1, int(round(est.colsample * F))), replace=False)).astype(np.int64)
+        features = _draw_features(rng, F, est.colsample)
         off = np.r_[0, np.cumsum(n_bins[features] + 1)].astype(np.int64)
         slots = [on_home(i, _first_slots, q, seeds[t], float(est.subsample)) for i, q in enumerate(binned)]
         lt = [] if profile else None
