@@ -218,6 +218,7 @@ def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
                 if r < 0: continue
                 for t in range(T): hist[r, t] += buf[s, b, t]; buf[s, b, t] = 0.0
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #f111d3n5
 @kernel()
 def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
     """Dense input: the same for the rows in `rows` (ascending), node by node: the rows sorted by node (stably, so each
@@ -323,6 +324,11 @@ def _first_slots(part, seed, subsample):
         slot[rng.random(len(slot)) >= subsample] = -1
     return slot
 
+def _initial_scores(part, base):
+    "The base margins as every row's scores before the first tree."
+    return np.repeat(base[None, :], part["Y"].shape[0], axis=0)
+
+# %% ../nbs/03b_mlxgb_dask.ipynb #pack0c11
 def _sparse_pays(reached, size, T):
     "Whether `reached` of `size` places, each with T sums and a count, weigh less sparse (with a 4-byte place) than dense."
     return reached * (T * 8 + 12) < size * (T * 8 + 8)
@@ -342,6 +348,7 @@ def _unpack(hp):
     idx = np.flatnonzero(C)
     return idx, C[idx], H[idx]
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #1eve1h15
 def _level_hist(parts, ghs, slots, ns, features, off, build, sums_of=None):
     """Node sums and counts of the level's `ns` nodes over one worker's partitions, and the packed histograms (counts and
     `[g, h]` per bin) of the nodes in `build` only, in that order, for `features` (feature `fi`'s bins from `off[fi]`:
@@ -375,6 +382,7 @@ def _level_hist(parts, ghs, slots, ns, features, off, build, sums_of=None):
         else: _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
     return sums, counts, ((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #add1eve1
 @kernel()
 def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
     "Two sparse histograms (sorted places) added into `idx, c, h` (room for both): one merge pass; returns the places used."
@@ -412,6 +420,7 @@ def _nbytes(x):
     if isinstance(x, np.ndarray): return x.nbytes
     return sum(_nbytes(y) for y in x) if isinstance(x, tuple) else 0
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #r0u7e5co
 def _route_rows(part, slot, sfeat, sthr, sdl, to_left, to_right):
     "The rows' slots one level down (a new array: the previous level's stays as it was)."
     slot = slot.copy()
@@ -423,9 +432,6 @@ def _add_tree(part, S, tree):
     S = S.copy()
     _predict_trees(part["Xargs"], np.zeros(1, np.int64), tree, S)
     return S
-
-def _initial_scores(part, base):
-    return np.repeat(base[None, :], part["Y"].shape[0], axis=0)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #f97eaa7b
 @kernel()
@@ -467,6 +473,7 @@ def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, parent, ns):
             for s in range(ns): ptr[s + 1] += ptr[s]
     return ptr, bins, cnt, hist
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #a55emb1e
 def _assemble(total, prev, build, sib, nbt):
     """On the worker holding the reduced sums: the level's histograms per node, `(sums, counts, ptr, bins, cnt, hist)`
     with node s's reached bins at `ptr[s]:ptr[s+1]`. Built nodes come from `total`; `sib` pairs each built node with
@@ -482,6 +489,7 @@ def _assemble(total, prev, build, sib, nbt):
     return (sums, counts) + tuple(_assemble_kernel(idx, C, H, direct, nbt, np.asarray(build, np.int64), sib_s, sib_q,
                                                    parent, len(sums)))
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #1ef7a111
 @kernel()
 def _left_all(dense, level, off, cuts, features, counts, splits, left):
     """Rows the best split of feature `fi` at node s (`splits`, a `FeatureSplits`) sends left, into `left[fi, s]` (from
@@ -506,6 +514,7 @@ def _left_all(dense, level, off, cuts, features, counts, splits, left):
             if not dense and zero_bin[f] < bthr: m += counts[s] - stored
             left[fi, s] = m
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #ra7ge5p1
 def _range_splits(level, cuts, features, off, p):
     """On the worker that holds a range of features' histograms of the level: the node sums and counts, and per feature
     (row) and node (column) its best split's gain, threshold, missing-value direction and rows sent left."""
@@ -572,6 +581,47 @@ def _feature_ranges(off, W):
     if nf == 0: return np.zeros(2, np.int64)
     return np.unique(np.r_[0, np.searchsorted(off[:-1], np.arange(1, W) * off[-1] / W), nf]).astype(np.int64)
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #5ubm17h1
+def _submit_histograms(on_home, parts, gh, slots, groups, ranges, ns, features, off, build, last):
+    """Per range (one on the `last` level: node sums only), each worker's histogram task of its block of partitions,
+    at the index of the block's first partition (None elsewhere); the worker's first task sums the nodes."""
+    R = 1 if last else len(ranges) - 1
+    hs = [[None] * len(parts) for _ in range(R)]
+    for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
+        first = None                               # the worker's first task sums the nodes; the others take its sums
+        for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
+            lo, hi = ranges[r], ranges[r + 1]
+            hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
+                                  ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build, first)
+            first = hs[r][g[0]] if first is None else first
+    return hs
+
+def _search_ranges(client, on_home, hs, lead, ranges, prev, build, sib, features, off, cuts, p, crossed):
+    """Per range: its histograms added, ending on its worker (`lead[r]`), the level assembled there (`prev[r]`: the
+    range's last level, let go of here) and searched; the ranges' levels and searches (futures)."""
+    levels, res = [], []
+    for r in range(len(hs)):
+        order = lead[r:] + lead[:r]                # range r's sum ends on worker r
+        pieces = [None] * len(hs[r])
+        for j in order: pieces[j] = hs[r][j]
+        hs[r] = None                               # held by the tasks alone from here: each piece is freed once added
+        total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
+        lo, hi = ranges[r], ranges[r + 1]
+        levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
+        pieces = total = prev[r] = None            # the sum and the parent level: freed once assembled
+        res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
+    return levels, res
+
+# %% ../nbs/03b_mlxgb_dask.ipynb #nex7bu11
+def _next_builds(ok, small_left, n_next, subtract):
+    """The next level's built nodes (the k-th split's children are slots 2k and 2k + 1: the smaller one; with `subtract`
+    False, all `n_next`) and for each built one, its sibling and their parent's slot, `(sibling, parent)`."""
+    if not subtract: return np.arange(n_next, dtype=np.int64), []
+    k = np.flatnonzero(ok); lo = 2 * np.arange(len(k), dtype=np.int64)
+    build = np.where(small_left[k], lo, lo + 1)
+    return build, [(int(o), int(s)) for o, s in zip(np.where(small_left[k], lo + 1, lo), k)]
+
+# %% ../nbs/03b_mlxgb_dask.ipynb #9r0wdask
 def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, groups, log, subtract=True):
     """Grow one tree level by level on the cluster; the client holds only the tree and each level's chosen splits.
     With `subtract`, each level builds the histograms of the smaller child of every split only (the root's at first).
@@ -585,28 +635,10 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
     for depth in range(p["max_depth"] + 1):
         ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
         t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
-        R = 1 if last else len(ranges) - 1
-        hs = [[None] * len(parts) for _ in range(R)]   # per range, one histogram per worker, of its block of partitions
-        for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
-            first = None                               # the worker's first task sums the nodes; the others take its sums
-            for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
-                lo, hi = ranges[r], ranges[r + 1]
-                hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                      ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build, first)
-                first = hs[r][g[0]] if first is None else first
+        hs = _submit_histograms(on_home, parts, gh, slots, groups, ranges, ns, features, off, build, last)
         if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
-        levels, res = [], []
-        for r in range(R):
-            order = lead[r:] + lead[:r]                # range r's sum ends on worker r
-            pieces = [None] * len(parts)
-            for j in order: pieces[j] = hs[r][j]
-            hs[r] = None                               # held by the tasks alone from here: each piece is freed once added
-            total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
-            lo, hi = ranges[r], ranges[r + 1]
-            levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
-            pieces = total = prev[r] = None            # the sum and the parent level: freed once assembled
-            res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
+        levels, res = _search_ranges(client, on_home, hs, lead, ranges, prev, build, sib, features, off, cuts, p, crossed)
         vals, split = _pick_splits(client.gather(res), features, p, last)
         t2 = time.perf_counter()
         for s in range(ns): values[slot_nodes[s]] = vals[s]
@@ -618,9 +650,7 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             break
         ok, sfeat, sthr, sdl, small_left = split
         to_left, to_right, nxt = _split_nodes((feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K)
-        k = np.flatnonzero(ok); lo = 2 * np.arange(len(k), dtype=np.int64)   # the k-th split's children: slots 2k, 2k + 1
-        build = np.where(small_left[k], lo, lo + 1) if subtract else np.arange(len(nxt), dtype=np.int64)
-        sib = [(int(o), int(s)) for o, s in zip(np.where(small_left[k], lo + 1, lo), k)] if subtract else []
+        build, sib = _next_builds(ok, small_left, len(nxt), subtract)
         prev = levels if subtract else [None] * len(levels)
         slots = [on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right) for i, (b, s) in enumerate(zip(parts, slots))]
         if log is not None:
