@@ -1028,6 +1028,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.xdcc._chain_dask': ('xdcc.html#_chain_dask', 'mlc_lit/xdcc.py'),
                               'mlc_lit.xdcc._chain_output': ('xdcc.html#_chain_output', 'mlc_lit/xdcc.py'),
                               'mlc_lit.xdcc._chain_rounds': ('xdcc.html#_chain_rounds', 'mlc_lit/xdcc.py'),
+                              'mlc_lit.xdcc._dask_folds': ('xdcc.html#_dask_folds', 'mlc_lit/xdcc.py'),
                               'mlc_lit.xdcc._dask_inputs': ('xdcc.html#_dask_inputs', 'mlc_lit/xdcc.py'),
                               'mlc_lit.xdcc._fit_chain': ('xdcc.html#_fit_chain', 'mlc_lit/xdcc.py'),
                               'mlc_lit.xdcc._fit_chain_dask': ('xdcc.html#_fit_chain_dask', 'mlc_lit/xdcc.py'),
