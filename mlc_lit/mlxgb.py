@@ -306,27 +306,11 @@ def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
     cs[nc] = s; ct[nc, 0] = thr_a; ct[nc, 1] = thr_b; cf[nc] = flag
     return nc + 1
 
-class Scratch(NamedTuple):
-    "One thread's arrays for the candidate walk over a feature, per slot."
-    run: np.ndarray           # (ns, T) sums of the rows walked so far
-    crun: np.ndarray          # (ns,) their count
-    miss: np.ndarray          # (ns, T) sums of the rows whose value is missing
-    cmiss: np.ndarray         # (ns,) their count
-    best: np.ndarray          # (ns, 4) best gain and threshold with the missing rows right, then left
-    buf: tuple                # the candidate buffer (`_buffer`)
-
-@kernel()
-def _scratch(ns, T, n_max):
-    "A `Scratch` for ns slots of T sums, its buffer sized for at most n_max candidates."
-    return Scratch(np.zeros((ns, T)), np.zeros(ns, np.int64), np.zeros((ns, T)), np.zeros(ns, np.int64), np.empty((ns, 4)),
-                   _buffer(ns, T, n_max))
-
 # %% ../nbs/03_mlxgb.ipynb #c5c17588
 @kernel()
-def _settle(w, nc, nodes, gp):
+def _settle(buf, nc, miss, cmiss, best, score_p, gp):
     "Score the recorded candidates in order, keeping each slot's best with missing rows right (best[:, :2]) and left (best[:, 2:])."
-    C, cs, ct, cf, g = borrow(*w.buf)
-    miss, cmiss, best, score_p = borrow(w.miss, w.cmiss, w.best, nodes.score)
+    C, cs, ct, cf, g = buf
     lam, mcw, kind, min_label = gp
     K = miss.shape[1] // 2
     T = 2 * K
@@ -346,25 +330,21 @@ def _settle(w, nc, nodes, gp):
             best[s, 2], best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
 
 @kernel()
-def _choose(best, fi, out):
-    "Write each slot's better direction for missing values to row `fi` of `out` (left only if strictly better)."
-    best, gain, threshold, default_left = borrow(best, out.gain, out.threshold, out.default_left)
+def _choose(best, fi, gain, threshold, default_left):
+    "Write each slot's better direction for missing values to row `fi` of the outputs (left only if strictly better)."
     for s in range(best.shape[0]):
         if _better(best[s, 2], best[s, 0]): gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 2], best[s, 3], 1
         else: gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 0], best[s, 1], 0
 
 # %% ../nbs/03_mlxgb.ipynb #4e4df9b6
 def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
-    sparse, (ptr, rows, vals, nptr, nrows) = cols.sparse, borrow(cols.ptr, cols.rows, cols.vals, cols.nan_ptr, cols.nan_rows)
-    features, gh, slot, sums, counts = borrow(features, gh, slot, nodes.sums, nodes.counts)
-    nodes, out = Nodes(sums, counts, borrow(nodes.score)), FeatureSplits(*borrow(*out))
+    (sparse, ptr, rows, vals, nptr, nrows), (sums, counts, score_p), (gain, thr_out, dl_out) = cols, nodes, out
     ns, T = sums.shape
     nf = features.shape[0]; n_chunks = min(nf, 64)
     for c in prange(n_chunks):                 # buffers once per chunk; each feature stays in one chunk
-        w = _scratch(ns, T, slot.shape[0] + 2 * ns)
-        run, crun, miss, cmiss, best, buf = w
-        imp = np.empty((ns, T)); cimp = np.empty(ns, np.int64); last = np.empty(ns)
-        cap = buf[1].shape[0]
+        run = np.empty((ns, T)); crun = np.empty(ns, np.int64); miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
+        imp = np.empty((ns, T)); cimp = np.empty(ns, np.int64); last = np.empty(ns); best = np.empty((ns, 4))
+        buf = _buffer(ns, T, slot.shape[0] + 2 * ns); cap = buf[1].shape[0]
         for fi in range(c, nf, n_chunks):
             f = features[fi]
             run[:] = 0.0; crun[:] = 0; miss[:] = 0.0; cmiss[:] = 0; cimp[:] = 0; best[:] = -np.inf
@@ -392,7 +372,7 @@ def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
                     for s2 in range(ns):
                         if cimp[s2] <= 0: continue
                         if crun[s2] > 0 and last[s2] != 0.0:
-                            if nc == cap: _settle(w, nc, nodes, gp); nc = 0
+                            if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                             nc = _push(buf, nc, run, sums, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
                         for t in range(T): run[s2, t] += imp[s2, t]
                         crun[s2] += cimp[s2]; last[s2] = 0.0
@@ -402,16 +382,16 @@ def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
                 if crun[s] > 0 and v != last[s]:
                     thr = 0.5 * (last[s] + v)
                     if thr <= last[s]: thr = v
-                    if nc == cap: _settle(w, nc, nodes, gp); nc = 0
+                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                     nc = _push(buf, nc, run, sums, s, thr, thr, 0)
                 for t in range(T): run[s, t] += gh[i, t]
                 crun[s] += 1; last[s] = v
             for s in range(ns):                # last candidate: every non-missing row left, missing right
                 if cmiss[s] > 0 and crun[s] > 0:
-                    if nc == cap: _settle(w, nc, nodes, gp); nc = 0
+                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                     nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-            _settle(w, nc, nodes, gp)
-            _choose(best, fi, out)
+            _settle(buf, nc, miss, cmiss, best, score_p, gp)
+            _choose(best, fi, gain, thr_out, dl_out)
 
 # %% ../nbs/03_mlxgb.ipynb #961e118a
 _exact_splits = kernel()(_exact_splits_impl)
@@ -433,67 +413,21 @@ def _block_rows(T):
     "Rows per block of a grouped pass: their gradients (T values each) fill `ROW_BLOCK_BYTES`."
     return max(16, ROW_BLOCK_BYTES // (8 * T))
 
-# %% ../nbs/03_mlxgb.ipynb #1mp11c17
-@kernel()
-def _implicit_zeros(hist, cnt, o, nb, zb, nodes):
-    "Add each slot's implicit zeros to bin `zb` of its histogram (slot s: row o + s of `hist` and `cnt`, bins 0..nb)."
-    sums, counts = nodes.sums, nodes.counts
-    for s in range(counts.shape[0]):
-        m = counts[s]
-        for b in range(nb + 1): m -= cnt[o + s, b]
-        if m <= 0: continue
-        for t in range(sums.shape[1]):
-            acc = sums[s, t]
-            for b in range(nb + 1): acc -= hist[o + s, b, t]
-            hist[o + s, zb, t] += acc
-        cnt[o + s, zb] += m
-
-# %% ../nbs/03_mlxgb.ipynb #wa1kb1n5
-@kernel(inline=True)
-def _walk_bins(hist, cnt, o, thr, nodes, gp, w, fi, out):
-    "Best split per slot (histogram row o + s) of feature `fi`, whose bins have the cuts `thr`, into row fi of `out`."
-    hist, cnt, thr, run, crun, miss, cmiss, best = borrow(hist, cnt, thr, w.run, w.crun, w.miss, w.cmiss, w.best)
-    buf = borrow(*w.buf)
-    w = Scratch(run, crun, miss, cmiss, best, buf)
-    sums = nodes.sums
-    ns, T = sums.shape
-    nb, cap = thr.shape[0] + 1, buf[1].shape[0]
-    nc = 0
-    for s in range(ns):
-        cmiss[s] = cnt[o + s, nb]; crun[s] = 0
-        for t in range(T): miss[s, t] = hist[o + s, nb, t]; run[s, t] = 0.0
-        best[s, 0] = best[s, 2] = -np.inf
-        prev = -1
-        for b in range(nb):
-            if cnt[o + s, b] == 0: continue
-            if prev >= 0:
-                if nc == cap: _settle(w, nc, nodes, gp); nc = 0
-                nc = _push(buf, nc, run, sums, s, thr[prev], thr[b - 1], 0)
-            for t in range(T): run[s, t] += hist[o + s, b, t]
-            crun[s] += cnt[o + s, b]; prev = b
-        if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
-            if nc == cap: _settle(w, nc, nodes, gp); nc = 0
-            nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-    _settle(w, nc, nodes, gp)
-    _choose(best, fi, out)
-
 # %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
 def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, group):
-    dense, (bins, cptr, crows) = binned.dense, borrow(binned.bins, binned.ptr, binned.rows)
-    n_bins, zero_bin, cut_ptr, cut_vals = borrow(*cuts)
-    features, gh, slot = borrow(features, gh, slot)
-    nodes, out = Nodes(*borrow(*nodes)), FeatureSplits(*borrow(*out))
-    ns, T = nodes.sums.shape
-    n, nf = slot.shape[0], features.shape[0]
-    max_nb = 1
+    (dense, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
+    (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
+    ns, T = sums.shape
+    n, nf = slot.shape[0], features.shape[0]; max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, n_bins[features[fi]] + 1)
     G = group if group > 0 else (_group_size(n, ns, max_nb, T, nf) if dense else 1)
-    n_groups = (nf + G - 1) // G
-    n_chunks = min(n_groups, 64)
+    n_groups = (nf + G - 1) // G; n_chunks = min(n_groups, 64)
     B = _block_rows(T) if dense else max(n, 1)
     for c in prange(n_chunks):
         hist = np.zeros((G * ns, max_nb, T)); cnt = np.zeros((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
-        w = _scratch(ns, T, ns * (max_nb + 1))
+        run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
+        miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
+        best = np.empty((ns, 4)); buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
         for j in range(c, n_groups, n_chunks):
             f0 = j * G; ng = min(G, nf - f0)
             for i0 in range(0, n, B):                  # dense: a block of rows, read by every feature of the group
@@ -501,21 +435,43 @@ def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, group):
                     f, o = features[fi], (fi - f0) * ns
                     lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
                     for e in range(lo, hi):
-                        i = e if dense else crows[e]
-                        s = slot[i]
+                        i = e if dense else crows[e]; s = slot[i]
                         if s < 0: continue
-                        b = bins[f, i] if dense else bins[0, e]
-                        cnt[o + s, b] += 1
+                        b = bins[f, i] if dense else bins[0, e]; cnt[o + s, b] += 1
                         for t in range(T): hist[o + s, b, t] += gh[i, t]
             for fi in range(f0, f0 + ng):
-                f, o = features[fi], (fi - f0) * ns
-                if not dense: _implicit_zeros(hist, cnt, o, n_bins[f], zero_bin[f], nodes)
-                _walk_bins(hist, cnt, o, cut_vals[cut_ptr[f]:cut_ptr[f + 1]], nodes, gp, w, fi, out)
-                for s in range(ns):                    # zero the touched bins for the next feature
-                    for b in range(n_bins[f] + 1):
+                f, o = features[fi], (fi - f0) * ns; nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
+                if not dense:                              # implicit zeros: total minus everything stored
+                    for s in range(ns):
+                        m = counts[s]
+                        for b in range(nb + 1): m -= cnt[o + s, b]
+                        if m <= 0: continue
+                        for t in range(T):
+                            acc = sums[s, t]
+                            for b in range(nb + 1): acc -= hist[o + s, b, t]
+                            hist[o + s, zb, t] += acc
+                        cnt[o + s, zb] += m
+                nc = 0
+                for s in range(ns):
+                    cmiss[s] = cnt[o + s, nb]; crun[s] = 0
+                    for t in range(T): miss[s, t] = hist[o + s, nb, t]; run[s, t] = 0.0
+                    best[s, 0] = best[s, 2] = -np.inf; prev = -1
+                    for b in range(nb):
+                        if cnt[o + s, b] == 0: continue
+                        if prev >= 0:
+                            if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                            nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
+                        for t in range(T): run[s, t] += hist[o + s, b, t]
+                        crun[s] += cnt[o + s, b]; prev = b
+                    if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
+                        if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                        nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+                    for b in range(nb + 1):                # reset the buffer for the next feature
                         if cnt[o + s, b] == 0: continue
                         cnt[o + s, b] = 0
                         for t in range(T): hist[o + s, b, t] = 0.0
+                _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                _choose(best, fi, out_gain, out_thr, out_dl)
 
 # %% ../nbs/03_mlxgb.ipynb #d51d6ac4
 _hist_splits = kernel()(_hist_splits_impl)

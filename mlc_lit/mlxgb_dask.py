@@ -13,11 +13,11 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .core import as_float64, borrow, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
+from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
 from .losses import _label_wise_logistic_row
-from .mlxgb import (SPLITS, _EPS_GAIN, Bins, Cuts, FeatureSplits, Nodes, Tree, _base_margin, _bin_dense, _block_rows,
-                           _concat_trees, _data_args, _draw_features, _first_best, _group_size, _implicit_zeros, _leaf_weights, _no_splits,
-                           _node_sums, _predict_trees, _rank_keep, _route, _scratch, _score, _split_nodes, _walk_bins)
+from .mlxgb import (SPLITS, _EPS_GAIN, Bins, Cuts, Nodes, Tree, _base_margin, _bin_dense, _block_rows, _buffer, _choose,
+                           _concat_trees, _data_args, _draw_features, _first_best, _group_size, _leaf_weights, _no_splits,
+                           _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle, _split_nodes)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -264,21 +264,23 @@ class LevelHist(NamedTuple):
     cnt: np.ndarray           # int64 rows in the bin
     hist: np.ndarray          # (entries, 2K) their sums [G, H]
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #5p11h157
 @kernel()
 def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
     """Best split per node and feature from a level's summed histograms (a `LevelHist`; bins no row reached are
-    absent): the candidate walk of the single-process kernel, on each node's bins of a feature laid out densely."""
-    ptr, lbins, lcnt, lhist = borrow(*level)
-    n_bins, zero_bin, cut_ptr, cut_vals = borrow(*cuts)
-    off, features = borrow(off, features)
-    nodes, out = Nodes(*borrow(*nodes)), FeatureSplits(*borrow(*out))
-    ns, T = nodes.sums.shape
+    absent): the candidate walk of the single-process kernel."""
+    (ptr, lbins, lcnt, lhist), (n_bins, zero_bin, cut_ptr, cut_vals) = level, cuts
+    (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
+    ns, T = sums.shape
     max_nb = 1
     for fi in range(features.shape[0]): max_nb = max(max_nb, n_bins[features[fi]] + 1)
+    run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
+    miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
     h = np.zeros((ns, max_nb, T)); c = np.zeros((ns, max_nb), np.int64)
-    w = _scratch(ns, T, ns * (max_nb + 1))
+    best = np.empty((ns, 4))
+    buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
     for fi in range(features.shape[0]):
-        f = features[fi]; nb = n_bins[f]; o = off[fi]
+        f = features[fi]; nb = n_bins[f]; c0 = cut_ptr[f]; o = off[fi]
         for s in range(ns):                        # the node's bins of feature f, zeros where absent
             for b in range(nb + 1):
                 c[s, b] = 0
@@ -289,8 +291,35 @@ def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
                 b = lbins[e] - o
                 c[s, b] = lcnt[e]
                 for t in range(T): h[s, b, t] = lhist[e, t]
-        if not dense: _implicit_zeros(h, c, 0, nb, zero_bin[f], nodes)
-        _walk_bins(h, c, 0, cut_vals[cut_ptr[f]:cut_ptr[f + 1]], nodes, gp, w, fi, out)
+        if not dense:                              # implicit zeros: the node's total minus everything stored
+            for s in range(ns):
+                m = counts[s]
+                for b in range(nb + 1): m -= c[s, b]
+                if m <= 0: continue
+                zb = zero_bin[f]
+                for t in range(T):
+                    acc = sums[s, t]
+                    for b in range(nb + 1): acc -= h[s, b, t]
+                    h[s, zb, t] += acc
+                c[s, zb] += m
+        nc = 0
+        for s in range(ns):
+            cmiss[s] = c[s, nb]; crun[s] = 0
+            for t in range(T): miss[s, t] = h[s, nb, t]; run[s, t] = 0.0
+            best[s, 0] = best[s, 2] = -np.inf
+            prev = -1
+            for b in range(nb):
+                if c[s, b] == 0: continue
+                if prev >= 0:
+                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                    nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
+                for t in range(T): run[s, t] += h[s, b, t]
+                crun[s] += c[s, b]; prev = b
+            if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
+                if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+        _settle(buf, nc, miss, cmiss, best, score_p, gp)
+        _choose(best, fi, out_gain, out_thr, out_dl)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0709cba5
 @kernel(fastmath=False)
