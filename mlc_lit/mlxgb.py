@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numbers
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,7 +15,7 @@ from numba import prange
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
-                          int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
+                          borrow, int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
 from .losses import label_wise_logistic
 
 # %% auto #0
@@ -77,8 +78,17 @@ def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
     return out
 
 # %% ../nbs/03_mlxgb.ipynb #dd774f42
+class Columns(NamedTuple):
+    "Per feature, its stored non-NaN values sorted (by value, then row) and its rows holding NaN: what exact greedy reads."
+    sparse: bool              # CSR input: the implicit zeros are not listed
+    ptr: np.ndarray           # feature f's entries at ptr[f]:ptr[f + 1] of rows and vals
+    rows: np.ndarray
+    vals: np.ndarray
+    nan_ptr: np.ndarray       # feature f's rows with NaN at nan_rows[nan_ptr[f]:nan_ptr[f + 1]]
+    nan_rows: np.ndarray
+
 def _columns(X):
-    "Per feature, the stored non-NaN entries sorted by value and the rows holding NaN, as CSC-like arrays."
+    "The `Columns` of X (dense or CSR), as CSC-like arrays."
     if sp.issparse(X):
         C = X.tocsc(); C.sort_indices()
         ptr, rows, vals = np.asarray(C.indptr, np.int64), np.asarray(C.indices, np.int64), np.asarray(C.data, np.float64)
@@ -90,8 +100,8 @@ def _columns(X):
     order = np.lexsort((rows[~nan], vals[~nan], cols[~nan]))          # by feature, then value, then row
     counts = np.bincount(cols[~nan], minlength=X.shape[1])
     nan_counts = np.bincount(cols[nan], minlength=X.shape[1])
-    return (sp.issparse(X), np.r_[0, np.cumsum(counts)].astype(np.int64), rows[~nan][order], vals[~nan][order],
-            np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
+    return Columns(sp.issparse(X), np.r_[0, np.cumsum(counts)].astype(np.int64), rows[~nan][order], vals[~nan][order],
+                   np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
 
 # %% ../nbs/03_mlxgb.ipynb #a7c31e02
 def _rank_keep(rmin, rmax, max_bins):
@@ -191,6 +201,51 @@ def _bin_features(X, max_bins, active=None):
     if sp.issparse(X): return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
     return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 
+# %% ../nbs/03_mlxgb.ipynb #b1n5cut5
+class Bins(NamedTuple):
+    "Each stored value's bin, as the histogram kernels read them."
+    dense: bool               # dense X: bins (F, n); CSR: bins (1, nnz) of the stored values in column order
+    bins: np.ndarray          # uint16
+    ptr: np.ndarray           # CSR: feature f's entries at ptr[f]:ptr[f + 1] (dense: unused)
+    rows: np.ndarray          # CSR: the row of each entry (dense: unused)
+
+class Cuts(NamedTuple):
+    "What the bins of every feature mean."
+    n_bins: np.ndarray        # (F,) bins of feature f; bin n_bins[f] holds its missing values
+    zero_bin: np.ndarray      # (F,) the bin of the value 0 (CSR's implicit zeros)
+    cut_ptr: np.ndarray       # (F + 1,) feature f's cuts at cut_vals[cut_ptr[f]:cut_ptr[f + 1]]
+    cut_vals: np.ndarray
+
+def _binned(X, max_bins, active=None):
+    "The `Bins` and `Cuts` of X (`_bin_features`: cut on the `active` rows)."
+    bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals = _bin_features(X, max_bins, active)
+    dense = bins.ndim == 2
+    return Bins(dense, bins if dense else bins[None, :], ptr, rows), Cuts(n_bins, zero_bin, cut_ptr, cut_vals)
+
+# %% ../nbs/03_mlxgb.ipynb #9a1nn0de
+class GainParams(NamedTuple):
+    "What a split's gain depends on besides the sums."
+    lam: float                # λ, the L2 penalty on leaf weights
+    mcw: float                # min_child_weight
+    kind: int                 # the node score: index into SPLITS
+    min_label: bool           # mcw_mode 'min_label': a split is valid only if every label keeps mcw
+
+class Nodes(NamedTuple):
+    "A level's open nodes, one per slot."
+    sums: np.ndarray          # (ns, 2K) sums [G, H] of each slot's rows
+    counts: np.ndarray        # (ns,) its rows
+    score: np.ndarray         # (ns,) its node score S(P)
+
+class FeatureSplits(NamedTuple):
+    "What a split kernel finds per selected feature (row) and slot (column): the best split's"
+    gain: np.ndarray          # gain (-inf: no candidate)
+    threshold: np.ndarray     # threshold (left iff x < threshold)
+    default_left: np.ndarray  # int8: 1 if missing values go left
+
+def _no_splits(nf, ns):
+    "`FeatureSplits` for nf features and ns slots before the search: every gain -inf."
+    return FeatureSplits(np.full((nf, ns), -np.inf), np.zeros((nf, ns)), np.zeros((nf, ns), np.int8))
+
 # %% ../nbs/03_mlxgb.ipynb #8ed10b26
 @kernel()
 def _node_sums(gh, slot, sums, counts):
@@ -253,9 +308,11 @@ def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
 
 # %% ../nbs/03_mlxgb.ipynb #c5c17588
 @kernel()
-def _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best):
+def _settle(buf, nc, miss, cmiss, best, score_p, gp):
     "Score the recorded candidates in order, keeping each slot's best with missing rows right (best[:, :2]) and left (best[:, 2:])."
     C, cs, ct, cf, g = buf
+    lam, mcw, kind, min_label = gp
+    K = miss.shape[1] // 2
     T = 2 * K
     _gains(C, nc, K, lam, mcw, kind, min_label, g)
     left = False
@@ -273,24 +330,20 @@ def _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best):
             best[s, 2], best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
 
 @kernel()
-def _choose(best, fi, out_gain, out_thr, out_dl):
-    "Write each slot's better direction for missing values to the outputs (left only if strictly better)."
+def _choose(best, fi, gain, threshold, default_left):
+    "Write each slot's better direction for missing values to row `fi` of the outputs (left only if strictly better)."
     for s in range(best.shape[0]):
-        if _better(best[s, 2], best[s, 0]): out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 2], best[s, 3], 1
-        else: out_gain[fi, s], out_thr[fi, s], out_dl[fi, s] = best[s, 0], best[s, 1], 0
+        if _better(best[s, 2], best[s, 0]): gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 2], best[s, 3], 1
+        else: gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 0], best[s, 1], 0
 
 # %% ../nbs/03_mlxgb.ipynb #4e4df9b6
-def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot, sums, counts, score_p,
-                       lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
+def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
+    (sparse, ptr, rows, vals, nptr, nrows), (sums, counts, score_p), (gain, thr_out, dl_out) = cols, nodes, out
     ns, T = sums.shape
-    K = T // 2
-    nf = features.shape[0]
-    n_chunks = min(nf, 64)
+    nf = features.shape[0]; n_chunks = min(nf, 64)
     for c in prange(n_chunks):                 # buffers once per chunk; each feature stays in one chunk
-        run = np.empty((ns, T)); crun = np.empty(ns, np.int64)
-        miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
-        imp = np.empty((ns, T)); cimp = np.empty(ns, np.int64)
-        last = np.empty(ns); best = np.empty((ns, 4))
+        run = np.empty((ns, T)); crun = np.empty(ns, np.int64); miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
+        imp = np.empty((ns, T)); cimp = np.empty(ns, np.int64); last = np.empty(ns); best = np.empty((ns, 4))
         buf = _buffer(ns, T, slot.shape[0] + 2 * ns); cap = buf[1].shape[0]
         for fi in range(c, nf, n_chunks):
             f = features[fi]
@@ -319,7 +372,7 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
                     for s2 in range(ns):
                         if cimp[s2] <= 0: continue
                         if crun[s2] > 0 and last[s2] != 0.0:
-                            if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                            if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                             nc = _push(buf, nc, run, sums, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
                         for t in range(T): run[s2, t] += imp[s2, t]
                         crun[s2] += cimp[s2]; last[s2] = 0.0
@@ -329,16 +382,16 @@ def _exact_splits_impl(sparse, ptr, rows, vals, nptr, nrows, features, gh, slot,
                 if crun[s] > 0 and v != last[s]:
                     thr = 0.5 * (last[s] + v)
                     if thr <= last[s]: thr = v
-                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                     nc = _push(buf, nc, run, sums, s, thr, thr, 0)
                 for t in range(T): run[s, t] += gh[i, t]
                 crun[s] += 1; last[s] = v
             for s in range(ns):                # last candidate: every non-missing row left, missing right
                 if cmiss[s] > 0 and crun[s] > 0:
-                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                     nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-            _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
-            _choose(best, fi, out_gain, out_thr, out_dl)
+            _settle(buf, nc, miss, cmiss, best, score_p, gp)
+            _choose(best, fi, gain, thr_out, dl_out)
 
 # %% ../nbs/03_mlxgb.ipynb #961e118a
 _exact_splits = kernel()(_exact_splits_impl)
@@ -361,23 +414,20 @@ def _block_rows(T):
     return max(16, ROW_BLOCK_BYTES // (8 * T))
 
 # %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
-def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_vals, features, gh, slot,
-                      sums, counts, score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl, group):
+def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, group):
+    (dense, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
+    (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
     ns, T = sums.shape
-    K = T // 2
-    n, nf = slot.shape[0], features.shape[0]
-    max_nb = 1
+    n, nf = slot.shape[0], features.shape[0]; max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, n_bins[features[fi]] + 1)
     G = group if group > 0 else (_group_size(n, ns, max_nb, T, nf) if dense else 1)
-    n_groups = (nf + G - 1) // G
-    n_chunks = min(n_groups, 64)
+    n_groups = (nf + G - 1) // G; n_chunks = min(n_groups, 64)
     B = _block_rows(T) if dense else max(n, 1)
     for c in prange(n_chunks):
         hist = np.zeros((G * ns, max_nb, T)); cnt = np.zeros((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
         run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
         miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
-        best = np.empty((ns, 4))
-        buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
+        best = np.empty((ns, 4)); buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
         for j in range(c, n_groups, n_chunks):
             f0 = j * G; ng = min(G, nf - f0)
             for i0 in range(0, n, B):                  # dense: a block of rows, read by every feature of the group
@@ -385,15 +435,12 @@ def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_v
                     f, o = features[fi], (fi - f0) * ns
                     lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
                     for e in range(lo, hi):
-                        i = e if dense else crows[e]
-                        s = slot[i]
+                        i = e if dense else crows[e]; s = slot[i]
                         if s < 0: continue
-                        b = bins[f, i] if dense else bins[0, e]
-                        cnt[o + s, b] += 1
+                        b = bins[f, i] if dense else bins[0, e]; cnt[o + s, b] += 1
                         for t in range(T): hist[o + s, b, t] += gh[i, t]
             for fi in range(f0, f0 + ng):
-                f, o = features[fi], (fi - f0) * ns
-                nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
+                f, o = features[fi], (fi - f0) * ns; nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
                 if not dense:                              # implicit zeros: total minus everything stored
                     for s in range(ns):
                         m = counts[s]
@@ -408,23 +455,22 @@ def _hist_splits_impl(dense, bins, cptr, crows, n_bins, zero_bin, cut_ptr, cut_v
                 for s in range(ns):
                     cmiss[s] = cnt[o + s, nb]; crun[s] = 0
                     for t in range(T): miss[s, t] = hist[o + s, nb, t]; run[s, t] = 0.0
-                    best[s, 0] = best[s, 2] = -np.inf
-                    prev = -1
+                    best[s, 0] = best[s, 2] = -np.inf; prev = -1
                     for b in range(nb):
                         if cnt[o + s, b] == 0: continue
                         if prev >= 0:
-                            if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                            if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                             nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
                         for t in range(T): run[s, t] += hist[o + s, b, t]
                         crun[s] += cnt[o + s, b]; prev = b
                     if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
-                        if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                        if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                         nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
                     for b in range(nb + 1):                # reset the buffer for the next feature
                         if cnt[o + s, b] == 0: continue
                         cnt[o + s, b] = 0
                         for t in range(T): hist[o + s, b, t] = 0.0
-                _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
+                _settle(buf, nc, miss, cmiss, best, score_p, gp)
                 _choose(best, fi, out_gain, out_thr, out_dl)
 
 # %% ../nbs/03_mlxgb.ipynb #d51d6ac4
@@ -432,15 +478,24 @@ _hist_splits = kernel()(_hist_splits_impl)
 _hist_splits_par = kernel(parallel=True)(_hist_splits_impl)
 
 # %% ../nbs/03_mlxgb.ipynb #f9624fbb
+class XData(NamedTuple):
+    "A matrix as the routing and prediction kernels read it."
+    dense: bool
+    X: np.ndarray             # dense: the (n, F) values (CSR: a dummy)
+    indptr: np.ndarray        # CSR: the arrays of the matrix (dense: dummies)
+    indices: np.ndarray
+    data: np.ndarray
+
 def _data_args(X):
-    "(dense, X2d, indptr, indices, data) as the kernels read them."
-    if sp.issparse(X): return (False, np.zeros((1, 1)), *csr_arrays(X))
+    "The `XData` of X (dense or CSR)."
+    if sp.issparse(X): return XData(False, np.zeros((1, 1)), *csr_arrays(X))
     z = np.zeros(1, np.int64)
-    return (True, X, z, z, np.zeros(1))
+    return XData(True, X, z, z, np.zeros(1))
 
 @kernel()
-def _value(dense, X, indptr, indices, data, i, f):
+def _value(xd, i, f):
     "Feature `f` of row `i` (CSR: binary search in the row; absent entries are 0)."
+    dense, X, indptr, indices, data = xd
     if dense: return X[i, f]
     lo, hi = indptr[i], indptr[i + 1]
     while lo < hi:
@@ -450,23 +505,39 @@ def _value(dense, X, indptr, indices, data, i, f):
     return data[lo] if lo < indptr[i + 1] and indices[lo] == f else 0.0
 
 @kernel()
-def _route(dense, X, indptr, indices, data, slot, feat, thr, dl, to_left, to_right):
+def _route(xd, slot, feat, thr, dl, to_left, to_right):
     "Move each row to the slot of its child (`feat[s] < 0`: its node is a leaf, the row leaves the level)."
+    xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
+    slot, feat, thr, dl, to_left, to_right = borrow(slot, feat, thr, dl, to_left, to_right)
+    dense, X = xd.dense, xd.X
     for i in range(slot.shape[0]):
         s = slot[i]
         if s < 0: continue
         if feat[s] < 0: slot[i] = -1; continue
-        x = X[i, feat[s]] if dense else _value(dense, X, indptr, indices, data, i, feat[s])
+        x = X[i, feat[s]] if dense else _value(xd, i, feat[s])
         left = dl[s] == 1 if np.isnan(x) else x < thr[s]
         slot[i] = to_left[s] if left else to_right[s]
 
 # %% ../nbs/03_mlxgb.ipynb #6838f275
-def _predict_impl(dense, X, indptr, indices, data, roots, feature, threshold, default_left, left, right, value, out):
+class Tree(NamedTuple):
+    "One tree, or the flat ensemble of a model's trees, as arrays over the nodes."
+    feature: np.ndarray       # int64 split feature, -1 at a leaf
+    threshold: np.ndarray     # float64: left iff x < threshold
+    default_left: np.ndarray  # int8: 1 if a missing value goes left
+    left: np.ndarray          # int64 child indices (-1 at a leaf)
+    right: np.ndarray
+    value: np.ndarray         # (n_nodes, K) leaf values
+
+def _predict_impl(xd, roots, tree, out):
+    xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
+    feature, threshold, default_left, left, right, value = borrow(*tree)
+    roots, out = borrow(roots, out)
+    dense, X = xd.dense, xd.X
     for i in prange(out.shape[0]):
         for r in range(roots.shape[0]):
             node = roots[r]
             while feature[node] >= 0:
-                x = X[i, feature[node]] if dense else _value(dense, X, indptr, indices, data, i, feature[node])
+                x = X[i, feature[node]] if dense else _value(xd, i, feature[node])
                 if np.isnan(x): node = left[node] if default_left[node] == 1 else right[node]
                 elif x < threshold[node]: node = left[node]
                 else: node = right[node]
@@ -510,34 +581,32 @@ def _split_nodes(tree, slot_nodes, ok, sfeat, sthr, sdl, K):
     return to_left, to_right, nxt
 
 def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
-    "Grow one tree level by level; `prep` holds the column structure (exact) or the bins (hist)."
+    "Grow one tree level by level; `prep` holds the `Columns` (exact) or the `Bins` and `Cuts` (hist)."
     K = gh.shape[1] // 2
-    kind, lam, mcw, min_label = p["kind"], p["lam"], p["mcw"], p["min_label"]
+    gp = p["gain"]
     feature, thr, dl, left, right, values = [-1], [np.nan], [0], [-1], [-1], [np.zeros(K)]
     slot_nodes = np.array([0])
     for depth in range(p["max_depth"] + 1):
         ns = len(slot_nodes)
         sums = np.zeros((ns, 2 * K)); counts = np.zeros(ns, np.int64)
         _node_sums(gh, slot, sums, counts)
-        for s in range(ns): _leaf_weights(sums[s], K, lam, mcw, p["eta"], values[slot_nodes[s]])
+        for s in range(ns): _leaf_weights(sums[s], K, gp.lam, gp.mcw, p["eta"], values[slot_nodes[s]])
         if depth == p["max_depth"] or len(features) == 0: break
-        score_p = np.array([_score(sums[s], K, lam, mcw, kind) for s in range(ns)])
-        gain = np.full((len(features), ns), -np.inf); cut = np.zeros((len(features), ns)); dleft = np.zeros((len(features), ns), np.int8)
-        if p["exact"]:
-            (_exact_splits_par if parallel else _exact_splits)(*prep, features, gh, slot, sums, counts, score_p, lam, mcw, kind, min_label, gain, cut, dleft)
-        else:
-            (_hist_splits_par if parallel else _hist_splits)(*prep, features, gh, slot, sums, counts, score_p, lam, mcw, kind, min_label, gain, cut, dleft, 0)
-        best = _first_best(gain)
-        bgain = gain[best, np.arange(ns)]
+        nodes = Nodes(sums, counts, np.array([_score(sums[s], K, gp.lam, gp.mcw, gp.kind) for s in range(ns)]))
+        out = _no_splits(len(features), ns)
+        if p["exact"]: (_exact_splits_par if parallel else _exact_splits)(prep, features, gh, slot, nodes, gp, out)
+        else: (_hist_splits_par if parallel else _hist_splits)(*prep, features, gh, slot, nodes, gp, out, 0)
+        best = _first_best(out.gain)
+        bgain = out.gain[best, np.arange(ns)]
         ok = (bgain > _EPS_GAIN) & (bgain >= p["gamma"])
         if not ok.any(): break
         sfeat = np.where(ok, features[best], -1).astype(np.int64)
-        sthr = cut[best, np.arange(ns)]; sdl = dleft[best, np.arange(ns)]
+        sthr = out.threshold[best, np.arange(ns)]; sdl = out.default_left[best, np.arange(ns)]
         to_left, to_right, nxt = _split_nodes((feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K)
-        _route(*Xargs, slot, sfeat, sthr, sdl, to_left, to_right)
+        _route(Xargs, slot, sfeat, sthr, sdl, to_left, to_right)
         slot_nodes = np.array(nxt)
-    return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
-            np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
+    return Tree(np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
+                np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
 
 # %% ../nbs/03_mlxgb.ipynb #f3b2ae3e
 _TREE_CONSTRAINTS = {
@@ -587,78 +656,41 @@ def _dask_or(method, name, est, X):
     from mlc_lit import mlxgb_dask
     return getattr(mlxgb_dask, name)(est, X)
 
-# %% ../nbs/03_mlxgb.ipynb #55d2b993
-class MLXGBClassifier(MultiLabelClassifier):
-    """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
+# %% ../nbs/03_mlxgb.ipynb #d4awfea7
+def _draw_features(rng, F, colsample):
+    "The sorted features a tree may split on: all F, or `round(colsample * F)` of them (at least one) drawn by `rng`."
+    if colsample >= 1.0: return np.arange(F, dtype=np.int64)
+    return np.sort(rng.choice(F, max(1, int(round(colsample * F))), replace=False)).astype(np.int64)
 
-    Parameters
-    ----------
-    n_estimators : int, default=100
-        Boosting rounds (one tree each).
-    max_depth : int, default=6
-        Maximum depth of a tree (0: a single leaf).
-    learning_rate : float > 0, default=0.3
-        Shrinkage applied to every leaf weight. 0 is refused, as every step size of every mlc_lit estimator
-        is (the trees' leaves would all be 0 and the model would predict the label frequencies).
-    reg_lambda : float, default=1.0
-        L2 penalty λ on the leaf weights (the paper's ε).
-    gamma : float, default=0.0
-        Minimum gain of a split (a split needs gain > 1e-6 and ≥ gamma).
-    min_child_weight : float, default=1.0
-        Minimum Hessian sum of a label in a node.
-    mcw_mode : {'per_label', 'min_label'}, default='per_label'
-        'per_label': labels below `min_child_weight` get weight and score 0 in that node (XGBoost's
-        multi-output trees); 'min_label': a split is valid only if every label keeps it (the authors' fork).
-    split : {'sum_gain', 'max_gain', 'sum_weight', 'max_weight', 'sum_abs', 'max_abs'}, default='sum_gain'
-        Node score aggregated over labels (Table 1).
-    tree_method : {'hist', 'exact'}, default='hist'
-        Histogram (quantile bins) or exact greedy split finding.
-    max_bins : int, default=256
-        Bins per feature for `tree_method='hist'`.
-    subsample : float, default=1.0
-        Fraction of rows drawn (without replacement) for each tree.
-    colsample : float, default=1.0
-        Fraction of features drawn for each tree.
-    base_score : None, float or array of shape (n_labels,), default=None
-        Initial probability per label; None uses each label's (weighted) frequency in training, clipped
-        to [1e-6, 1 - 1e-6]. 0.5 gives XGBoost's classic margin 0.
-    n_jobs : int, default=None
-        Threads for the kernels (None: 1). Results do not depend on it.
-    random_state : int, RandomState or None, default=None
-        Seeds row and column sampling.
-    verbose : int, default=0
-        Print progress every `verbose` trees.
+# %% ../nbs/03_mlxgb.ipynb #b005710a
+def _boost(est, X, Y, W):
+    "Boost the trees of `est` (an `MLXGBClassifier`) on X, Y with weights W (n, K); returns the base margins and the trees."
+    (n, K), F = Y.shape, X.shape[1]
+    base = _base_margin(est.base_score, Y, W)
+    active = W.any(axis=1)                     # rows with weight 0 for every label take no part
+    prep, Xargs, p = est._prepare(X, active), _data_args(X), est._params()
+    seeds = spawn_seeds(est.random_state, max(est.n_estimators, 1))
+    S = np.repeat(base[None, :], n, axis=0)
+    G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
+    trees, parallel = [], n_threads(est.n_jobs) > 1
+    with numba_threads(est.n_jobs):
+        for t in range(est.n_estimators):
+            label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: 03b's `_weighted_gradients`' one pass
+            np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])   # is not worth its compile time here
+            rng = np.random.default_rng(seeds[t])
+            slot = np.where(active, 0, -1).astype(np.int64)
+            if est.subsample < 1.0: slot[rng.random(n) >= est.subsample] = -1
+            tree = _grow_tree(prep, Xargs, gh, slot, _draw_features(rng, F, est.colsample), p, parallel)
+            _predict_trees(Xargs, np.zeros(1, np.int64), tree, S)
+            trees.append(tree)
+            if est.verbose and (t + 1) % est.verbose == 0: print(f"tree {t + 1}/{est.n_estimators}: {len(tree[0])} nodes")
+    return base, trees
 
-    Attributes
-    ----------
-    base_margin_ : ndarray of shape (n_labels,)
-        Initial scores (log-odds of `base_score`).
-    tree_ptr_ : ndarray of shape (n_trees + 1,)
-        Tree t owns nodes `tree_ptr_[t]:tree_ptr_[t + 1]` of the flat arrays below.
-    feature_, threshold_, default_left_, left_, right_ : ndarray of shape (n_nodes,)
-        Split feature (-1 at leaves), threshold (left iff x < threshold), NaN goes left (1) or right (0),
-        absolute child indices.
-    value_ : ndarray of shape (n_nodes, n_labels)
-        Leaf scores (learning rate included).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.random.RandomState(0).rand(50, 3); Y = np.c_[X[:, 0] > .5, X[:, 1] > .3].astype(int)
-    >>> MLXGBClassifier(n_estimators=10).fit(X, Y).predict(X).shape
-    (50, 2)
-    """
+# %% ../nbs/03_mlxgb.ipynb #7rees0c1
+class _Trees(MultiLabelClassifier):
+    "Fit and prediction of `MLXGBClassifier` (its parameters are declared by the subclass)."
     _allow_nan = True
     _parameter_constraints = _TREE_CONSTRAINTS
-
-    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
-                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
-                 subsample=1.0, colsample=1.0, base_score=None, n_jobs=None, random_state=None, verbose=0):
-        self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
-        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
-        self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
-        self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
-        self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
 
     def fit(self, X, y, sample_weight=None, **dask_options):
         """Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted. Dask input
@@ -674,51 +706,89 @@ class MLXGBClassifier(MultiLabelClassifier):
     def decision_function(self, X): return _dask_or(super().decision_function, "decision_function", self, X)
 
     def _params(self):
-        return dict(kind=SPLITS.index(self.split), lam=float(self.reg_lambda), mcw=float(self.min_child_weight),
-                    min_label=self.mcw_mode == "min_label", max_depth=int(self.max_depth), eta=float(self.learning_rate),
-                    gamma=float(self.gamma), exact=self.tree_method == "exact")
+        "What growing a tree reads: the gain's parameters, the depth, the learning rate, gamma and the split finder."
+        gain = GainParams(float(self.reg_lambda), float(self.min_child_weight), SPLITS.index(self.split), self.mcw_mode == "min_label")
+        return dict(gain=gain, max_depth=int(self.max_depth), eta=float(self.learning_rate), gamma=float(self.gamma),
+                    exact=self.tree_method == "exact")
 
     def _prepare(self, X, active):
-        "Sorted columns (exact) or bins (hist, cut on the `active` rows), in the argument order of the split kernels."
-        if self.tree_method == "exact": return _columns(X)
-        bins, *rest = _bin_features(X, self.max_bins, active)
-        return (bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest)
+        "The `Columns` (exact) or the `Bins` and `Cuts` (hist, cut on the `active` rows) that the split kernels read."
+        return _columns(X) if self.tree_method == "exact" else _binned(X, self.max_bins, active)
 
     def _fit(self, X, Y, sample_weight=None):
-        (n, K), F = Y.shape, X.shape[1]
-        W = _check_weights(sample_weight, n, K)
-        self.base_margin_ = _base_margin(self.base_score, Y, W)
-        active = W.any(axis=1)                     # rows with weight 0 for every label take no part
-        prep, Xargs, p = self._prepare(X, active), _data_args(X), self._params()
-        seeds = spawn_seeds(self.random_state, max(self.n_estimators, 1))
-        S = np.repeat(self.base_margin_[None, :], n, axis=0)
-        G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))
-        trees, parallel = [], n_threads(self.n_jobs) > 1
-        with numba_threads(self.n_jobs):
-            for t in range(self.n_estimators):
-                label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: 03b's `_weighted_gradients`' one pass
-                np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])   # is not worth its compile time here
-                rng = np.random.default_rng(seeds[t])
-                slot = np.where(active, 0, -1).astype(np.int64)
-                if self.subsample < 1.0: slot[rng.random(n) >= self.subsample] = -1
-                features = np.arange(F, dtype=np.int64)
-                if self.colsample < 1.0:
-                    features = np.sort(rng.choice(F, max(1, int(round(self.colsample * F))), replace=False)).astype(np.int64)
-                tree = _grow_tree(prep, Xargs, gh, slot, features, p, parallel)
-                _predict_trees(*Xargs, np.zeros(1, np.int64), *tree, S)
-                trees.append(tree)
-                if self.verbose and (t + 1) % self.verbose == 0: print(f"tree {t + 1}/{self.n_estimators}: {len(tree[0])} nodes")
+        self.base_margin_, trees = _boost(self, X, Y, _check_weights(sample_weight, *Y.shape))
         (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_,
-         self.left_, self.right_, self.value_) = _concat_trees(trees, K)
+         self.left_, self.right_, self.value_) = _concat_trees(trees, Y.shape[1])
 
     def _decision_function(self, X):
         S = np.repeat(self.base_margin_[None, :], X.shape[0], axis=0)
+        trees = Tree(self.feature_, self.threshold_, self.default_left_, self.left_, self.right_, self.value_)
         with numba_threads(self.n_jobs):
             f = _predict_trees_par if n_threads(self.n_jobs) > 1 else _predict_trees
-            f(*_data_args(X), self.tree_ptr_[:-1].copy(), self.feature_, self.threshold_, self.default_left_,
-              self.left_, self.right_, self.value_, S)
+            f(_data_args(X), self.tree_ptr_[:-1].copy(), trees, S)
         return S
 
     def _predict_proba(self, X): return 1.0 / (1.0 + np.exp(-self._decision_function(X)))
 
     def _predict(self, X): return (self._decision_function(X) >= 0.0).astype(np.int8)
+
+# %% ../nbs/03_mlxgb.ipynb #55d2b993
+class MLXGBClassifier(_Trees):
+    """Multi-label gradient-boosted trees whose leaves hold one score per label (paper 3, §3.1).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Boosting rounds (one tree each).
+    max_depth : int, default=6
+        Maximum depth of a tree (0: a single leaf).
+    learning_rate : float > 0, default=0.3
+        Shrinkage of every leaf weight; 0 is refused (the leaves would all be 0), as every mlc_lit step size is.
+    reg_lambda : float, default=1.0
+        L2 penalty λ on the leaf weights (the paper's ε).
+    gamma : float, default=0.0
+        Minimum gain of a split (a split needs gain > 1e-6 and ≥ gamma).
+    min_child_weight : float, default=1.0
+        Minimum Hessian sum of a label in a node.
+    mcw_mode : {'per_label', 'min_label'}, default='per_label'
+        'per_label': labels below `min_child_weight` get weight and score 0 in that node (XGBoost's
+        multi-output trees); 'min_label': a split is valid only if every label keeps it (the authors' fork).
+    split : {'sum_gain', 'max_gain', 'sum_weight', 'max_weight', 'sum_abs', 'max_abs'}, default='sum_gain'
+        Node score aggregated over labels (Table 1).
+    tree_method, max_bins : {'hist', 'exact'} and int, default='hist', 256
+        Split finding by histograms of at most `max_bins` quantile bins per feature, or exact greedy.
+    subsample, colsample : float, default=1.0
+        Fractions of the rows (drawn without replacement) and of the features drawn for each tree.
+    base_score : None, float or array of shape (n_labels,), default=None
+        Initial probability per label; None: each label's (weighted) frequency in training, clipped to
+        [1e-6, 1 - 1e-6]; 0.5 gives XGBoost's classic margin 0.
+    n_jobs, random_state, verbose : default=None, None, 0
+        Threads for the kernels (None: 1; results do not depend on it), the seed of row and column sampling,
+        and progress printed every `verbose` trees.
+
+    Attributes
+    ----------
+    base_margin_ : ndarray of shape (n_labels,)
+        Initial scores (log-odds of `base_score`).
+    tree_ptr_ : ndarray of shape (n_trees + 1,)
+        Tree t owns nodes `tree_ptr_[t]:tree_ptr_[t + 1]` of the flat arrays below.
+    feature_, threshold_, default_left_, left_, right_ : ndarray of shape (n_nodes,)
+        Split feature (-1 at leaves), threshold (left iff x < threshold), NaN left (1) or right (0), child indices.
+    value_ : ndarray of shape (n_nodes, n_labels)
+        Leaf scores (learning rate included).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.RandomState(0).rand(50, 3); Y = np.c_[X[:, 0] > .5, X[:, 1] > .3].astype(int)
+    >>> MLXGBClassifier(n_estimators=10).fit(X, Y).predict(X).shape
+    (50, 2)
+    """
+    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
+                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
+                 subsample=1.0, colsample=1.0, base_score=None, n_jobs=None, random_state=None, verbose=0):
+        self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
+        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
+        self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
+        self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
+        self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import dask
 import dask.array as da
@@ -14,9 +15,9 @@ import scipy.sparse as sp
 
 from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
 from .losses import _label_wise_logistic_row
-from .mlxgb import (SPLITS, _EPS_GAIN, _base_margin, _bin_dense, _block_rows, _buffer,
-                           _choose, _concat_trees, _data_args, _first_best, _group_size, _leaf_weights, _node_sums, _predict_trees,
-                           _push, _rank_keep, _route, _score, _settle, _split_nodes)
+from .mlxgb import (SPLITS, _EPS_GAIN, Bins, Cuts, Nodes, Tree, _base_margin, _bin_dense, _block_rows, _buffer, _choose,
+                           _concat_trees, _data_args, _draw_features, _first_best, _group_size, _leaf_weights, _no_splits,
+                           _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle, _split_nodes)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -175,11 +176,11 @@ def _bin(part, cut_ptr, cut_vals):
             cf, col = cut_vals[cut_ptr[f]:cut_ptr[f + 1]], data[ptr[f]:ptr[f + 1]]
             bins[0, ptr[f]:ptr[f + 1]] = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
             zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
-        return dict(part, bins=(False, bins, ptr, rows), n_bins=n_bins, zero_bin=zero_bin)
+        return dict(part, bins=Bins(False, bins, ptr, rows), n_bins=n_bins, zero_bin=zero_bin)
     bins = np.empty((F, X.shape[0]), np.uint16)
     _bin_dense(X, cut_ptr, cut_vals, bins)
     z = np.zeros(1, np.int64)
-    return dict(part, bins=(True, bins, z, z), n_bins=n_bins, zero_bin=zero_bin)
+    return dict(part, bins=Bins(True, bins, z, z), n_bins=n_bins, zero_bin=zero_bin)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0487929a
 @kernel()
@@ -217,6 +218,7 @@ def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
                 if r < 0: continue
                 for t in range(T): hist[r, t] += buf[s, b, t]; buf[s, b, t] = 0.0
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #f111d3n5
 @kernel()
 def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
     """Dense input: the same for the rows in `rows` (ascending), node by node: the rows sorted by node (stably, so each
@@ -255,13 +257,21 @@ def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
                     for t in range(T): hist[r, t] += buf[g, b, t]; buf[g, b, t] = 0.0
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
+class LevelHist(NamedTuple):
+    "A level's summed histograms, of the (node, bin) places some row reached: node s's at ptr[s]:ptr[s + 1], ascending."
+    ptr: np.ndarray           # (ns + 1,)
+    bins: np.ndarray          # int64 place within the node: off[fi] + bin, for feature fi of the tree's features
+    cnt: np.ndarray           # int64 rows in the bin
+    hist: np.ndarray          # (entries, 2K) their sums [G, H]
+
+# %% ../nbs/03b_mlxgb_dask.ipynb #5p11h157
 @kernel()
-def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts,
-                      score_p, lam, mcw, kind, min_label, out_gain, out_thr, out_dl):
-    """Best split per node and feature from a level's summed histograms (node s: entries `ptr[s]:ptr[s+1]`, bin
-    `lbins`, count `lcnt`, sums `lhist`; bins no row reached are absent): the candidate walk of the single-process kernel."""
+def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
+    """Best split per node and feature from a level's summed histograms (a `LevelHist`; bins no row reached are
+    absent): the candidate walk of the single-process kernel."""
+    (ptr, lbins, lcnt, lhist), (n_bins, zero_bin, cut_ptr, cut_vals) = level, cuts
+    (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
     ns, T = sums.shape
-    K = T // 2
     max_nb = 1
     for fi in range(features.shape[0]): max_nb = max(max_nb, n_bins[features[fi]] + 1)
     run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
@@ -301,14 +311,14 @@ def _splits_from_hist(dense, ptr, lbins, lcnt, lhist, off, n_bins, zero_bin, cut
             for b in range(nb):
                 if c[s, b] == 0: continue
                 if prev >= 0:
-                    if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                     nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
                 for t in range(T): run[s, t] += h[s, b, t]
                 crun[s] += c[s, b]; prev = b
             if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
-                if nc == cap: _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best); nc = 0
+                if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
                 nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-        _settle(buf, nc, miss, cmiss, score_p, K, lam, mcw, kind, min_label, best)
+        _settle(buf, nc, miss, cmiss, best, score_p, gp)
         _choose(best, fi, out_gain, out_thr, out_dl)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0709cba5
@@ -343,6 +353,11 @@ def _first_slots(part, seed, subsample):
         slot[rng.random(len(slot)) >= subsample] = -1
     return slot
 
+def _initial_scores(part, base):
+    "The base margins as every row's scores before the first tree."
+    return np.repeat(base[None, :], part["Y"].shape[0], axis=0)
+
+# %% ../nbs/03b_mlxgb_dask.ipynb #pack0c11
 def _sparse_pays(reached, size, T):
     "Whether `reached` of `size` places, each with T sums and a count, weigh less sparse (with a 4-byte place) than dense."
     return reached * (T * 8 + 12) < size * (T * 8 + 8)
@@ -362,6 +377,7 @@ def _unpack(hp):
     idx = np.flatnonzero(C)
     return idx, C[idx], H[idx]
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #1eve1h15
 def _level_hist(parts, ghs, slots, ns, features, off, build, sums_of=None):
     """Node sums and counts of the level's `ns` nodes over one worker's partitions, and the packed histograms (counts and
     `[g, h]` per bin) of the nodes in `build` only, in that order, for `features` (feature `fi`'s bins from `off[fi]`:
@@ -395,6 +411,7 @@ def _level_hist(parts, ghs, slots, ns, features, off, build, sums_of=None):
         else: _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
     return sums, counts, ((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #add1eve1
 @kernel()
 def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
     "Two sparse histograms (sorted places) added into `idx, c, h` (room for both): one merge pass; returns the places used."
@@ -432,28 +449,27 @@ def _nbytes(x):
     if isinstance(x, np.ndarray): return x.nbytes
     return sum(_nbytes(y) for y in x) if isinstance(x, tuple) else 0
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #r0u7e5co
 def _route_rows(part, slot, sfeat, sthr, sdl, to_left, to_right):
     "The rows' slots one level down (a new array: the previous level's stays as it was)."
     slot = slot.copy()
-    _route(*part["Xargs"], slot, sfeat, sthr, sdl, to_left, to_right)
+    _route(part["Xargs"], slot, sfeat, sthr, sdl, to_left, to_right)
     return slot
 
 def _add_tree(part, S, tree):
     "Scores after one more tree (a new array)."
     S = S.copy()
-    _predict_trees(*part["Xargs"], np.zeros(1, np.int64), *tree, S)
+    _predict_trees(part["Xargs"], np.zeros(1, np.int64), tree, S)
     return S
-
-def _initial_scores(part, base):
-    return np.repeat(base[None, :], part["Y"].shape[0], axis=0)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #f97eaa7b
 @kernel()
-def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, pptr, pb, pc, ph, ns):
-    """The level's reached bins per node as `(ptr, bins, cnt, hist)` (node s at `ptr[s]:ptr[s+1]`, bins ascending): built
-    node `build[j]` from the summed entries of places `j·nbt + bin` (sorted `idx`; counts and sums at row `idx[e]` of C
-    and H when `direct`, else at row e), and its sibling `sib_s[j]` as parent `sib_q[j]` of the last level (`pptr`, `pb`,
-    `pc`, `ph`) minus it, without the bins whose count falls to 0 (no rounding residue where the sibling has no rows)."""
+def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, parent, ns):
+    """The level's reached bins per node as the arrays of a `LevelHist`: built node `build[j]` from the summed entries
+    of places `j·nbt + bin` (sorted `idx`; counts and sums at row `idx[e]` of C and H when `direct`, else at row e), and
+    its sibling `sib_s[j]` as node `sib_q[j]` of the last level (`parent`, a `LevelHist`) minus it, without the bins
+    whose count falls to 0 (no rounding residue where the sibling has no rows)."""
+    pptr, pb, pc, ph = parent
     nb, T = build.shape[0], H.shape[1]
     at = np.searchsorted(idx, np.arange(nb + 1) * nbt)      # built node j's entries: at[j]:at[j+1]
     ptr = np.zeros(ns + 1, np.int64)
@@ -486,6 +502,7 @@ def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, pptr, pb, pc, 
             for s in range(ns): ptr[s + 1] += ptr[s]
     return ptr, bins, cnt, hist
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #a55emb1e
 def _assemble(total, prev, build, sib, nbt):
     """On the worker holding the reduced sums: the level's histograms per node, `(sums, counts, ptr, bins, cnt, hist)`
     with node s's reached bins at `ptr[s]:ptr[s+1]`. Built nodes come from `total`; `sib` pairs each built node with
@@ -496,15 +513,20 @@ def _assemble(total, prev, build, sib, nbt):
     direct = idx is None
     idx = np.flatnonzero(C) if direct else idx.astype(np.int64)
     sib_s, sib_q = (np.array(sib, np.int64).reshape(-1, 2).T if len(sib) else (np.zeros(0, np.int64),) * 2)
-    _, _, pptr, pb, pc, ph = prev if prev is not None else (None, None, np.zeros(1, np.int64), np.zeros(0, np.int64),
-                                                              np.zeros(0, np.int64), np.zeros((0, H.shape[1])))
+    parent = (LevelHist(*prev[2:]) if prev is not None else
+              LevelHist(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, H.shape[1]))))
     return (sums, counts) + tuple(_assemble_kernel(idx, C, H, direct, nbt, np.asarray(build, np.int64), sib_s, sib_q,
-                                                   pptr, pb, pc, ph, len(sums)))
+                                                   parent, len(sums)))
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #1ef7a111
 @kernel()
-def _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, features, counts, gain, cut, dleft, left):
-    """Rows the best split of feature `fi` at node s sends left, into `left[fi, s]` (from the level's bin counts; 0 where
-    the feature has none): bins below the threshold, the missing ones if they go left, CSR's implicit zeros if 0 does."""
+def _left_all(dense, level, off, cuts, features, counts, splits, left):
+    """Rows the best split of feature `fi` at node s (`splits`, a `FeatureSplits`) sends left, into `left[fi, s]` (from
+    the level's bin counts; 0 where the feature has none): bins below the threshold, the missing ones if they go left,
+    CSR's implicit zeros if 0 does."""
+    ptr, lb, lc, _ = level
+    n_bins, zero_bin, cut_ptr, cut_vals = cuts
+    gain, cut, dleft = splits
     for s in range(counts.shape[0]):
         a, b = ptr[s], ptr[s + 1]
         for fi in range(features.shape[0]):
@@ -521,23 +543,19 @@ def _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, feat
             if not dense and zero_bin[f] < bthr: m += counts[s] - stored
             left[fi, s] = m
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #ra7ge5p1
 def _range_splits(level, cuts, features, off, p):
     """On the worker that holds a range of features' histograms of the level: the node sums and counts, and per feature
     (row) and node (column) its best split's gain, threshold, missing-value direction and rows sent left."""
-    sums, counts, ptr, lb, lc, lh = level
-    if ptr is None: return sums, counts, None
-    dense, n_bins, zero_bin, cut_ptr, cut_vals = cuts
-    ns, T = sums.shape
-    K = T // 2
-    kind, lam, mcw, min_label = p["kind"], p["lam"], p["mcw"], p["min_label"]
-    score_p = np.array([_score(sums[s], K, lam, mcw, kind) for s in range(ns)])
-    nf = len(features)
-    gain = np.full((nf, ns), -np.inf); cut = np.zeros((nf, ns)); dleft = np.zeros((nf, ns), np.int8)
-    left = np.zeros((nf, ns), np.int64)
-    _splits_from_hist(dense, ptr, lb, lc, lh, off, n_bins, zero_bin, cut_ptr, cut_vals, features, sums, counts, score_p,
-                      lam, mcw, kind, min_label, gain, cut, dleft)
-    _left_all(dense, ptr, lb, lc, off, n_bins, zero_bin, cut_ptr, cut_vals, features, counts, gain, cut, dleft, left)
-    return sums, counts, (gain, cut, dleft, left)
+    sums, counts = level[:2]
+    if level[2] is None: return sums, counts, None
+    hist, dense, cuts, gp = LevelHist(*level[2:]), cuts[0], Cuts(*cuts[1:]), p["gain"]
+    ns, K = len(sums), sums.shape[1] // 2
+    nodes = Nodes(sums, counts, np.array([_score(sums[s], K, gp.lam, gp.mcw, gp.kind) for s in range(ns)]))
+    out, left = _no_splits(len(features), ns), np.zeros((len(features), ns), np.int64)
+    _splits_from_hist(dense, hist, off, cuts, features, nodes, gp, out)
+    _left_all(dense, hist, off, cuts, features, counts, out, left)
+    return sums, counts, (*out, left)
 
 def _pick_splits(res, features, p, last):
     """On the client, from the ranges' `_range_splits` (in feature order): the nodes' leaf values and (unless `last`) each
@@ -547,14 +565,13 @@ def _pick_splits(res, features, p, last):
     ns, T = sums.shape
     K = T // 2
     values = np.zeros((ns, K))
-    for s in range(ns): _leaf_weights(sums[s], K, p["lam"], p["mcw"], p["eta"], values[s])
+    for s in range(ns): _leaf_weights(sums[s], K, p["gain"].lam, p["gain"].mcw, p["eta"], values[s])
     if last: return values, None
     gain, cut, dleft, left = (np.vstack([r[2][k] for r in res]) for k in range(4))
     best, a = _first_best(gain), np.arange(ns)
     ok = (gain[best, a] > _EPS_GAIN) & (gain[best, a] >= p["gamma"])
     sfeat = np.where(ok, features[best], -1).astype(np.int64)
     return values, (ok, sfeat, cut[best, a], dleft[best, a], left[best, a] <= counts - left[best, a])
-
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #8f8e609e
 def _here(x):
@@ -593,6 +610,47 @@ def _feature_ranges(off, W):
     if nf == 0: return np.zeros(2, np.int64)
     return np.unique(np.r_[0, np.searchsorted(off[:-1], np.arange(1, W) * off[-1] / W), nf]).astype(np.int64)
 
+# %% ../nbs/03b_mlxgb_dask.ipynb #5ubm17h1
+def _submit_histograms(on_home, parts, gh, slots, groups, ranges, ns, features, off, build, last):
+    """Per range (one on the `last` level: node sums only), each worker's histogram task of its block of partitions,
+    at the index of the block's first partition (None elsewhere); the worker's first task sums the nodes."""
+    R = 1 if last else len(ranges) - 1
+    hs = [[None] * len(parts) for _ in range(R)]
+    for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
+        first = None                               # the worker's first task sums the nodes; the others take its sums
+        for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
+            lo, hi = ranges[r], ranges[r + 1]
+            hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
+                                  ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build, first)
+            first = hs[r][g[0]] if first is None else first
+    return hs
+
+def _search_ranges(client, on_home, hs, lead, ranges, prev, build, sib, features, off, cuts, p, crossed):
+    """Per range: its histograms added, ending on its worker (`lead[r]`), the level assembled there (`prev[r]`: the
+    range's last level, let go of here) and searched; the ranges' levels and searches (futures)."""
+    levels, res = [], []
+    for r in range(len(hs)):
+        order = lead[r:] + lead[:r]                # range r's sum ends on worker r
+        pieces = [None] * len(hs[r])
+        for j in order: pieces[j] = hs[r][j]
+        hs[r] = None                               # held by the tasks alone from here: each piece is freed once added
+        total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
+        lo, hi = ranges[r], ranges[r + 1]
+        levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
+        pieces = total = prev[r] = None            # the sum and the parent level: freed once assembled
+        res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
+    return levels, res
+
+# %% ../nbs/03b_mlxgb_dask.ipynb #nex7bu11
+def _next_builds(ok, small_left, n_next, subtract):
+    """The next level's built nodes (the k-th split's children are slots 2k and 2k + 1: the smaller one; with `subtract`
+    False, all `n_next`) and for each built one, its sibling and their parent's slot, `(sibling, parent)`."""
+    if not subtract: return np.arange(n_next, dtype=np.int64), []
+    k = np.flatnonzero(ok); lo = 2 * np.arange(len(k), dtype=np.int64)
+    build = np.where(small_left[k], lo, lo + 1)
+    return build, [(int(o), int(s)) for o, s in zip(np.where(small_left[k], lo + 1, lo), k)]
+
+# %% ../nbs/03b_mlxgb_dask.ipynb #9r0wdask
 def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, groups, log, subtract=True):
     """Grow one tree level by level on the cluster; the client holds only the tree and each level's chosen splits.
     With `subtract`, each level builds the histograms of the smaller child of every split only (the root's at first).
@@ -606,28 +664,10 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
     for depth in range(p["max_depth"] + 1):
         ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
         t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
-        R = 1 if last else len(ranges) - 1
-        hs = [[None] * len(parts) for _ in range(R)]   # per range, one histogram per worker, of its block of partitions
-        for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
-            first = None                               # the worker's first task sums the nodes; the others take its sums
-            for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
-                lo, hi = ranges[r], ranges[r + 1]
-                hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                      ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build, first)
-                first = hs[r][g[0]] if first is None else first
+        hs = _submit_histograms(on_home, parts, gh, slots, groups, ranges, ns, features, off, build, last)
         if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
         crossed = [] if log is not None else None
-        levels, res = [], []
-        for r in range(R):
-            order = lead[r:] + lead[:r]                # range r's sum ends on worker r
-            pieces = [None] * len(parts)
-            for j in order: pieces[j] = hs[r][j]
-            hs[r] = None                               # held by the tasks alone from here: each piece is freed once added
-            total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
-            lo, hi = ranges[r], ranges[r + 1]
-            levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
-            pieces = total = prev[r] = None            # the sum and the parent level: freed once assembled
-            res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
+        levels, res = _search_ranges(client, on_home, hs, lead, ranges, prev, build, sib, features, off, cuts, p, crossed)
         vals, split = _pick_splits(client.gather(res), features, p, last)
         t2 = time.perf_counter()
         for s in range(ns): values[slot_nodes[s]] = vals[s]
@@ -639,17 +679,15 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
             break
         ok, sfeat, sthr, sdl, small_left = split
         to_left, to_right, nxt = _split_nodes((feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K)
-        k = np.flatnonzero(ok); lo = 2 * np.arange(len(k), dtype=np.int64)   # the k-th split's children: slots 2k, 2k + 1
-        build = np.where(small_left[k], lo, lo + 1) if subtract else np.arange(len(nxt), dtype=np.int64)
-        sib = [(int(o), int(s)) for o, s in zip(np.where(small_left[k], lo + 1, lo), k)] if subtract else []
+        build, sib = _next_builds(ok, small_left, len(nxt), subtract)
         prev = levels if subtract else [None] * len(levels)
         slots = [on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right) for i, (b, s) in enumerate(zip(parts, slots))]
         if log is not None:
             _wait(slots)
             log.append(dict(row, route_s=time.perf_counter() - t2, bytes=_sent_bytes(client) - b0))
         slot_nodes = np.array(nxt)
-    return (np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
-            np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
+    return Tree(np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
+                np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #556739e2
 SKETCH_FACTOR = 8      # each partition's summary keeps SKETCH_FACTOR * max_bins entries per feature (XGBoost's factor)
@@ -728,9 +766,7 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
         gh = [on_home(i, _grad, q, s) for i, (q, s) in enumerate(zip(binned, S))]
         rng = np.random.default_rng(seeds[t])
         if est.subsample < 1.0: rng.bit_generator.advance(n)            # the rows' draws happen on the workers
-        features = np.arange(F, dtype=np.int64)
-        if est.colsample < 1.0:
-            features = np.sort(rng.choice(F, max(1, int(round(est.colsample * F))), replace=False)).astype(np.int64)
+        features = _draw_features(rng, F, est.colsample)
         off = np.r_[0, np.cumsum(n_bins[features] + 1)].astype(np.int64)
         slots = [on_home(i, _first_slots, q, seeds[t], float(est.subsample)) for i, q in enumerate(binned)]
         lt = [] if profile else None
@@ -747,11 +783,11 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
     return est
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #16a18aa0
-def _scores_chunk(Xc, base, *trees):
+def _scores_chunk(Xc, base, roots, *tree):
     "Scores of a chunk of rows: the trees' kernel on the chunk (float64, dense or canonical CSR)."
     X = as_float64(Xc)
     S = np.repeat(base[None, :], X.shape[0], axis=0)
-    _predict_trees(*_data_args(X), *trees, S)
+    _predict_trees(_data_args(X), roots, Tree(*tree), S)
     return S
 
 def _proba_chunk(Xc, base, *trees): return 1.0 / (1.0 + np.exp(-_scores_chunk(Xc, base, *trees)))

@@ -289,6 +289,16 @@ def _dask_inputs(X, Y, sample_weight):
     W = (W[:, None] if W.ndim == 1 else W) * da.ones(Y.shape, chunks=(rows, -1))
     return X, Y, W.rechunk((rows, -1))
 
+# %% ../nbs/03a_xdcc.ipynb #da5kf01d
+def _dask_folds(cv, n, chunks, seed):
+    "The fold of each of the n rows for an integer `cv` (None: None), drawn as in memory, as a Dask array of `chunks`."
+    import dask.array as da
+    if cv is None: return None
+    if not isinstance(cv, numbers.Integral) or isinstance(cv, bool):
+        raise TypeError(f"For Dask input cv must be None or an integer number of folds, got {cv!r}.")
+    return da.from_array(_fold_of(_splits(cv, None, np.empty((n, 0)), seed), n), chunks=chunks)
+
+# %% ../nbs/03a_xdcc.ipynb #f17da5kc
 def _fit_chain_dask(est, X, Y, sample_weight, client=None):
     "`_fit_chain` on Dask input: each round a distributed trees fit; the chain state updated block by block on the workers."
     import dask.array as da
@@ -298,11 +308,7 @@ def _fit_chain_dask(est, X, Y, sample_weight, client=None):
     (n, F), K = X.shape, Y.shape[1]
     R = _chain_rounds(est.chain_length, Y)
     seeds = spawn_seeds(est.random_state, R + 1)
-    fold = None
-    if est.cv is not None:
-        if not isinstance(est.cv, numbers.Integral) or isinstance(est.cv, bool):
-            raise TypeError(f"For Dask input cv must be None or an integer number of folds, got {est.cv!r}.")
-        fold = da.from_array(_fold_of(_splits(est.cv, None, np.empty((n, 0)), seeds[R]), n), chunks=X.chunks[:1])
+    fold = _dask_folds(est.cv, n, X.chunks[:1], seeds[R])
     B = da.concatenate([da.full((n, K), np.nan, chunks=(X.chunks[0], K)), da.zeros((n, K), chunks=(X.chunks[0], K)),
                         da.full((n, K), -1.0, chunks=(X.chunks[0], K))], axis=1).rechunk((X.chunks[0], -1)).persist()
     params = {k: getattr(est, k) for k in _TREE_PARAMS}
@@ -328,6 +334,7 @@ def _fit_chain_dask(est, X, Y, sample_weight, client=None):
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype, est.n_features_in_ = np.arange(K), K, "multilabel-indicator", Y.dtype, F
     return est
 
+# %% ../nbs/03a_xdcc.ipynb #cha1nda5
 def _chain_dask(est, X, staged, labels):
     "Predictions for Dask X block by block (`map_blocks`): a Dask array, or with `staged` one per round."
     import dask.array as da

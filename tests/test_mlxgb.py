@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mlc_lit.mlxgb import SPLITS, MLXGBClassifier, _columns, _bin_features, _exact_splits, \
-    _hist_splits, _node_sums, _predict_trees, _data_args, _score, _naive_best, _naive_leaf
+from mlc_lit.mlxgb import SPLITS, GainParams, MLXGBClassifier, Nodes, _columns, _bin_features, _binned, _exact_splits, \
+    _hist_splits, _no_splits, _node_sums, _predict_trees, _data_args, _score, _naive_best, _naive_leaf
 
 SMALL = dict(n_estimators=4, max_depth=3)
 
@@ -70,22 +70,22 @@ def _check_split_kernels(kind, sparse, K):
     slot = rng.integers(-1, 3, 60).astype(np.int64); ns = 3
     sums, counts = np.zeros((ns, 2 * K)), np.zeros(ns, np.int64)
     _node_sums(gh, slot, sums, counts)
-    score_p = np.array([_score(sums[s], K, 1.0, 0.2, kind) for s in range(ns)])
+    nodes = Nodes(sums, counts, np.array([_score(sums[s], K, 1.0, 0.2, kind) for s in range(ns)]))
+    gp = GainParams(1.0, 0.2, kind, False)
     feats = np.arange(3, dtype=np.int64)
     Xk = sp.csr_matrix(X) if sparse else X
     naive = _naive_best(X, gh, slot, ns, 1.0, 0.2, kind, False)
     for method in ("exact", "hist"):
-        out = [np.full((3, ns), -np.inf), np.zeros((3, ns)), np.zeros((3, ns), np.int8)]
+        out = _no_splits(3, ns)
         if method == "exact":
-            _exact_splits(*_columns(Xk), feats, gh, slot, sums, counts, score_p, 1.0, 0.2, kind, False, *out)
+            _exact_splits(_columns(Xk), feats, gh, slot, nodes, gp, out)
         else:
-            bins, *rest = _bin_features(Xk, 256)
+            binned = _binned(Xk, 256)
             for group in (0, 1, 2, 3):              # 0: the kernel's own choice; 2: a group and a remainder
-                out = [np.full((3, ns), -np.inf), np.zeros((3, ns)), np.zeros((3, ns), np.int8)]
-                _hist_splits(bins.ndim == 2, bins if bins.ndim == 2 else bins[None, :], *rest, feats, gh, slot, sums,
-                             counts, score_p, 1.0, 0.2, kind, False, *out, group)
-                np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=f"{method} group {group}")
-        np.testing.assert_allclose(out[0], naive, rtol=1e-9, atol=1e-12, err_msg=method)
+                out = _no_splits(3, ns)
+                _hist_splits(*binned, feats, gh, slot, nodes, gp, out, group)
+                np.testing.assert_allclose(out.gain, naive, rtol=1e-9, atol=1e-12, err_msg=f"{method} group {group}")
+        np.testing.assert_allclose(out.gain, naive, rtol=1e-9, atol=1e-12, err_msg=method)
 
 
 @pytest.mark.parametrize("kind", range(6))
