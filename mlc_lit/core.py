@@ -186,6 +186,9 @@ def borrow(typingctx, *arrays):
         return context.make_tuple(builder, ret, out) if len(tys) > 1 else out[0]
     return ret(nbtypes.StarArgTuple.from_types(tys)), codegen
 
+if numba.config.DISABLE_JIT:                         # plain Python (NUMBA_DISABLE_JIT=1): the arrays themselves
+    def borrow(*arrays): return arrays if len(arrays) > 1 else arrays[0]
+
 
 # %% ../nbs/00_core.ipynb #372840d3
 logger = logging.getLogger("mlc_lit")

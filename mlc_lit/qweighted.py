@@ -358,9 +358,8 @@ def _prefetch(typingctx, W, p, f):
         return context.get_dummy_value()
     return types.void(W, p, f), codegen
 
-if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch or borrow
-    def _prefetch(W, p, f): pass
-    def borrow(*arrays): return arrays if len(arrays) > 1 else arrays[0]
+if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch (core's borrow
+    def _prefetch(W, p, f): pass                 # returns the arrays themselves there)
 
 # %% ../nbs/04_qweighted.ipynb #1d2f3a4b
 class _Outcome(NamedTuple):
