@@ -212,6 +212,17 @@ def _presort(X):
     ascend and equal values keep their rows ascending; each feature's missing rows ascend."""
     return _presort_sparse(X) if sp.issparse(X) else _presort_dense(X)
 
+# %% ../nbs/01a_boomer.ipynb #feat0002
+class Features(NamedTuple):
+    "The training features as the searches read them (`_presort`, or the bin codes' with feature binning)."
+    ptr: np.ndarray           # feature f's stored entries at ptr[f]:ptr[f + 1] of `val` and `row`, by value
+    val: np.ndarray
+    row: np.ndarray
+    pos_start: np.ndarray     # feature f's first positive entry
+    nan_ptr: np.ndarray       # feature f's missing values: rows nan_row[nan_ptr[f]:nan_ptr[f + 1]]
+    nan_row: np.ndarray
+    nominal: np.ndarray       # (F,) bool: searched by "=" and "!=" instead of thresholds
+
 # %% ../nbs/01a_boomer.ipynb #cd8139df
 @kernel(inline=True)
 def _one_value(f, ptr, val):
@@ -293,8 +304,10 @@ def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
-def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim):
-    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `best`/`best_v` if strictly better.
+def _offer(v, cnt, thr, op, mode, hd, out, tim):
+    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `out` = (best, best_v) if strictly
+    better: best = (quality, threshold, op, label, count), best_v its sums. `hd` = (K, label, l2, scores, work): the
+    head context, what `_quality` needs besides the mode.
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
@@ -305,9 +318,11 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim)
         tim[2] += 1.0
         sample = int(tim[2]) % _EVAL_SAMPLE == 1
     t0 = _clock() if sample else 0.0
+    K, label, l2, scores, work = hd
     q, lab = _quality(v, mode, K, label, l2, scores, work)
     if tim is not None:
         if sample: tim[0] += _clock() - t0; tim[1] += 1.0
+    best, best_v = out
     if q < best[0]:
         best[0], best[1], best[2], best[3], best[4] = q, thr, op, lab, cnt
         for c in range(v.shape[0]): best_v[c] = v[c]   # a loop, not best_v[:] = v (see `_grow_rule_kernel`)
@@ -316,67 +331,78 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim)
 def _diff(out, a, b):
     for c in range(out.shape[0]): out[c] = a[c] - b[c]
 
+@kernel(inline=True)
+def _offer_split(part, cnt, thr, op, bufs, cnt_f, mode, hd, out, tim):
+    """Offer both sides of a threshold: the examples summed in `part` (weight `cnt`) under operator `op`, then the
+    others (the feature's total bufs[0] less `part`, weight `cnt_f - cnt`, in the scratch row bufs[3]) under the
+    opposite one, `op ^ 1` (`<=` and `>`, `=` and `!=`)."""
+    _offer(part, cnt, thr, op, mode, hd, out, tim)
+    n = part.shape[0]                                # bufs: C-contiguous rows (a strided view changes the arithmetic)
+    tmp = bufs[3, :n]
+    _diff(tmp, bufs[0, :n], part); _offer(tmp, cnt_f - cnt, thr, op ^ 1, mode, hd, out, tim)
+
+@kernel(inline=True)
+def _offer_zeros(neg, pos, cnt_f, bufs, n, mode, hd, out, tim):
+    """The thresholds a feature's implicit zeros open: after its negative values (`neg` = (weight, last value), their
+    sums in bufs[1, :n]) and before its positive ones (`pos` = (weight, first value), sums in bufs[2, :n]); each side through
+    `_offer_split`. (`_offer_zero_gap` is the same for the scalar sweeps.)"""
+    cnt_zero = cnt_f - neg[0] - pos[0]
+    if neg[0] > 0 and (cnt_zero > 0 or pos[0] > 0):       # between the negatives and what follows
+        thr = 0.5 * neg[1] if cnt_zero > 0 else 0.5 * (neg[1] + pos[1])
+        _offer_split(bufs[1, :n], neg[0], thr, 0, bufs, cnt_f, mode, hd, out, tim)
+    if pos[0] > 0 and cnt_zero > 0:                        # between the zeros and the positives
+        _offer_split(bufs[2, :n], pos[0], 0.5 * pos[1], 1, bufs, cnt_f, mode, hd, out, tim)
+
 # %% ../nbs/01a_boomer.ipynb #e32732e2
 @kernel(literal=("mode", "low_rank"))
-def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
-                    total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
-    """Best condition on feature `f` for the examples with `covered == level`, into `best` = (q, thr, op, label, count); `tim`
-    as in `_offer`. `low_rank`: `stats` rows are [g, h], the running sums packed (`_accumulate_low_rank`, scratch `scores`)."""
+def _search_feature(f, X, acc, sel, mode, hd, bufs, out, tim, low_rank=False):
+    """Best condition on feature `f` of `X` (`Features`) into `out` (as `_offer`). `acc` = (stats, cols, all_cols): the
+    statistics summed (`_add`); `sel` = (w, covered, level, total, cnt_total): the examples searched (`covered ==
+    level`, weight > 0), their sums and weight; `hd`, `tim` as in `_offer`; `bufs`: the slot's rows of running sums
+    (tot, pre, suf, tmp), as wide as `total` or wider. `low_rank`: `stats` rows are [g, h], the sums packed (`_accumulate_low_rank`)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = X
+    (stats, cols, all_cols), (w, covered, level, total, cnt_total) = acc, sel
+    n = total.shape[0]                                     # bufs: the slot's rows, C-contiguous; their first n entries
+    K, scores, tot, pre, suf = hd[0], hd[3], bufs[0, :n], bufs[1, :n], bufs[2, :n]
     pre[:] = 0.0; suf[:] = 0.0; cnt_f = cnt_total
     for c in range(tot.shape[0]): tot[c] = total[c]         # covered total and weight without the missing values of f
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
             _add(tot, stats, i, -float(w[i]), cols, all_cols, low_rank, K, scores); cnt_f -= w[i]
-    if nominal:
+    if nominal[f]:
         cnt_all, cnt_g, last = 0, 0, 0.0
         for k in range(ptr[f], ptr[f + 1]):
             i = row[k]
             if covered[i] != level or w[i] == 0: continue
             v = val[k]
             if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
-                _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
-                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
+                _offer_split(suf, cnt_g, last, 2, bufs, cnt_f, mode, hd, out, tim)
                 suf[:] = 0.0; cnt_g = 0
             _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
             cnt_g += w[i]; cnt_all += w[i]; last = v
-        if cnt_g > 0:
-            _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
-        if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, best, best_v, tim)
-            _offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, best, best_v, tim)
+        if cnt_g > 0: _offer_split(suf, cnt_g, last, 2, bufs, cnt_f, mode, hd, out, tim)
+        if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value ("= 0" offered first)
+            tmp = bufs[3, :n]
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, hd, out, tim)
+            _offer(pre, cnt_all, 0.0, 3, mode, hd, out, tim)
         return
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative values
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
         if covered[i] != level or w[i] == 0: continue
         v = val[k]
-        if cnt_neg > 0 and v > last_neg:
-            thr = 0.5 * (last_neg + v)
-            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        if cnt_neg > 0 and v > last_neg: _offer_split(pre, cnt_neg, 0.5 * (last_neg + v), 0, bufs, cnt_f, mode, hd, out, tim)
         _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_neg += w[i]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
         i = row[k]
         if covered[i] != level or w[i] == 0: continue
         v = val[k]
-        if cnt_pos > 0 and v < first_pos:
-            thr = 0.5 * (v + first_pos)
-            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        if cnt_pos > 0 and v < first_pos: _offer_split(suf, cnt_pos, 0.5 * (v + first_pos), 1, bufs, cnt_f, mode, hd, out, tim)
         _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_pos += w[i]; first_pos = v
-    cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
-        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
-        thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+    _offer_zeros((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, bufs, pre.shape[0], mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
 @kernel(inline=True)
@@ -423,31 +449,34 @@ def _offer_zero_gap(b, neg, pos, tot, l2):
 
 # %% ../nbs/01a_boomer.ipynb #0264d99d
 @kernel(inline=True)
-def _pair_start(best, best_v, label, tim):
-    "The scalar sweep's best-so-far tuple (see `_offer_pair`), starting from the quality in `best[0]`."
-    return (best[0], 0.0, -1, 0.0, 0.0, 0)
+def _pair_start(out, label, tim):
+    "The scalar sweep's best-so-far tuple (see `_offer_pair`), starting from the quality in `out` = (best, best_v)."
+    return (out[0][0], 0.0, -1, 0.0, 0.0, 0)
 
 @kernel(inline=True)
-def _pair_finish(top, best, best_v, label, tim, n_offers):
-    "Count the sweep's `n_offers` thresholds (two candidates each) into tim[4]; write `top` into `best`/`best_v` if it improved."
+def _pair_finish(top, out, label, tim, n_offers):
+    "Count the sweep's `n_offers` thresholds (two candidates each) into tim[4]; write `top` into `out` if it improved."
     if tim is not None: tim[4] += 2.0 * n_offers
+    best, best_v = out
     if top[2] >= 0:
         best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
         best_v[0], best_v[1] = top[3], top[4]
 
 @kernel()
-def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
-                           tot_g, tot_h, cnt_total, label, l2, best, best_v, tim):
-    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums.
+def _search_numeric_frozen(f, X, stats, cg, ch, sel, label, l2, out, tim):
+    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
+    statistics columns `cg`, `ch`; `sel` = (w, covered, level, tot_g, tot_h, cnt_total), as `_search_feature`'s.
 
     Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
     counted, into tim[4]; their time is part of the sweep's."""
+    ptr, val, row, pos_start, nan_ptr, nan_row, _ = X
+    w, covered, level, tot_g, tot_h, cnt_total = sel
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
             tot_g -= w[i] * stats[i, cg]; tot_h -= w[i] * stats[i, ch]; cnt_f -= w[i]
-    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
+    top = _pair_start(out, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
     pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
@@ -469,7 +498,7 @@ def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats,
         wi = w[i]
         sg += wi * stats[i, cg]; sh += wi * stats[i, ch]; cnt_pos += wi; first_pos = v
     top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
-    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
+    _pair_finish(top, out, label, tim, n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #e1242c75
 @kernel()
@@ -611,10 +640,11 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0b02
 @kernel(literal=("mode",))
-def _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, low_rank, acc, scores, work, t):
+def _irep_depth(stats, w, covered, depth, cols, mode, hd, low_rank, acc, t):
     """The number of leading conditions IREP keeps (1..`depth`): the prefix whose covered prune-set examples (weight 0,
-    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `acc`, `scores`, `work`, `t`: scratch."""
+    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `hd` as in `_offer`; `acc`, `t`: scratch."""
     numba.literally(mode)
+    K, label, l2, scores, work = hd
     single = mode == 1 or mode == 3
     acc[:] = 0.0
     cnt, best_d, best_q = 0, depth, math.inf
@@ -656,16 +686,6 @@ def _default_head_impl(g, K, label, l2, work, head):
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
 # %% ../nbs/01a_boomer.ipynb #grow0001
-class Features(NamedTuple):
-    "The training features as the searches read them (`_presort`, or the bin codes' with feature binning)."
-    ptr: np.ndarray           # feature f's stored entries at ptr[f]:ptr[f + 1] of `val` and `row`, by value
-    val: np.ndarray
-    row: np.ndarray
-    pos_start: np.ndarray     # feature f's first positive entry
-    nan_ptr: np.ndarray       # feature f's missing values: rows nan_row[nan_ptr[f]:nan_ptr[f + 1]]
-    nan_row: np.ndarray
-    nominal: np.ndarray       # (F,) bool: searched by "=" and "!=" instead of thresholds
-
 class Training(NamedTuple):
     "What every rule reads and updates: the labels, the examples' scores and their statistics rows (`_refresh_stats`)."
     Y: np.ndarray
@@ -759,18 +779,18 @@ def _histograms(cfg, X, stats, ws, hgram, at):
     (`_binned_pass_all`). Returns (how many examples, whether there are histogram buffers, whether they are filled,
     each slot's covered weight without missing values)."""
     depth, nf, nc, label, sub, kf, cnt, rule_q = at
-    hd, hz, hn = borrow(hgram[0][0], hgram[0][4], hgram[0][5]); hs, hcn, h1 = borrow(hgram[1], hgram[3], hgram[4])
+    codes = borrow(*hgram[0]); hs, hcn, h1 = borrow(hgram[1], hgram[3], hgram[4])
     stats, w, covered, rows_buf, total, slot_buf, head = borrow(stats, ws.w, ws.covered, ws.rows_buf, ws.total,
                                                                 ws.slot_buf, ws.head)
     m_cov, hist_on = 0, hcn.shape[0] > 0             # no buffers (too many bins): the sweeps
-    if hist_on and hd.shape[0] > 0:                  # dense codes: the covered examples with weight, in example order
+    if hist_on and codes[0].shape[0] > 0:            # dense codes: the covered examples with weight, in example order
         for i in range(w.shape[0]):                  # (CSR codes read each feature's entries and check them there)
             if covered[i] == depth and w[i] > 0: rows_buf[m_cov] = i; m_cov += 1
     cnt_fs = np.empty(cfg.n_feat, np.int64)          # one thread, dense codes, all W statistics: one pass for all
-    one_pass = hist_on and label < 0 and hd.shape[0] > 0 and h1[0]
+    one_pass = hist_on and label < 0 and codes[0].shape[0] > 0 and h1[0]
     if one_pass:
-        _binned_pass_all(ws.perm_f[:nf], X.nominal, hd, hz, hn, stats, w, rows_buf, m_cov, total[:nc], cnt, cfg.K, hs,
-                         hcn, slot_buf[:, 0, :nc], cnt_fs, head, LOW_RANK)
+        _binned_pass_all(ws.perm_f[:nf], X.nominal, codes, stats, (w, covered, depth, total[:nc], cnt), rows_buf[:m_cov],
+                         cfg.K, (hs, hcn, slot_buf[:, 0, :nc], cnt_fs), head, LOW_RANK)
     return m_cov, hist_on, one_pass, cnt_fs
 
 # %% ../nbs/01a_boomer.ipynb #grow0003
@@ -794,45 +814,39 @@ def _search_pass(cfg, X, stats, ws, hgram, slot_t, at):
     for s in numba.prange(nf):
         ts = _clock() if slot_t is not None else 0.0
         row_t = slot_t[s] if slot_t is not None else None
+        Xs = Features(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)   # of borrowed arrays (built per slot)
         slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
         if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
-            _search_binned_frozen(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[0], cols[1], w, covered, depth, rows_buf,
-                                  m_cov, total[0], total[1], cnt, label, l2, hs2[s, 0], hs2[s, 1], hcn[s],
-                                  slot_best[s], slot_v[s, :2], row_t)
+            _search_binned_frozen(perm_f[s], (hd, hp, hr, hk, hz, hn), stats, cols[0], cols[1], (w, covered, depth, total[0],
+                                  total[1], cnt), rows_buf[:m_cov], label, l2, (hs2[s, 0], hs2[s, 1], hcn[s]),
+                                  (slot_best[s], slot_v[s, :2]), row_t)
         elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]] and one_pass:   # histogram filled above
-            _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s, 0, :nc], cnt_fs[s], mode, K, label, l2,
-                           slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s],
-                           slot_best[s], slot_v[s, :nc], row_t)
+            _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s], cnt_fs[s], mode,
+                           (K, label, l2, scores[s], work[s]), (slot_best[s], slot_v[s, :nc]), row_t)
         elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]]:   # histogram, all W statistics
-            _search_binned(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[:nc], w, covered, depth, rows_buf, m_cov, total[:nc],
-                           cnt, mode, K, label, l2, hs[s], hcn[s], slot_buf[s, 0, :nc], slot_buf[s, 1, :nc],
-                           slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s], slot_best[s], slot_v[s, :nc],
-                           row_t, LOW_RANK)
+            _search_binned(perm_f[s], (hd, hp, hr, hk, hz, hn), (stats, cols[:nc]), (w, covered, depth, total[:nc], cnt),
+                           rows_buf[:m_cov], mode, (K, label, l2, scores[s], work[s]), (hs[s], hcn[s]), slot_buf[s],
+                           (slot_best[s], slot_v[s, :nc]), row_t, LOW_RANK)
         elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
-            _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
-                                   w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
-                                   row_t)
+            _search_numeric_frozen(perm_f[s], Xs, stats, cols[0], cols[1], (w, covered, depth, total[0], total[1], cnt),
+                                   label, l2, (slot_best[s], slot_v[s, :2]), row_t)
         elif (SCALAR and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
               and not (GENERAL and _one_value(perm_f[s], ptr, val))):   # label not chosen yet: one scalar sweep per label
             slot_best[s, 3] = -1.0
             for k in range(K):
                 ch = K + k if mode == 1 else K + k * (k + 3) // 2
-                _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, k, ch, w,
-                                       covered, depth, total[k], total[ch], cnt, k, l2, slot_best[s], slot_buf[s, 0, :2],
-                                       row_t)
+                _search_numeric_frozen(perm_f[s], Xs, stats, k, ch, (w, covered, depth, total[k], total[ch], cnt), k, l2,
+                                       (slot_best[s], slot_buf[s, 0, :2]), row_t)
                 if slot_best[s, 3] == k:             # this label improved: keep its sums where the full layout has them
                     slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
         elif label < 0 and sub == 0:                 # the rule's own head mode, on all W statistics
             if GENERAL:
-                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                                cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
-                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
-                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t, LOW_RANK)
+                _search_feature(perm_f[s], Xs, (stats, cols[:nc], True), (w, covered, depth, total[:nc], cnt), mode,
+                                (K, label, l2, scores[s], work[s]), slot_buf[s], (slot_best[s], slot_v[s, :nc]),
+                                row_t, LOW_RANK)
         elif FROZEN:                                 # a frozen single label (nominal feature), or kf chosen outputs
-            _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                            cols[:nc], False, w, covered, depth, total[:nc], cnt, fmode, kf, label, l2,
-                            slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
-                            scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+            _search_feature(perm_f[s], Xs, (stats, cols[:nc], False), (w, covered, depth, total[:nc], cnt), fmode,
+                            (kf, label, l2, scores[s], work[s]), slot_buf[s], (slot_best[s], slot_v[s, :nc]), row_t)
         if slot_t is not None: slot_t[s, 3] += _clock() - ts
 
 # %% ../nbs/01a_boomer.ipynb #grow0004
@@ -898,8 +912,8 @@ def _covered_sums(cfg, stats, ws, covered, depth, label, nc, sub, weighted, tim)
     grown = depth
     if IREP:                                         # rule_pruning='irep' (compiled in only then): cut trailing conditions
         if depth > 1:
-            depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, cfg.l2, LOW_RANK, tmp_full, scores[0],
-                                work[0], head)
+            depth = _irep_depth(stats, w, covered, depth, cols, mode, (K, label, cfg.l2, scores[0], work[0]), LOW_RANK,
+                                tmp_full, head)
             if IREP != 2:                            # (2: the levels stay; `_prefix_update` reads them)
                 for i in range(n):
                     if covered[i] > depth: covered[i] = depth
@@ -1793,23 +1807,37 @@ def _bin_features(est, X, nominal):
     return bins, presort_codes(C, bins), hc
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a3
+@kernel(inline=True)
+def _pass_length(f, codes, rows):
+    "How many entries a histogram pass over feature f reads: the covered rows (dense codes), or f's stored entries (CSR)."
+    return rows.shape[0] if codes[0].shape[0] > 0 else codes[1][f + 1] - codes[1][f]
+
+@kernel(inline=True)
+def _bin_entry(f, r, codes, rows, sel):
+    """The r-th entry of a histogram pass over feature f: (example, its bin), the example -1 when a CSR entry's
+    example is not among those searched (`sel` = (w, covered, level, ...))."""
+    dense, cptr, crow, ccode = codes[0], codes[1], codes[2], codes[3]
+    if dense.shape[0] > 0:
+        i = rows[r]
+        return i, int(dense[f, i])
+    i = crow[cptr[f] + r]
+    if sel[1][i] != sel[2] or sel[0][i] == 0: return -1, 0
+    return i, int(ccode[cptr[f] + r])
+
 @kernel()
-def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, K,
-                 hist, hcnt, tot, scratch, low_rank):
-    """The histogram of feature f: each covered example's weighted statistics added to its bin's sums `hist` (counts
-    `hcnt`), in example order; `tot` = `total` less the missing values (subtracted in example order, as the sweep
-    does). Returns the covered count without the missing ones."""
-    z, nb = zero[f], n_bins[f]
+def _binned_pass(f, codes, acc, sel, rows, K, hb, scratch, low_rank):
+    """The histogram of feature f (`codes`: `_histogram_codes`): each covered example's weighted statistics added to
+    its bin's sums, in example order. `hb` = (hist, hcnt, tot): the bins' sums and counts, and the covered total less
+    the missing values (subtracted in example order, as the sweep does); `acc`, `sel` as `_search_feature`'s (all
+    columns); `rows`: the covered examples with weight > 0 (dense codes; CSR codes check `covered` and `w` instead).
+    Returns the covered count without the missing ones."""
+    (stats, cols), (w, covered, level, total, cnt_total), (hist, hcnt, tot) = acc, sel, hb
+    z, nb = codes[4][f], codes[5][f]
     hist[:nb] = 0.0; hcnt[:nb] = 0
     tot[:] = total; cnt_f = cnt_total
-    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
-    for r in range(kmax):
-        if dense.shape[0] > 0:
-            i = rows[r]; b = int(dense[f, i])
-        else:
-            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
-            if covered[i] != level or w[i] == 0: continue
-        if b == z: continue                                  # the zero's bin: what the sums leave over
+    for r in range(_pass_length(f, codes, rows)):
+        i, b = _bin_entry(f, r, codes, rows, sel)
+        if i < 0 or b == z: continue                         # not covered; the zero's bin: what the sums leave over
         if b >= nb:                                          # missing: out of the covered total, as the sweep does
             _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch); cnt_f -= w[i]; continue
         if low_rank: _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
@@ -1821,14 +1849,16 @@ def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, cove
 
 # %% ../nbs/01a_boomer.ipynb #2944e0df
 @kernel()
-def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, total, cnt_total, K, hist, hcnt, tot, cnt_f,
-                     scratch, low_rank):
+def _binned_pass_all(feats, nominal, codes, stats, sel, rows, K, hb, scratch, low_rank):
     """`_binned_pass` for all features `feats` at once (dense codes; slot s gets feature feats[s], nominal ones are
-    left out): each covered example's statistics are read once for all of them. The same sums as one pass each."""
+    left out; `hb` = (hist, hcnt, tot, cnt_f) with a row per slot): each covered example's statistics are read once for
+    all of them. The same sums as one pass each."""
+    dense, zero, n_bins = codes[0], codes[4], codes[5]
+    (w, covered, level, total, cnt_total), (hist, hcnt, tot, cnt_f) = sel, hb
     cols = np.empty(0, np.int64)
     for s in range(feats.shape[0]):
         hist[s, :n_bins[feats[s]]] = 0.0; hcnt[s, :n_bins[feats[s]]] = 0; tot[s] = total; cnt_f[s] = cnt_total
-    for r in range(m):
+    for r in range(rows.shape[0]):
         i = rows[r]; wi = w[i]
         for s in range(feats.shape[0]):
             f = feats[s]
@@ -1845,94 +1875,77 @@ def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, tot
 
 # %% ../nbs/01a_boomer.ipynb #cbb1608b
 @kernel(literal=("mode",))
-def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best, best_v, tim):
-    "The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins."
+def _binned_offers(z, nb, hist, hcnt, bufs, cnt_f, mode, hd, out, tim):
+    """The candidates of a filled histogram (`_binned_pass`; its total in bufs[0, :n], n the width of out[1]), offered in the sweep's order:
+    prefix sums over the bins. `bufs`, `hd`, `out`, `tim` as `_search_feature`'s."""
     numba.literally(mode)
+    n = out[1].shape[0]                                     # the sums' width: bufs' rows are wider
+    pre, suf = bufs[1, :n], bufs[2, :n]
     pre[:] = 0.0; suf[:] = 0.0
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative codes' bins
     for b in range(z):
         if hcnt[b] == 0: continue
         v = float(b - z)
-        if cnt_neg > 0:
-            thr = 0.5 * (last_neg + v)
-            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        if cnt_neg > 0: _offer_split(pre, cnt_neg, 0.5 * (last_neg + v), 0, bufs, cnt_f, mode, hd, out, tim)
         for c in range(pre.shape[0]): pre[c] += hist[b, c]
         cnt_neg += hcnt[b]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive codes' bins
     for b in range(nb - 1, z, -1):
         if hcnt[b] == 0: continue
         v = float(b - z)
-        if cnt_pos > 0:
-            thr = 0.5 * (v + first_pos)
-            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        if cnt_pos > 0: _offer_split(suf, cnt_pos, 0.5 * (v + first_pos), 1, bufs, cnt_f, mode, hd, out, tim)
         for c in range(suf.shape[0]): suf[c] += hist[b, c]
         cnt_pos += hcnt[b]; first_pos = v
-    cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
-        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
-        thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+    _offer_zeros((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, bufs, pre.shape[0], mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
-def _search_binned(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, mode, K, label, l2,
-                   hist, hcnt, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
+def _search_binned(f, codes, acc, sel, rows, mode, hd, hb, bufs, out, tim, low_rank=False):
     """`_search_feature` for a binned numeric feature by a histogram: one pass over the covered examples in example
-    order adds each one's statistics to its bin's sums, then the boundaries between occupied bins are offered in the
-    sweep's order. (dense, ..., n_bins): the histogram codes (`_histogram_codes`); `rows[:m]`: the covered examples
-    with weight > 0 (dense codes; CSR codes check `covered` and `w` instead)."""
+    order adds each one's statistics to its bin's sums (`hb` = (hist, hcnt)), then the boundaries between occupied bins
+    are offered in the sweep's order. `codes`: the histogram codes (`_histogram_codes`); `rows`: the covered examples
+    with weight > 0 (dense codes; CSR codes check `covered` and `w` instead); the rest as `_search_feature`'s."""
     numba.literally(mode)
-    cnt_f = _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total,
-                         cnt_total, K, hist, hcnt, tot, scores, low_rank)
-    _binned_offers(zero[f], n_bins[f], hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best,
-                   best_v, tim)
+    cnt_f = _binned_pass(f, codes, acc, sel, rows, hd[0], (hb[0], hb[1], bufs[0, :sel[3].shape[0]]), hd[3], low_rank)
+    _binned_offers(codes[4][f], codes[5][f], hb[0], hb[1], bufs, cnt_f, mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a4
+@kernel(inline=True)
+def _pair_bins(top, hb, z, start, stop, step, op, tot, l2):
+    """One direction of `_search_binned_frozen`'s sweep: the occupied bins from `start` towards the zero's bin `z`
+    (`step` ±1), each boundary offered with the sums before it under `op` (`_offer_pair`). Returns (top, (g, h,
+    count, last value) of the bins passed, how many boundaries were offered)."""
+    hg, hh, hcnt = hb
+    g = 0.0; h = 0.0; cnt = 0; last = 0.0; n = 0
+    for b in range(start, stop, step):
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt > 0:
+            n += 1
+            top = _offer_pair(top, g, h, cnt, 0.5 * (last + v), op, tot, l2)
+        g += hg[b]; h += hh[b]; cnt += hcnt[b]; last = v
+    return top, (g, h, cnt, last), n
+
 @kernel()
-def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, ch, w, covered, level, rows, m, tot_g, tot_h, cnt_total, label, l2,
-                          hg, hh, hcnt, best, best_v, tim):
-    """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics,
-    candidates evaluated inline with the same arithmetic."""
-    z, nb = zero[f], n_bins[f]
+def _search_binned_frozen(f, codes, stats, cg, ch, sel, rows, label, l2, hb, out, tim):
+    """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics
+    (`hb` = (hg, hh, hcnt)), candidates evaluated inline with the same arithmetic."""
+    (w, covered, level, tot_g, tot_h, cnt_total), (hg, hh, hcnt) = sel, hb
+    z, nb = codes[4][f], codes[5][f]
     hg[:nb] = 0.0; hh[:nb] = 0.0; hcnt[:nb] = 0
     cnt_f = cnt_total
-    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
-    for r in range(kmax):
-        if dense.shape[0] > 0:
-            i = rows[r]; b = int(dense[f, i])
-        else:
-            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
-            if covered[i] != level or w[i] == 0: continue
-        if b == z: continue
+    for r in range(_pass_length(f, codes, rows)):
+        i, b = _bin_entry(f, r, codes, rows, sel)
+        if i < 0 or b == z: continue
         wi = w[i]
         if b >= nb:
             tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
         hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
-    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
-    pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
-    for b in range(z):
-        if hcnt[b] == 0: continue
-        v = float(b - z)
-        if cnt_neg > 0:
-            n_pos += 1
-            top = _offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
-        pg += hg[b]; ph += hh[b]; cnt_neg += hcnt[b]; last_neg = v
-    sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
-    for b in range(nb - 1, z, -1):
-        if hcnt[b] == 0: continue
-        v = float(b - z)
-        if cnt_pos > 0:
-            n_pos += 1
-            top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
-        sg += hg[b]; sh += hh[b]; cnt_pos += hcnt[b]; first_pos = v
-    top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
-    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
+    top, tot = _pair_start(out, label, tim), (tot_g, tot_h, cnt_f)   # best so far
+    top, neg, n_neg = _pair_bins(top, hb, z, 0, z, 1, 0, tot, l2)            # upwards through the negative codes' bins
+    top, pos, n_pos = _pair_bins(top, hb, z, nb - 1, z, -1, 1, tot, l2)      # downwards through the positive ones
+    top, n_gap = _offer_zero_gap(top, neg, pos, tot, l2)
+    _pair_finish(top, out, label, tim, n_neg + n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a5
 _HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
@@ -1971,13 +1984,15 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
 
 # %% ../nbs/01a_boomer.ipynb #beam18e01
 @kernel(literal=("mode",))
-def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, opts):
+def _offer_beam(v, cnt, thr, op, mode, hd, out, opts):
     """`_offer` for a beam: keep the `best.shape[0]` best candidates, best first, in `best` (rows q, thr, op, label, count)
     and `best_v`. A candidate enters if it covers at least `opts[0]` weighted examples (`min_coverage`) and is strictly
     better than the last row; among equals the earlier one stays ahead (as `_offer`'s strict `<`)."""
     numba.literally(mode)
     if cnt <= 0 or cnt < opts[0]: return
+    K, label, l2, scores, work = hd
     q, lab = _quality(v, mode, K, label, l2, scores, work)
+    best, best_v = out
     j = best.shape[0] - 1
     if not q < best[j, 0]: return
     while j > 0 and q < best[j - 1, 0]:
@@ -1985,8 +2000,9 @@ def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v,
     best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, lab, cnt
     best_v[j, :] = v
 
-_search_feature_beam = kernel(literal=("mode", "low_rank"))(
-    specialize(getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam))
+_search_feature_beam = kernel(literal=("mode", "low_rank"))(specialize(   # the helpers that read `_offer` too
+    getattr(_search_feature, "py_func", _search_feature),
+    {"_offer_split": kernel(inline=True), "_offer_zeros": kernel(inline=True)}, _offer=_offer_beam))
 
 # %% ../nbs/01a_boomer.ipynb #44c67f6a
 @kernel()
@@ -2011,10 +2027,10 @@ def _offer_pair_beam(b, g, h, c, thr, op, tot, l2):
     return b
 
 @kernel(inline=True)
-def _beam_pair_start(best, best_v, label, opts): return (best, best_v, opts[0], label)
+def _beam_pair_start(out, label, opts): return (out[0], out[1], opts[0], label)
 
 @kernel(inline=True)
-def _beam_pair_finish(top, best, best_v, label, opts, n_offers): return
+def _beam_pair_finish(top, out, label, opts, n_offers): return
 
 _search_numeric_frozen_beam = kernel()(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
     getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen), _pair_start=_beam_pair_start,
@@ -2024,16 +2040,17 @@ _search_numeric_frozen_beam = kernel()(specialize(   # the scalar sweep with a b
 
 # %% ../nbs/01a_boomer.ipynb #77e2d5d5
 @kernel()
-def _beam_insert(nb, nb_v, size, B, q, member, f, thr, op, lab, cnt, carried, v, ahead):
-    """Insert a candidate into the next beam `nb` (rows q, member, feature, thr, op, label, count, carried; best first,
-    at most `B`), its sums `v` into `nb_v`; returns the new size. `ahead`: placed before equals (a carried member)."""
-    j = size
+def _beam_insert(nb, nb_v, size, B, entry, v, ahead):
+    """Insert a candidate `entry` = (q, member, feature, thr, op, label, count, carried) into the next beam `nb` (best
+    first, at most `B` rows), its sums `v` into `nb_v`; returns the new size. `ahead`: placed before equals (a carried
+    member)."""
+    q, j = entry[0], size
     while j > 0 and (q <= nb[j - 1, 0] if ahead else q < nb[j - 1, 0]): j -= 1
     if j >= B: return size
     last = min(size, B - 1)
     for t in range(last, j, -1):
         nb[t, :] = nb[t - 1, :]; nb_v[t, :] = nb_v[t - 1, :]
-    nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = q, member, f, thr, op, lab, cnt, carried
+    nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = entry
     nb_v[j, :v.shape[0]] = v
     return min(size + 1, B)
 
@@ -2090,21 +2107,16 @@ def _beam_search_member(cfg, X, stats, ws, beam, cur, m, bound, nf):
         fcols[0] = lab; fcols[1] = K + (lab if mode == 1 else lab * (lab + 3) // 2)
     for s in numba.prange(nf):
         cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
-        f = perm_f[s]
+        f, Xs = perm_f[s], Features(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)   # of borrowed arrays
         if lab < 0:                                  # the rule's own head mode, on all W sums
-            _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols,
-                                 True, w, cov[cur, m], depth, tot, mi[cur, m, 4], mode, K, lab, l2,
-                                 slot_buf[s, 0], slot_buf[s, 1], slot_buf[s, 2], slot_buf[s, 3],
-                                 scores[s], work[s], cand[s], cand_v[s], opts, LOW_RANK)
+            _search_feature_beam(f, Xs, (stats, cols, True), (w, cov[cur, m], depth, tot, mi[cur, m, 4]), mode,
+                                 (K, lab, l2, scores[s], work[s]), slot_buf[s], (cand[s], cand_v[s]), opts, LOW_RANK)
         elif not nominal[f]:                         # a frozen single label, numeric feature: the scalar sweep
-            _search_numeric_frozen_beam(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols[0], fcols[1],
-                                        w, cov[cur, m], depth, tot[0], tot[1], mi[cur, m, 4], lab, l2, cand[s],
-                                        cand_v[s, :, :2], opts)
+            _search_numeric_frozen_beam(f, Xs, stats, fcols[0], fcols[1], (w, cov[cur, m], depth, tot[0], tot[1],
+                                        mi[cur, m, 4]), lab, l2, (cand[s], cand_v[s, :, :2]), opts)
         else:                                        # a frozen single label, nominal feature: its two sums
-            _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols,
-                                 False, w, cov[cur, m], depth, tot[:2], mi[cur, m, 4], 0, 1, lab, l2,
-                                 slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2],
-                                 scores[s], work[s], cand[s], cand_v[s, :, :2], opts)
+            _search_feature_beam(f, Xs, (stats, fcols, False), (w, cov[cur, m], depth, tot[:2], mi[cur, m, 4]), 0,
+                                 (1, lab, l2, scores[s], work[s]), slot_buf[s], (cand[s], cand_v[s, :, :2]), opts)
 
 @kernel()
 def _beam_collect(beam, perm_f, cur, m, nf, m_new):
@@ -2118,8 +2130,8 @@ def _beam_collect(beam, perm_f, cur, m, nf, m_new):
         for k in range(B):
             if cand[s, k, 4] <= 0: break
             carried = False
-            m_new = _beam_insert(nb, nb_v, m_new, B, cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
-                                 cand[s, k, 3], cand[s, k, 4], 0.0, cand_v[s, k, :nv], False)
+            entry = (cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2], cand[s, k, 3], cand[s, k, 4], 0.0)
+            m_new = _beam_insert(nb, nb_v, m_new, B, entry, cand_v[s, k, :nv], False)
     return m_new, carried
 
 # %% ../nbs/01a_boomer.ipynb #beamk005
@@ -2173,7 +2185,7 @@ def _grow_rule_beam_impl(state, cfg, X, train, ws, beam, fixed_label):
                 _beam_search_member(cfg, X, train.stats, ws, beam, cur, m, bound, nf)
                 m_new, carried = _beam_collect(beam, ws.perm_f, cur, m, nf, m_new)
             if carried:                              # nothing refines it: it stays, ahead of equal refinements
-                m_new = _beam_insert(beam.nb, beam.nb_v, m_new, B, mq[cur, m], m, -1, 0.0, 0, 0.0, 0.0, 1.0,
+                m_new = _beam_insert(beam.nb, beam.nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0, 0.0, 0.0, 1.0),
                                      beam.mtot[cur, m, :1], True)
             else: found = True
         if not found:
