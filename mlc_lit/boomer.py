@@ -462,7 +462,7 @@ def _pair_finish(top, out, label, tim, n_offers):
         best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
         best_v[0], best_v[1] = top[3], top[4]
 
-@kernel()
+@kernel(reassoc=False)   # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
 def _search_numeric_frozen(f, X, stats, cg, ch, sel, label, l2, out, tim):
     """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
     statistics columns `cg`, `ch`; `sel` = (w, covered, level, tot_g, tot_h, cnt_total), as `_search_feature`'s.
@@ -1926,7 +1926,7 @@ def _pair_bins(top, hb, z, start, stop, step, op, tot, l2):
         g += hg[b]; h += hh[b]; cnt += hcnt[b]; last = v
     return top, (g, h, cnt, last), n
 
-@kernel()
+@kernel(reassoc=False)   # the arithmetic of `_search_numeric_frozen`, bit for bit
 def _search_binned_frozen(f, codes, stats, cg, ch, sel, rows, label, l2, hb, out, tim):
     """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics
     (`hb` = (hg, hh, hcnt)), candidates evaluated inline with the same arithmetic."""
@@ -2032,7 +2032,7 @@ def _beam_pair_start(out, label, opts): return (out[0], out[1], opts[0], label)
 @kernel(inline=True)
 def _beam_pair_finish(top, out, label, opts, n_offers): return
 
-_search_numeric_frozen_beam = kernel()(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
+_search_numeric_frozen_beam = kernel(reassoc=False)(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
     getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen), _pair_start=_beam_pair_start,
     _pair_finish=_beam_pair_finish, _offer_pair=_offer_pair_beam,
     _offer_zero_gap=kernel(inline=True)(specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap),
