@@ -344,8 +344,8 @@ def _offer_split(part, cnt, thr, op, bufs, cnt_f, mode, hd, out, tim):
 @kernel(inline=True)
 def _offer_zeros(neg, pos, cnt_f, bufs, n, mode, hd, out, tim):
     """The thresholds a feature's implicit zeros open: after its negative values (`neg` = (weight, last value), their
-    sums in bufs[1, :n]) and before its positive ones (`pos` = (weight, first value), sums in bufs[2, :n]); each side through
-    `_offer_split`. (`_offer_zero_gap` is the same for the scalar sweeps.)"""
+    sums in bufs[1, :n]) and before its positive ones (`pos` = (weight, first value), sums in bufs[2, :n]); each side
+    through `_offer_split`. (`_offer_zero_gap` is the same for the scalar sweeps.)"""
     cnt_zero = cnt_f - neg[0] - pos[0]
     if neg[0] > 0 and (cnt_zero > 0 or pos[0] > 0):       # between the negatives and what follows
         thr = 0.5 * neg[1] if cnt_zero > 0 else 0.5 * (neg[1] + pos[1])
@@ -359,7 +359,8 @@ def _search_feature(f, X, acc, sel, mode, hd, bufs, out, tim, low_rank=False):
     """Best condition on feature `f` of `X` (`Features`) into `out` (as `_offer`). `acc` = (stats, cols, all_cols): the
     statistics summed (`_add`); `sel` = (w, covered, level, total, cnt_total): the examples searched (`covered ==
     level`, weight > 0), their sums and weight; `hd`, `tim` as in `_offer`; `bufs`: the slot's rows of running sums
-    (tot, pre, suf, tmp), as wide as `total` or wider. `low_rank`: `stats` rows are [g, h], the sums packed (`_accumulate_low_rank`)."""
+    (tot, pre, suf, tmp), as wide as `total` or wider. `low_rank`: `stats` rows are [g, h], the sums packed
+    (`_accumulate_low_rank`)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     ptr, val, row, pos_start, nan_ptr, nan_row, nominal = X
     (stats, cols, all_cols), (w, covered, level, total, cnt_total) = acc, sel
@@ -707,7 +708,8 @@ class RuleSettings(NamedTuple):
     out_sample_size: int
 
 class Workspace(NamedTuple):
-    "The grow kernel's buffers, allocated once per fit (`_rule_buffers`); the grown rule is read from the last five."
+    """The grow kernel's buffers, allocated once per fit (`_rule_buffers`); the grown rule is read from `head`,
+    `rows_buf`, `cond_*` and `osel`."""
     w: np.ndarray             # (n,) the instance sample's weights
     perm_n: np.ndarray        # (n,) scratch of the sampling
     perm_f: np.ndarray        # (F,) the feature sample in its first n_feat entries
@@ -810,21 +812,21 @@ def _search_pass(cfg, X, stats, ws, hgram, slot_t, at):
     m_cov, hist_on = 0, False
     if BINNED and hgram is not None:                 # arrays, not the tuple: a parallel loop takes no tuple of arrays
         m_cov, hist_on, one_pass, cnt_fs = _histograms(cfg, X, stats, ws, hgram, at)
-        hd, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn = borrow(hgram[1], hgram[2], hgram[3])
+        hdn, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn = borrow(hgram[1], hgram[2], hgram[3])
     for s in numba.prange(nf):
         ts = _clock() if slot_t is not None else 0.0
         row_t = slot_t[s] if slot_t is not None else None
         Xs = Features(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)   # of borrowed arrays (built per slot)
         slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
         if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
-            _search_binned_frozen(perm_f[s], (hd, hp, hr, hk, hz, hn), stats, cols[0], cols[1], (w, covered, depth, total[0],
+            _search_binned_frozen(perm_f[s], (hdn, hp, hr, hk, hz, hn), stats, cols[0], cols[1], (w, covered, depth, total[0],
                                   total[1], cnt), rows_buf[:m_cov], label, l2, (hs2[s, 0], hs2[s, 1], hcn[s]),
                                   (slot_best[s], slot_v[s, :2]), row_t)
         elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]] and one_pass:   # histogram filled above
             _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s], cnt_fs[s], mode,
                            (K, label, l2, scores[s], work[s]), (slot_best[s], slot_v[s, :nc]), row_t)
         elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]]:   # histogram, all W statistics
-            _search_binned(perm_f[s], (hd, hp, hr, hk, hz, hn), (stats, cols[:nc]), (w, covered, depth, total[:nc], cnt),
+            _search_binned(perm_f[s], (hdn, hp, hr, hk, hz, hn), (stats, cols[:nc]), (w, covered, depth, total[:nc], cnt),
                            rows_buf[:m_cov], mode, (K, label, l2, scores[s], work[s]), (hs[s], hcn[s]), slot_buf[s],
                            (slot_best[s], slot_v[s, :nc]), row_t, LOW_RANK)
         elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
@@ -1062,8 +1064,9 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
                   GENERAL=bool(not single or abs_score or nominal or binned or one_value),
                   FROZEN=bool(opts or single and nominal))
     sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
-    return head, _grow_family(_grow_rule_impl, parallel, _GREEDY_HELPERS, "_search_pass", HEAD_MODE=mode, LOW_RANK=bool(low_rank), BINNED=bool(binned),
-                              OPTS=bool(opts), FROZEN_MODE=frozen, L1=bool(l1), LOSS=int(loss), **extra, **sweeps)
+    return head, _grow_family(_grow_rule_impl, parallel, _GREEDY_HELPERS, "_search_pass", HEAD_MODE=mode,
+                              LOW_RANK=bool(low_rank), BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
+                              L1=bool(l1), LOSS=int(loss), **extra, **sweeps)
 
 # %% ../nbs/01a_boomer.ipynb #fb9a26cc
 @kernel()
