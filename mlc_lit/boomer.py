@@ -11,7 +11,6 @@ import math
 import sys
 import time
 from numbers import Integral, Real
-from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -212,17 +211,6 @@ def _presort(X):
     ascend and equal values keep their rows ascending; each feature's missing rows ascend."""
     return _presort_sparse(X) if sp.issparse(X) else _presort_dense(X)
 
-# %% ../nbs/01a_boomer.ipynb #feat0002
-class Features(NamedTuple):
-    "The training features as the searches read them (`_presort`, or the bin codes' with feature binning)."
-    ptr: np.ndarray           # feature f's stored entries at ptr[f]:ptr[f + 1] of `val` and `row`, by value
-    val: np.ndarray
-    row: np.ndarray
-    pos_start: np.ndarray     # feature f's first positive entry
-    nan_ptr: np.ndarray       # feature f's missing values: rows nan_row[nan_ptr[f]:nan_ptr[f + 1]]
-    nan_row: np.ndarray
-    nominal: np.ndarray       # (F,) bool: searched by "=" and "!=" instead of thresholds
-
 # %% ../nbs/01a_boomer.ipynb #cd8139df
 @kernel(inline=True)
 def _one_value(f, ptr, val):
@@ -304,10 +292,8 @@ def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
-def _offer(v, cnt, thr, op, mode, hd, out, tim):
-    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `out` = (best, best_v) if strictly
-    better: best = (quality, threshold, op, label, count), best_v its sums. `hd` = (K, label, l2, scores, work): the
-    head context, what `_quality` needs besides the mode.
+def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim):
+    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `best`/`best_v` if strictly better.
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
@@ -318,11 +304,9 @@ def _offer(v, cnt, thr, op, mode, hd, out, tim):
         tim[2] += 1.0
         sample = int(tim[2]) % _EVAL_SAMPLE == 1
     t0 = _clock() if sample else 0.0
-    K, label, l2, scores, work = hd
     q, lab = _quality(v, mode, K, label, l2, scores, work)
     if tim is not None:
         if sample: tim[0] += _clock() - t0; tim[1] += 1.0
-    best, best_v = out
     if q < best[0]:
         best[0], best[1], best[2], best[3], best[4] = q, thr, op, lab, cnt
         for c in range(v.shape[0]): best_v[c] = v[c]   # a loop, not best_v[:] = v (see `_grow_rule_kernel`)
@@ -331,79 +315,68 @@ def _offer(v, cnt, thr, op, mode, hd, out, tim):
 def _diff(out, a, b):
     for c in range(out.shape[0]): out[c] = a[c] - b[c]
 
-@kernel(inline=True)
-def _offer_split(part, cnt, thr, op, bufs, cnt_f, mode, hd, out, tim):
-    """Offer both sides of a threshold: the examples summed in `part` (weight `cnt`) under operator `op`, then the
-    others (the feature's total bufs[0] less `part`, weight `cnt_f - cnt`, in the scratch row bufs[3]) under the
-    opposite one, `op ^ 1` (`<=` and `>`, `=` and `!=`)."""
-    _offer(part, cnt, thr, op, mode, hd, out, tim)
-    n = part.shape[0]                                # bufs: C-contiguous rows (a strided view changes the arithmetic)
-    tmp = bufs[3, :n]
-    _diff(tmp, bufs[0, :n], part); _offer(tmp, cnt_f - cnt, thr, op ^ 1, mode, hd, out, tim)
-
-@kernel(inline=True)
-def _offer_zeros(neg, pos, cnt_f, bufs, n, mode, hd, out, tim):
-    """The thresholds a feature's implicit zeros open: after its negative values (`neg` = (weight, last value), their
-    sums in bufs[1, :n]) and before its positive ones (`pos` = (weight, first value), sums in bufs[2, :n]); each side
-    through `_offer_split`. (`_offer_zero_gap` is the same for the scalar sweeps.)"""
-    cnt_zero = cnt_f - neg[0] - pos[0]
-    if neg[0] > 0 and (cnt_zero > 0 or pos[0] > 0):       # between the negatives and what follows
-        thr = 0.5 * neg[1] if cnt_zero > 0 else 0.5 * (neg[1] + pos[1])
-        _offer_split(bufs[1, :n], neg[0], thr, 0, bufs, cnt_f, mode, hd, out, tim)
-    if pos[0] > 0 and cnt_zero > 0:                        # between the zeros and the positives
-        _offer_split(bufs[2, :n], pos[0], 0.5 * pos[1], 1, bufs, cnt_f, mode, hd, out, tim)
-
 # %% ../nbs/01a_boomer.ipynb #e32732e2
 @kernel(literal=("mode", "low_rank"))
-def _search_feature(f, X, acc, sel, mode, hd, bufs, out, tim, low_rank=False):
-    """Best condition on feature `f` of `X` (`Features`) into `out` (as `_offer`). `acc` = (stats, cols, all_cols): the
-    statistics summed (`_add`); `sel` = (w, covered, level, total, cnt_total): the examples searched (`covered ==
-    level`, weight > 0), their sums and weight; `hd`, `tim` as in `_offer`; `bufs`: the slot's rows of running sums
-    (tot, pre, suf, tmp), as wide as `total` or wider. `low_rank`: `stats` rows are [g, h], the sums packed
-    (`_accumulate_low_rank`)."""
+def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
+                    total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
+    """Best condition on feature `f` for the examples with `covered == level`, into `best` = (q, thr, op, label, count); `tim`
+    as in `_offer`. `low_rank`: `stats` rows are [g, h], the running sums packed (`_accumulate_low_rank`, scratch `scores`)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = X
-    (stats, cols, all_cols), (w, covered, level, total, cnt_total) = acc, sel
-    n = total.shape[0]                                     # bufs: the slot's rows, C-contiguous; their first n entries
-    K, scores, tot, pre, suf = hd[0], hd[3], bufs[0, :n], bufs[1, :n], bufs[2, :n]
-    pre[:] = 0.0; suf[:] = 0.0; cnt_f = cnt_total
-    for c in range(tot.shape[0]): tot[c] = total[c]         # covered total and weight without the missing values of f
+    for c in range(tot.shape[0]): tot[c] = total[c]         # covered total without the missing values of f
+    cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
             _add(tot, stats, i, -float(w[i]), cols, all_cols, low_rank, K, scores); cnt_f -= w[i]
-    if nominal[f]:
+    pre[:] = 0.0; suf[:] = 0.0
+    if nominal:
         cnt_all, cnt_g, last = 0, 0, 0.0
         for k in range(ptr[f], ptr[f + 1]):
             i = row[k]
             if covered[i] != level or w[i] == 0: continue
             v = val[k]
             if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
-                _offer_split(suf, cnt_g, last, 2, bufs, cnt_f, mode, hd, out, tim)
+                _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
+                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
                 suf[:] = 0.0; cnt_g = 0
             _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
             cnt_g += w[i]; cnt_all += w[i]; last = v
-        if cnt_g > 0: _offer_split(suf, cnt_g, last, 2, bufs, cnt_f, mode, hd, out, tim)
-        if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value ("= 0" offered first)
-            tmp = bufs[3, :n]
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, hd, out, tim)
-            _offer(pre, cnt_all, 0.0, 3, mode, hd, out, tim)
+        if cnt_g > 0:
+            _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
+        if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, best, best_v, tim)
         return
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative values
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
         if covered[i] != level or w[i] == 0: continue
         v = val[k]
-        if cnt_neg > 0 and v > last_neg: _offer_split(pre, cnt_neg, 0.5 * (last_neg + v), 0, bufs, cnt_f, mode, hd, out, tim)
+        if cnt_neg > 0 and v > last_neg:
+            thr = 0.5 * (last_neg + v)
+            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
         _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_neg += w[i]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
         i = row[k]
         if covered[i] != level or w[i] == 0: continue
         v = val[k]
-        if cnt_pos > 0 and v < first_pos: _offer_split(suf, cnt_pos, 0.5 * (v + first_pos), 1, bufs, cnt_f, mode, hd, out, tim)
+        if cnt_pos > 0 and v < first_pos:
+            thr = 0.5 * (v + first_pos)
+            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
         _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_pos += w[i]; first_pos = v
-    _offer_zeros((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, bufs, pre.shape[0], mode, hd, out, tim)
+    cnt_zero = cnt_f - cnt_neg - cnt_pos
+    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
+        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
+        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
+        thr = 0.5 * first_pos
+        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
 @kernel(inline=True)
@@ -450,34 +423,31 @@ def _offer_zero_gap(b, neg, pos, tot, l2):
 
 # %% ../nbs/01a_boomer.ipynb #0264d99d
 @kernel(inline=True)
-def _pair_start(out, label, tim):
-    "The scalar sweep's best-so-far tuple (see `_offer_pair`), starting from the quality in `out` = (best, best_v)."
-    return (out[0][0], 0.0, -1, 0.0, 0.0, 0)
+def _pair_start(best, best_v, label, tim):
+    "The scalar sweep's best-so-far tuple (see `_offer_pair`), starting from the quality in `best[0]`."
+    return (best[0], 0.0, -1, 0.0, 0.0, 0)
 
 @kernel(inline=True)
-def _pair_finish(top, out, label, tim, n_offers):
-    "Count the sweep's `n_offers` thresholds (two candidates each) into tim[4]; write `top` into `out` if it improved."
+def _pair_finish(top, best, best_v, label, tim, n_offers):
+    "Count the sweep's `n_offers` thresholds (two candidates each) into tim[4]; write `top` into `best`/`best_v` if it improved."
     if tim is not None: tim[4] += 2.0 * n_offers
-    best, best_v = out
     if top[2] >= 0:
         best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
         best_v[0], best_v[1] = top[3], top[4]
 
-@kernel(reassoc=False)   # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
-def _search_numeric_frozen(f, X, stats, cg, ch, sel, label, l2, out, tim):
-    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
-    statistics columns `cg`, `ch`; `sel` = (w, covered, level, tot_g, tot_h, cnt_total), as `_search_feature`'s.
+@kernel()
+def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
+                           tot_g, tot_h, cnt_total, label, l2, best, best_v, tim):
+    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums.
 
     Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
     counted, into tim[4]; their time is part of the sweep's."""
-    ptr, val, row, pos_start, nan_ptr, nan_row, _ = X
-    w, covered, level, tot_g, tot_h, cnt_total = sel
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
             tot_g -= w[i] * stats[i, cg]; tot_h -= w[i] * stats[i, ch]; cnt_f -= w[i]
-    top = _pair_start(out, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
+    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
     pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
@@ -499,7 +469,7 @@ def _search_numeric_frozen(f, X, stats, cg, ch, sel, label, l2, out, tim):
         wi = w[i]
         sg += wi * stats[i, cg]; sh += wi * stats[i, ch]; cnt_pos += wi; first_pos = v
     top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
-    _pair_finish(top, out, label, tim, n_pos + n_gap)
+    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #e1242c75
 @kernel()
@@ -641,11 +611,10 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0b02
 @kernel(literal=("mode",))
-def _irep_depth(stats, w, covered, depth, cols, mode, hd, low_rank, acc, t):
+def _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, low_rank, acc, scores, work, t):
     """The number of leading conditions IREP keeps (1..`depth`): the prefix whose covered prune-set examples (weight 0,
-    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `hd` as in `_offer`; `acc`, `t`: scratch."""
+    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `acc`, `scores`, `work`, `t`: scratch."""
     numba.literally(mode)
-    K, label, l2, scores, work = hd
     single = mode == 1 or mode == 3
     acc[:] = 0.0
     cnt, best_d, best_q = 0, depth, math.inf
@@ -686,241 +655,167 @@ def _default_head_impl(g, K, label, l2, work, head):
     if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
-# %% ../nbs/01a_boomer.ipynb #grow0001
-class Training(NamedTuple):
-    "What every rule reads and updates: the labels, the examples' scores and their statistics rows (`_refresh_stats`)."
-    Y: np.ndarray
-    S: np.ndarray
-    stats: np.ndarray
+# %% ../nbs/01a_boomer.ipynb #50c1fa8a
+def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
+                    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
+                    w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
+                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False, fixed_label=-1,
+                    out_sampling=0, out_sample_size=1, out_next=0, operm=None, osel=None, hgram=None):
+    """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
 
-class RuleSettings(NamedTuple):
-    "The settings every rule of a fit shares (`_fit_rules`)."
-    loss: int                 # the loss code (`LOSSES`)
-    K: int                    # labels
-    l2: object                # a float, or the pair (l2, l1) with L1 regularisation
-    shrinkage: float
-    sampling: int             # instance sampling code (`_sample_instances`) and sample size
-    sample_size: int
-    n_feat: int               # features sampled per refinement
-    max_conditions: int
-    abs_score: bool           # single-label heads pick the label with the largest |score|
-    out_sampling: int         # output sampling code (`_OUTPUT_SAMPLING`) and outputs per rule
-    out_sample_size: int
-
-class Workspace(NamedTuple):
-    """The grow kernel's buffers, allocated once per fit (`_rule_buffers`); the grown rule is read from `head`,
-    `rows_buf`, `cond_*` and `osel`."""
-    w: np.ndarray             # (n,) the instance sample's weights
-    perm_n: np.ndarray        # (n,) scratch of the sampling
-    perm_f: np.ndarray        # (F,) the feature sample in its first n_feat entries
-    covered: np.ndarray       # (n,) each example's level: the number of the rule's conditions it satisfies
-    rows_buf: np.ndarray      # (n,) the covered examples (their rows), after the rule is grown
-    cols: np.ndarray          # (A,) the statistics columns the sums hold (all; a frozen label's two; chosen outputs')
-    total: np.ndarray         # (A,) the sums over the covered sample
-    tmp_full: np.ndarray      # (A,) the sums the head is computed from
-    slot_best: np.ndarray     # (n_feat, 5) each search slot's best condition: quality, threshold, op, label, count
-    slot_v: np.ndarray        # (n_feat, A) and its sums
-    slot_buf: np.ndarray      # (n_feat, 4, A) each slot's running sums
-    scores: np.ndarray        # (n_feat, K) each slot's head scratch
-    work: np.ndarray          # each slot's work row of the head mode (`_head_buffers`)
-    head: np.ndarray          # (K,) the rule's head
-    cond_f: np.ndarray        # the rule's conditions: feature, threshold, operator
-    cond_thr: np.ndarray
-    cond_op: np.ndarray
-    operm: np.ndarray         # (K,) output sampling's permutation
-    osel: np.ndarray          # (K + 1,) the rule's outputs when it predicts a subset; their number last
-
-# %% ../nbs/01a_boomer.ipynb #grow0001b
-def _rule_buffers(n, F, K, A, n_feat, work, head):
-    "The grow kernel's `Workspace`, allocated once per fit."
-    return Workspace(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
-                     covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(A, dtype=np.int64),
-                     total=np.empty(A), tmp_full=np.empty(A), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, A)),
-                     slot_buf=np.empty((n_feat, 4, A)), scores=np.empty((n_feat, K)), work=work, head=head,
-                     cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
-                     operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64))
-
-# %% ../nbs/01a_boomer.ipynb #grow0002
-def _rule_start(state, cfg, train, ws, tim, fixed_label, out_next):
-    """Start a rule: draw the instance sample (`ws.w`), clear the levels, sum the sample's statistics into `ws.total`,
-    and fix the label (`fixed_label` >= 0, post-optimisation) or the outputs (output sampling) a rule has from the
-    start. Returns (nc, label, sub, kf, cnt): how many sums the search reads, the label (-1 not chosen, -2 chosen by
-    |score|), whether the sums are those of `kf` chosen outputs (`sub` 1), and the sample's weight."""
-    stats, w, perm_n, covered, cols, total, tmp_full, head = borrow(train.stats, ws.w, ws.perm_n, ws.covered, ws.cols,
-                                                                    ws.total, ws.tmp_full, ws.head)
-    mode, K, W = HEAD_MODE, cfg.K, ws.total.shape[0]   # W: width of the sums (stats.shape[1] but with LOW_RANK)
+    Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
+    `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
+    [search wall seconds, searches, summation seconds outside the search, update seconds].
+    `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
+    label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
+    `fixed_label` >= 0: a single-label head on that label from the start (post-optimisation re-learning a rule).
+    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`), and so is `LOW_RANK`: the
+    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them.
+    With `BINNED` (feature binning, compiled in too) a single-label head's first condition is searched by one sweep of
+    all labels' sums per feature, as nominal features are: with at most B candidates, reading each example's row once
+    beats K scalar sweeps that each read it again. `hgram` (`_histogram_buffers`; binned fits only): numeric features
+    are searched by histograms over the covered examples (`_search_binned`) instead of sweeps.
+    With `OPTS` (partial heads, output sampling; compiled out otherwise) the rule may predict a subset of the outputs:
+    `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
+    a rule returns label -3 with its outputs in osel[:osel[K]].
+    `L1` (compiled in too): `l2` is the pair (l2, l1); the scalar sweeps take it too, the histogram ones do not run.
+    `SCALAR`, `GENERAL`, `FROZEN` (compiled in, see `_grow_rule_kernel`): whether the scalar sweeps, the general sweep in
+    the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit.
+    `IREP` (compiled in): rule pruning (`_irep_depth`); with `IREP == 2` (`irep_update='last_prefix'`) the scores of the
+    examples the grown rule's first n − 1 conditions cover are updated, as mlrl-boomer does (`_prefix_update`)."""
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)
+    Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols = borrow(Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols)
+    total, tmp_full, slot_best, slot_v, slot_buf, scores, work = borrow(total, tmp_full, slot_best, slot_v, slot_buf, scores, work)
+    head, cond_f, cond_thr, cond_op = borrow(head, cond_f, cond_thr, cond_op)   # not the optional ones: None is pruned by type
+    mode = HEAD_MODE
+    n = stats.shape[0]
+    W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
     single = mode == 1 or mode == 3
-    _sample_instances(state, cfg.sampling, cfg.sample_size, w, perm_n)
+    _sample_instances(state, sampling, sample_size, w, perm_n)
     covered[:] = 0
     t = _clock() if tim is not None else 0.0
     total[:] = 0.0; cnt = 0
-    for i in range(stats.shape[0]):
+    for i in range(n):
         if w[i] > 0:
             _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
-    nc, label = W, -2 if cfg.abs_score and single else -1
+    nc, label, depth, rule_q = W, -2 if abs_score and single else -1, 0, 0.0
     if fixed_label >= 0 and single:                  # keep the label: only its two columns, as after a first condition
         label = fixed_label
         cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
         g0, h0 = total[cols[0]], total[cols[1]]
         total[0] = g0; total[1] = h0; nc = 2
-    sub, kf = 0, 1
-    if OPTS and cfg.out_sampling > 0 and fixed_label < 0:   # output sampling: the rule's outputs are fixed from the start
-        kf = _sample_outputs(state, cfg.out_sampling, cfg.out_sample_size, out_next, ws.operm, ws.osel)
+    sub, kf, fmode = 0, 1, FROZEN_MODE
+    if OPTS and out_sampling > 0 and fixed_label < 0:                    # output sampling: the rule's outputs are fixed from the start
+        kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
         for c in range(W): tmp_full[c] = total[c]
         layout = (0 if mode == 1 else 2) if single else (1 if mode == 2 or mode == 6 else 0)
-        nc = _restrict_outputs(ws.osel, kf, K, layout, cols, total, tmp_full)
+        nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
         sub = 1
-        if single and kf == 1: label = int(ws.osel[0])
-    return nc, label, sub, kf, cnt
-
-# %% ../nbs/01a_boomer.ipynb #grow0003h
-def _histograms(cfg, X, stats, ws, hgram, at):
-    """Feature binning, before a search (`at` as in `_search_pass`): the covered examples with weight into `ws.rows_buf`
-    (dense codes), and with one thread and all statistics the histograms of all sampled features in one pass
-    (`_binned_pass_all`). Returns (how many examples, whether there are histogram buffers, whether they are filled,
-    each slot's covered weight without missing values)."""
-    depth, nf, nc, label, sub, kf, cnt, rule_q = at
-    codes = borrow(*hgram[0]); hs, hcn, h1 = borrow(hgram[1], hgram[3], hgram[4])
-    stats, w, covered, rows_buf, total, slot_buf, head = borrow(stats, ws.w, ws.covered, ws.rows_buf, ws.total,
-                                                                ws.slot_buf, ws.head)
-    m_cov, hist_on = 0, hcn.shape[0] > 0             # no buffers (too many bins): the sweeps
-    if hist_on and codes[0].shape[0] > 0:            # dense codes: the covered examples with weight, in example order
-        for i in range(w.shape[0]):                  # (CSR codes read each feature's entries and check them there)
-            if covered[i] == depth and w[i] > 0: rows_buf[m_cov] = i; m_cov += 1
-    cnt_fs = np.empty(cfg.n_feat, np.int64)          # one thread, dense codes, all W statistics: one pass for all
-    one_pass = hist_on and label < 0 and codes[0].shape[0] > 0 and h1[0]
-    if one_pass:
-        _binned_pass_all(ws.perm_f[:nf], X.nominal, codes, stats, (w, covered, depth, total[:nc], cnt), rows_buf[:m_cov],
-                         cfg.K, (hs, hcn, slot_buf[:, 0, :nc], cnt_fs), head, LOW_RANK)
-    return m_cov, hist_on, one_pass, cnt_fs
-
-# %% ../nbs/01a_boomer.ipynb #grow0003
-def _search_pass(cfg, X, stats, ws, hgram, slot_t, at):
-    """One refinement of the rule so far, `at` = (depth, nf, nc, label, sub, kf, cnt, rule_q): slot s searches the
-    sampled feature ws.perm_f[s] (s < nf) for its best condition among the examples at level `depth`, into
-    slot_best[s] (count 0 when none beats `rule_q`) and its sums into slot_v[s]; the slots run in parallel
-    (`PARALLEL`). Each takes the cheapest search its feature and the head allow (see the prose above)."""
-    depth, nf, nc, label, sub, kf, cnt, rule_q = at
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row,
-                                                                 X.nominal)
-    stats, w, perm_f, covered, rows_buf, cols, total = borrow(stats, ws.w, ws.perm_f, ws.covered, ws.rows_buf, ws.cols,
-                                                              ws.total)
-    slot_best, slot_v, slot_buf, scores, work, head = borrow(ws.slot_best, ws.slot_v, ws.slot_buf, ws.scores, ws.work, ws.head)
-    mode, fmode, K, l2 = HEAD_MODE, FROZEN_MODE, cfg.K, cfg.l2
-    single = mode == 1 or mode == 3
-    m_cov, hist_on = 0, False
-    if BINNED and hgram is not None:                 # arrays, not the tuple: a parallel loop takes no tuple of arrays
-        m_cov, hist_on, one_pass, cnt_fs = _histograms(cfg, X, stats, ws, hgram, at)
-        hdn, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn = borrow(hgram[1], hgram[2], hgram[3])
-    for s in numba.prange(nf):
-        ts = _clock() if slot_t is not None else 0.0
-        row_t = slot_t[s] if slot_t is not None else None
-        Xs = Features(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)   # of borrowed arrays (built per slot)
-        slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
-        if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
-            _search_binned_frozen(perm_f[s], (hdn, hp, hr, hk, hz, hn), stats, cols[0], cols[1], (w, covered, depth, total[0],
-                                  total[1], cnt), rows_buf[:m_cov], label, l2, (hs2[s, 0], hs2[s, 1], hcn[s]),
-                                  (slot_best[s], slot_v[s, :2]), row_t)
-        elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]] and one_pass:   # histogram filled above
-            _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s], cnt_fs[s], mode,
-                           (K, label, l2, scores[s], work[s]), (slot_best[s], slot_v[s, :nc]), row_t)
-        elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]]:   # histogram, all W statistics
-            _search_binned(perm_f[s], (hdn, hp, hr, hk, hz, hn), (stats, cols[:nc]), (w, covered, depth, total[:nc], cnt),
-                           rows_buf[:m_cov], mode, (K, label, l2, scores[s], work[s]), (hs[s], hcn[s]), slot_buf[s],
-                           (slot_best[s], slot_v[s, :nc]), row_t, LOW_RANK)
-        elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
-            _search_numeric_frozen(perm_f[s], Xs, stats, cols[0], cols[1], (w, covered, depth, total[0], total[1], cnt),
-                                   label, l2, (slot_best[s], slot_v[s, :2]), row_t)
-        elif (SCALAR and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
-              and not (GENERAL and _one_value(perm_f[s], ptr, val))):   # label not chosen yet: one scalar sweep per label
-            slot_best[s, 3] = -1.0
-            for k in range(K):
-                ch = K + k if mode == 1 else K + k * (k + 3) // 2
-                _search_numeric_frozen(perm_f[s], Xs, stats, k, ch, (w, covered, depth, total[k], total[ch], cnt), k, l2,
-                                       (slot_best[s], slot_buf[s, 0, :2]), row_t)
-                if slot_best[s, 3] == k:             # this label improved: keep its sums where the full layout has them
-                    slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
-        elif label < 0 and sub == 0:                 # the rule's own head mode, on all W statistics
-            if GENERAL:
-                _search_feature(perm_f[s], Xs, (stats, cols[:nc], True), (w, covered, depth, total[:nc], cnt), mode,
-                                (K, label, l2, scores[s], work[s]), slot_buf[s], (slot_best[s], slot_v[s, :nc]),
-                                row_t, LOW_RANK)
-        elif FROZEN:                                 # a frozen single label (nominal feature), or kf chosen outputs
-            _search_feature(perm_f[s], Xs, (stats, cols[:nc], False), (w, covered, depth, total[:nc], cnt), fmode,
-                            (kf, label, l2, scores[s], work[s]), slot_buf[s], (slot_best[s], slot_v[s, :nc]), row_t)
-        if slot_t is not None: slot_t[s, 3] += _clock() - ts
-
-# %% ../nbs/01a_boomer.ipynb #grow0004
-@kernel()
-def _sample_features(state, perm_f, n_feat):
-    "Draw `n_feat` features without replacement into perm_f[:n_feat] (the first steps of a Fisher–Yates shuffle)."
+        if single and kf == 1: label = int(osel[0])
     F = perm_f.shape[0]
-    for j in range(n_feat):
-        r = j + _randbelow(state, F - j)
-        perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
-
-@kernel()
-def _best_slot(slot_best, nf, rule_q):
-    "The search slot whose condition beats `rule_q` most (-1: none does); the first of equals, in sampling order."
-    best_s, best_q = -1, rule_q
-    for s in range(nf):
-        if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
-    return best_s
-
-@kernel()
-def _add_condition(X, ws, s, depth):
-    "Append slot `s`'s condition to the rule (`ws.cond_*[depth]`) and move the examples that satisfy it to level depth + 1."
-    f, thr, op = ws.perm_f[s], ws.slot_best[s, 1], int(ws.slot_best[s, 2])
-    _apply_condition(f, thr, op, X.ptr, X.val, X.row, X.nan_ptr, X.nan_row, ws.covered, depth)
-    ws.cond_f[depth], ws.cond_thr[depth], ws.cond_op[depth] = f, thr, op
-
-# %% ../nbs/01a_boomer.ipynb #grow0005
-def _narrow(cfg, ws, s, nc, label, sub, kf):
-    """The sums the next refinement searches, after the condition of slot `s`: a single-label head freezes its label
-    (its two sums), a partial head keeps the outputs its first condition chose; other heads keep all `nc` sums.
-    Returns the new (nc, label, sub, kf) (see `_rule_start`)."""
-    cols, total, slot_best, slot_v, work = borrow(ws.cols, ws.total, ws.slot_best, ws.slot_v, ws.work)
-    mode, K = HEAD_MODE, cfg.K
-    single = mode == 1 or mode == 3
-    if single and label < 0:                         # freeze the label: keep only its two columns
-        if OPTS and sub == 1:                        # chosen among sampled outputs: sums and columns are restricted
-            j = int(slot_best[s, 3])
-            cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
-            total[0], total[1] = slot_v[s, j], slot_v[s, kf + j]
-            kf = 1
+    nf, tried = n_feat, 0                            # features searched in this pass; tried so far for the first condition
+    while depth < max_conditions:
+        if tried == 0:
+            for j in range(n_feat):                  # sample features without replacement
+                r = j + _randbelow(state, F - j)
+                perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
+        t = _clock() if tim is not None else 0.0
+        m_cov, hist_on = 0, False
+        if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
+            hd, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
+            hist_on = hcn.shape[0] > 0               # no buffers (too many bins): the sweeps below
+            if hist_on and hd.shape[0] > 0:          # dense codes: the covered examples with weight, in example order
+                for i in range(n):                   # (CSR codes read each feature's entries and check them there)
+                    if covered[i] == depth and w[i] > 0: rows_buf[m_cov] = i; m_cov += 1
+            cnt_fs = np.empty(n_feat, np.int64)      # one thread, dense codes, all W statistics: one pass for all
+            one_pass = hist_on and label < 0 and hd.shape[0] > 0 and h1[0]
+            if one_pass:
+                _binned_pass_all(perm_f[:nf], nominal, hd, hz, hn, stats, w, rows_buf, m_cov, total[:nc], cnt, K, hs,
+                                 hcn, slot_buf[:, 0, :nc], cnt_fs, head, LOW_RANK)
+        for s in numba.prange(nf):
+            ts = _clock() if slot_t is not None else 0.0
+            row_t = slot_t[s] if slot_t is not None else None
+            slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
+            if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
+                _search_binned_frozen(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[0], cols[1], w, covered, depth, rows_buf,
+                                      m_cov, total[0], total[1], cnt, label, l2, hs2[s, 0], hs2[s, 1], hcn[s],
+                                      slot_best[s], slot_v[s, :2], row_t)
+            elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]] and one_pass:   # histogram filled above
+                _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s, 0, :nc], cnt_fs[s], mode, K, label, l2,
+                               slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s],
+                               slot_best[s], slot_v[s, :nc], row_t)
+            elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]]:   # histogram, all W statistics
+                _search_binned(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[:nc], w, covered, depth, rows_buf, m_cov, total[:nc],
+                               cnt, mode, K, label, l2, hs[s], hcn[s], slot_buf[s, 0, :nc], slot_buf[s, 1, :nc],
+                               slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s], slot_best[s], slot_v[s, :nc],
+                               row_t, LOW_RANK)
+            elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
+                _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
+                                       w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
+                                       row_t)
+            elif (SCALAR and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
+                  and not (GENERAL and _one_value(perm_f[s], ptr, val))):   # label not chosen yet: one scalar sweep per label
+                slot_best[s, 3] = -1.0
+                for k in range(K):
+                    ch = K + k if mode == 1 else K + k * (k + 3) // 2
+                    _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, k, ch, w,
+                                           covered, depth, total[k], total[ch], cnt, k, l2, slot_best[s], slot_buf[s, 0, :2],
+                                           row_t)
+                    if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
+                        slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
+            elif label < 0 and sub == 0:             # the rule's own head mode, on all W statistics
+                if GENERAL:
+                    _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
+                                    cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
+                                    slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
+                                    scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t, LOW_RANK)
+            elif FROZEN:                             # a frozen single label (nominal feature), or kf chosen outputs
+                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
+                                cols[:nc], False, w, covered, depth, total[:nc], cnt, fmode, kf, label, l2,
+                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
+                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+            if slot_t is not None: slot_t[s, 3] += _clock() - ts
+        if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
+        best_s, best_q = -1, rule_q
+        for s in range(nf):                          # merge in sampling order: first of equals wins
+            if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
+        if best_s < 0:                               # no first condition from features all constant on the sample: more
+            if depth > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w): break
+            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
+            continue
+        tried, nf = 0, n_feat
+        f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
+        _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
+        cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
+        depth += 1; rule_q = best_q; cnt = int(slot_best[best_s, 4])
+        if single and label < 0:                     # freeze the label: keep only its two columns
+            if OPTS and sub == 1:                    # chosen among sampled outputs: sums and columns are restricted
+                j = int(slot_best[best_s, 3])
+                cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
+                total[0], total[1] = slot_v[best_s, j], slot_v[best_s, kf + j]
+                kf = 1
+            else:
+                label = int(slot_best[best_s, 3])
+                cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+                total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
+            nc = 2
+        elif OPTS and (mode == 5 or mode == 6) and sub == 0:   # a partial head keeps the outputs of its first condition
+            kf, sel = _partial_select(slot_v[best_s], K, l2, mode - 5, work[0])
+            nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[best_s])
+            sub = 1
         else:
-            label = int(slot_best[s, 3])
-            cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
-            total[0] = slot_v[s, cols[0]]; total[1] = slot_v[s, cols[1]]
-        nc = 2
-    elif OPTS and (mode == 5 or mode == 6) and sub == 0:   # a partial head keeps the outputs of its first condition
-        kf, sel = _partial_select(slot_v[s], K, cfg.l2, mode - 5, work[0])
-        nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[s])
-        sub = 1
-    else:
-        for c in range(nc): total[c] = slot_v[s, c]
-    return nc, label, sub, kf
-
-# %% ../nbs/01a_boomer.ipynb #grow0006
-def _covered_sums(cfg, stats, ws, covered, depth, label, nc, sub, weighted, tim):
-    """After growing: prune trailing conditions (`IREP`), list the examples whose scores the rule updates in
-    `ws.rows_buf`, and sum the statistics its head is computed from into `ws.tmp_full` (over all covered training
-    examples; `weighted`: the sample's weighted sums). Returns (depth, their number m, the clock)."""
-    stats, w, rows_buf, cols, tmp_full, scores, work, head = borrow(stats, ws.w, ws.rows_buf, ws.cols, ws.tmp_full,
-                                                                    ws.scores, ws.work, ws.head)
-    mode, K, n, W = HEAD_MODE, cfg.K, covered.shape[0], ws.total.shape[0]
-    single = mode == 1 or mode == 3
+            for c in range(nc): total[c] = slot_v[best_s, c]
+    if depth == 0: return 0, -1, 0
     grown = depth
     if IREP:                                         # rule_pruning='irep' (compiled in only then): cut trailing conditions
         if depth > 1:
-            depth = _irep_depth(stats, w, covered, depth, cols, mode, (K, label, cfg.l2, scores[0], work[0]), LOW_RANK,
-                                tmp_full, head)
+            depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, LOW_RANK, tmp_full, scores[0], work[0], head)
             if IREP != 2:                            # (2: the levels stay; `_prefix_update` reads them)
                 for i in range(n):
                     if covered[i] > depth: covered[i] = depth
     t = _clock() if tim is not None else 0.0
-    m = 0
+    m = 0                                            # the head, on all covered training examples
     tmp_full[:] = 0.0
     n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
     if IREP == 2 and grown > 1:                      # irep_update='last_prefix': mlrl-boomer's examples to update
@@ -929,21 +824,10 @@ def _covered_sums(cfg, stats, ws, covered, depth, label, nc, sub, weighted, tim)
         for i in range(n):
             if covered[i] == depth:
                 rows_buf[m] = i; m += 1
-                wi = 1.0
-                if weighted:
-                    wi = float(w[i])
-                    if wi == 0.0: continue
-                if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, wi, K, head)
+                if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, 1.0, K, head)
                 else:
-                    for c in range(n_sum): tmp_full[cols[c]] += wi * stats[i, cols[c]]
+                    for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
     if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
-    return depth, m, t
-
-# %% ../nbs/01a_boomer.ipynb #grow0007
-def _rule_head(cfg, ws, label, nc, sub, kf):
-    "The rule's head from the sums in `ws.tmp_full`, shrunk, into `ws.head`: the head mode's, or on the `kf` chosen outputs."
-    cols, total, tmp_full, scores, work, head = borrow(ws.cols, ws.total, ws.tmp_full, ws.scores, ws.work, ws.head)
-    mode, K, l2, shrinkage = HEAD_MODE, cfg.K, cfg.l2, cfg.shrinkage
     if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
         head[:] = 0.0
         head[label] = reg_newton_step(tmp_full[label], tmp_full[cols[1]], l2, shrinkage)
@@ -957,16 +841,9 @@ def _rule_head(cfg, ws, label, nc, sub, kf):
         if mode == 0: reg_decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
         else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
-
-def _update_scores(cfg, train, ws, m, label, sub, kf):
-    """Add the head to the scores of the `m` examples in `ws.rows_buf` and refresh their statistics: with a label-wise
-    loss only the head's entries (two numbers each), else the whole row."""
-    Y, S, stats, rows_buf, cols, head = borrow(train.Y, train.S, train.stats, ws.rows_buf, ws.cols, ws.head)
-    mode, K, loss = HEAD_MODE, cfg.K, cfg.loss
-    single = mode == 1 or mode == 3
-    label_wise = loss == 0 or loss == 2 or loss == 4
+    label_wise = loss == 0 or loss == 2 or loss == 4  # a label-wise loss: only the head's labels change
     n_entries = 1 if single and mode == 1 and label_wise else (kf if OPTS and sub == 1 and not single and label_wise else 0)
-    for r in range(m):
+    for r in range(m):                               # update scores and statistics of the covered examples
         i = rows_buf[r]
         if n_entries > 0:                            # those entries' statistics: two numbers, or the row on one-entry slices
             for c in range(n_entries):
@@ -981,59 +858,16 @@ def _update_scores(cfg, train, ws, m, label, sub, kf):
         else:
             for k in range(K): S[i, k] += head[k]
         _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
-
-# %% ../nbs/01a_boomer.ipynb #50c1fa8a
-def _grow_rule_impl(state, cfg, X, train, ws, hgram, slot_t, tim, fixed_label, out_next):
-    """Grow one rule and add it to the scores; returns (n_conditions, label, n_covered): label -1 for all labels, -3
-    for the outputs in ws.osel[:ws.osel[K]] (partial heads, output sampling), else the rule's one label.
-
-    `cfg`, `X`, `train`, `ws`: `RuleSettings`, `Features`, `Training`, `Workspace`. `hgram` (`_histogram_buffers`;
-    binned fits only): numeric features are searched by histograms. `fixed_label` >= 0: a single-label head on that
-    label from the start (post-optimisation re-learning a rule); `out_next`: round-robin output sampling's next output.
-    Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
-    `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
-    [search wall seconds, searches, summation seconds outside the search, update seconds]."""
-    nc, label, sub, kf, cnt = _rule_start(state, cfg, train, ws, tim, fixed_label, out_next)
-    F, depth, rule_q = ws.perm_f.shape[0], 0, 0.0
-    nf, tried = cfg.n_feat, 0                        # features searched in this pass; tried so far for the first condition
-    while depth < cfg.max_conditions:
-        if tried == 0: _sample_features(state, ws.perm_f, cfg.n_feat)
-        t = _clock() if tim is not None else 0.0
-        _search_pass(cfg, X, train.stats, ws, hgram, slot_t, (depth, nf, nc, label, sub, kf, cnt, rule_q))
-        if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
-        s = _best_slot(ws.slot_best, nf, rule_q)
-        if s < 0:                                    # no first condition from features all constant on the sample: more
-            if depth > 0 or tried + nf >= F or not _all_constant(ws.perm_f[:nf], X.ptr, X.val, X.row, X.nan_ptr,
-                                                                 X.nan_row, ws.w): break
-            tried += nf; nf = _draw_more(state, ws.perm_f, tried, cfg.n_feat)
-            continue
-        tried, nf = 0, cfg.n_feat
-        _add_condition(X, ws, s, depth)
-        depth += 1; rule_q = ws.slot_best[s, 0]; cnt = int(ws.slot_best[s, 4])
-        nc, label, sub, kf = _narrow(cfg, ws, s, nc, label, sub, kf)
-    if depth == 0: return 0, -1, 0
-    depth, m, t = _covered_sums(cfg, train.stats, ws, ws.covered, depth, label, nc, sub, False, tim)
-    _rule_head(cfg, ws, label, nc, sub, kf)
-    _update_scores(cfg, train, ws, m, label, sub, kf)
-    if OPTS and sub == 1 and not (HEAD_MODE == 1 or HEAD_MODE == 3):   # the rule's outputs, for the caller
-        for c in range(kf): ws.osel[c] = ws.cols[c]
-        ws.osel[cfg.K] = kf; label = -3
-    for c in range(ws.cols.shape[0]): ws.cols[c] = c   # reset for the next rule
+    if OPTS and sub == 1 and not single:            # the rule's outputs, for the caller
+        for c in range(kf): osel[c] = cols[c]
+        osel[K] = kf; label = -3
+    for c in range(W): cols[c] = c                   # reset for the next rule
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
 
 # %% ../nbs/01a_boomer.ipynb #bc2cc288
 IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
 SCALAR = GENERAL = FROZEN = True   # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
-_TAIL_HELPERS = ("_covered_sums", "_rule_head", "_update_scores")      # helpers that read the constants: both kernels'
-_GREEDY_HELPERS = _TAIL_HELPERS + ("_rule_start", "_narrow", "_histograms")
-_BEAM_HELPERS = _TAIL_HELPERS + ("_beam_start", "_beam_advance")
-
-def _grow_family(impl, parallel, helpers, search, **constants):
-    """The kernel of `impl` with `constants` compiled into it and into its `helpers`; the helper `search` (the loop over
-    the search slots) a parallel kernel when `parallel`."""
-    family = {name: kernel() for name in helpers} | {search: kernel(parallel=parallel)}
-    return kernel()(specialize(impl, family, PARALLEL=bool(parallel), **constants))
 
 @functools.cache
 def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False,
@@ -1064,9 +898,9 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
                   GENERAL=bool(not single or abs_score or nominal or binned or one_value),
                   FROZEN=bool(opts or single and nominal))
     sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
-    return head, _grow_family(_grow_rule_impl, parallel, _GREEDY_HELPERS, "_search_pass", HEAD_MODE=mode,
-                              LOW_RANK=bool(low_rank), BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
-                              L1=bool(l1), LOSS=int(loss), **extra, **sweeps)
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
+                                                      BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
+                                                      L1=bool(l1), LOSS=int(loss), **extra, **sweeps))
 
 # %% ../nbs/01a_boomer.ipynb #fb9a26cc
 @kernel()
@@ -1676,20 +1510,30 @@ def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, 
     return default_head, grow, max_cond
 
 # %% ../nbs/01a_boomer.ipynb #c2f627de
-def _new_rule(ws, depth, label, all_labels):
-    """The rule the grow kernel just wrote into `ws` (`Workspace`), copied out: (condition arrays, (labels, scores)).
-    `label`: the kernel's (-1 every label, -3 the subset in `osel`, else one label); `all_labels`: np.arange(K), shared."""
-    cond = (ws.cond_f[:depth].copy(), ws.cond_thr[:depth].copy(), ws.cond_op[:depth].copy())
-    if label == -3: labels = ws.osel[:ws.osel[all_labels.shape[0]]].astype(np.int32)   # a subset (partial, sampled)
-    else: labels = all_labels if label < 0 else np.array([label], np.int32)
-    return cond, (labels, ws.head[labels])            # indexing with an array copies
+def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
+    "The grow kernel's buffers, allocated once per fit (its arguments from `w` on; timers only with `diagnostics`)."
+    return dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
+                covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(A, dtype=np.int64),
+                total=np.empty(A), tmp_full=np.empty(A), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, A)),
+                slot_buf=np.empty((n_feat, 4, A)), scores=np.empty((n_feat, K)), work=work, head=head,
+                cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
+                slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None,
+                operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64))
 
-def _report_progress(est, r, t0, comp0, loss, Y, S, timers, c0):
+def _new_rule(bufs, depth, label, all_labels):
+    """The rule the grow kernel just wrote into `bufs`, copied out: (condition arrays, (labels, scores)). `label`: the
+    kernel's (-1 every label, -3 the subset in `osel`, else one label); `all_labels`: np.arange(K), shared."""
+    cond = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
+    if label == -3: labels = bufs["osel"][:bufs["osel"][all_labels.shape[0]]].astype(np.int32)   # a subset (partial, sampled)
+    else: labels = all_labels if label < 0 else np.array([label], np.int32)
+    return cond, (labels, bufs["head"][labels])       # indexing with an array copies
+
+def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
     "One `verbose` line after rule `r`: rules done, rules per second (compiling not counted), training loss, phases."
     el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
     shares = ""
-    if timers[0] is not None:
-        d = _phase_seconds(*timers, c0, el, r)
+    if diagnostics:
+        d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)
         shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
     print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
           f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
@@ -1713,44 +1557,43 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
     S += head; _refresh_stats(loss, Y, S, stats, all_rows)
     conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
-    ws = _rule_buffers(n, F, K, A, n_feat, work, head)
-    timers = (np.zeros((n_feat, 5)), np.zeros(4)) if diagnostics else (None, None)   # (slot_t, tim): see `_grow_rule_impl`
-    hgram = None                                       # binned: the histogram search; with l1 or subsets of the outputs
-    if bins is not None:                               # no buffers, so the sweeps
-        hgram = _histogram_buffers(bins[2], 0 if est.l1 or opts else n_feat, A, n_threads(est.n_jobs) == 1)
+    bufs = _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics)
+    out_sampling = _OUTPUT_SAMPLING[est.output_sampling]
+    out_size = _n_output_samples(est.output_sample_size, K)
+    if bins is not None:   # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
+        bufs["hgram"] = _histogram_buffers(bins[2], 0 if est.l1 or opts else n_feat, A, n_threads(est.n_jobs) == 1)
     seeds = spawn_seeds(est.random_state, est.max_rules)
     sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
     stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
-    cfg = RuleSettings(loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond,
-                       est.single_label == "abs_score", _OUTPUT_SAMPLING[est.output_sampling],
-                       _n_output_samples(est.output_sample_size, K))
-    Xs, train = Features(ptr, val, row, pos_start, nan_ptr, nan_row, nominal), Training(Y, S, stats)
-    def grow_rule(state, r, fixed_label=-1):           # one kernel call: grow rule r, add it to S and the statistics
-        return grow(state, cfg, Xs, train, ws, hgram, *timers, fixed_label, (r - 1) % K)
+    args = (loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, ptr, val, row, pos_start, nan_ptr,
+            nan_row, nominal, Y, S, stats)             # the same objects for every rule: gathered once
+    kw = dict(bufs, abs_score=est.single_label == "abs_score", out_sampling=out_sampling, out_sample_size=out_size)
+    def grow_rule(state, r, **fixed):                  # one kernel call: grow rule r, add it to S and the statistics
+        return grow(state, *args, **kw, out_next=(r - 1) % K, **fixed)
     covered = [np.arange(n, dtype=np.int64)] if est.post_optimization is not None else None   # each rule's rows
     to_values = None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2])   # `conds` hold bin codes
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
     all_labels = np.arange(K, dtype=np.int32)          # the labels of every complete head (read, never written)
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
-            if stratified is not None: ws.w[:] = stratified[0].draw(stratified[1])   # this rule's sample
+            if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
             depth, label, m = grow_rule(seeds[r:r + 1].copy(), r)
             if depth == 0:                              # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat); break
-            cond, rule_head = _new_rule(ws, depth, label, all_labels)
+            cond, rule_head = _new_rule(bufs, depth, label, all_labels)
             conds.append(cond); heads.append(rule_head)
-            if covered is not None: covered.append(ws.rows_buf[:m].copy())   # for post-optimisation
+            if covered is not None: covered.append(bufs["rows_buf"][:m].copy())   # for post-optimisation
             if monitor is not None and monitor(conds, heads, to_values): break   # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
-                _report_progress(est, r, t0, comp0, loss, Y, S, timers, c0)
+                _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics)
     if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
         with numba_threads(est.n_jobs):
-            _post_optimize(est, Y, S, stats, loss, conds, heads, covered, lambda state, fixed, r: grow_rule(state, r, fixed),
-                           ws, seeds, stratified, single_head=mode in (1, 3))
+            _post_optimize(est, Y, S, stats, loss, conds, heads, covered, lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
+                           bufs, seeds, stratified, single_head=mode in (1, 3))
     _store_model(est, conds, heads, Y, to_values)
-    est.fit_diagnostics_ = dict(slot_t=timers[0], tim=timers[1], clock_cost=c0) if diagnostics else None
+    est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
 # %% ../nbs/01a_boomer.ipynb #bf8df41b
 def _label_vectors(Y):
@@ -1810,37 +1653,23 @@ def _bin_features(est, X, nominal):
     return bins, presort_codes(C, bins), hc
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a3
-@kernel(inline=True)
-def _pass_length(f, codes, rows):
-    "How many entries a histogram pass over feature f reads: the covered rows (dense codes), or f's stored entries (CSR)."
-    return rows.shape[0] if codes[0].shape[0] > 0 else codes[1][f + 1] - codes[1][f]
-
-@kernel(inline=True)
-def _bin_entry(f, r, codes, rows, sel):
-    """The r-th entry of a histogram pass over feature f: (example, its bin), the example -1 when a CSR entry's
-    example is not among those searched (`sel` = (w, covered, level, ...))."""
-    dense, cptr, crow, ccode = codes[0], codes[1], codes[2], codes[3]
-    if dense.shape[0] > 0:
-        i = rows[r]
-        return i, int(dense[f, i])
-    i = crow[cptr[f] + r]
-    if sel[1][i] != sel[2] or sel[0][i] == 0: return -1, 0
-    return i, int(ccode[cptr[f] + r])
-
 @kernel()
-def _binned_pass(f, codes, acc, sel, rows, K, hb, scratch, low_rank):
-    """The histogram of feature f (`codes`: `_histogram_codes`): each covered example's weighted statistics added to
-    its bin's sums, in example order. `hb` = (hist, hcnt, tot): the bins' sums and counts, and the covered total less
-    the missing values (subtracted in example order, as the sweep does); `acc`, `sel` as `_search_feature`'s (all
-    columns); `rows`: the covered examples with weight > 0 (dense codes; CSR codes check `covered` and `w` instead).
-    Returns the covered count without the missing ones."""
-    (stats, cols), (w, covered, level, total, cnt_total), (hist, hcnt, tot) = acc, sel, hb
-    z, nb = codes[4][f], codes[5][f]
+def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, K,
+                 hist, hcnt, tot, scratch, low_rank):
+    """The histogram of feature f: each covered example's weighted statistics added to its bin's sums `hist` (counts
+    `hcnt`), in example order; `tot` = `total` less the missing values (subtracted in example order, as the sweep
+    does). Returns the covered count without the missing ones."""
+    z, nb = zero[f], n_bins[f]
     hist[:nb] = 0.0; hcnt[:nb] = 0
     tot[:] = total; cnt_f = cnt_total
-    for r in range(_pass_length(f, codes, rows)):
-        i, b = _bin_entry(f, r, codes, rows, sel)
-        if i < 0 or b == z: continue                         # not covered; the zero's bin: what the sums leave over
+    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
+    for r in range(kmax):
+        if dense.shape[0] > 0:
+            i = rows[r]; b = int(dense[f, i])
+        else:
+            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
+            if covered[i] != level or w[i] == 0: continue
+        if b == z: continue                                  # the zero's bin: what the sums leave over
         if b >= nb:                                          # missing: out of the covered total, as the sweep does
             _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch); cnt_f -= w[i]; continue
         if low_rank: _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
@@ -1852,16 +1681,14 @@ def _binned_pass(f, codes, acc, sel, rows, K, hb, scratch, low_rank):
 
 # %% ../nbs/01a_boomer.ipynb #2944e0df
 @kernel()
-def _binned_pass_all(feats, nominal, codes, stats, sel, rows, K, hb, scratch, low_rank):
+def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, total, cnt_total, K, hist, hcnt, tot, cnt_f,
+                     scratch, low_rank):
     """`_binned_pass` for all features `feats` at once (dense codes; slot s gets feature feats[s], nominal ones are
-    left out; `hb` = (hist, hcnt, tot, cnt_f) with a row per slot): each covered example's statistics are read once for
-    all of them. The same sums as one pass each."""
-    dense, zero, n_bins = codes[0], codes[4], codes[5]
-    (w, covered, level, total, cnt_total), (hist, hcnt, tot, cnt_f) = sel, hb
+    left out): each covered example's statistics are read once for all of them. The same sums as one pass each."""
     cols = np.empty(0, np.int64)
     for s in range(feats.shape[0]):
         hist[s, :n_bins[feats[s]]] = 0.0; hcnt[s, :n_bins[feats[s]]] = 0; tot[s] = total; cnt_f[s] = cnt_total
-    for r in range(rows.shape[0]):
+    for r in range(m):
         i = rows[r]; wi = w[i]
         for s in range(feats.shape[0]):
             f = feats[s]
@@ -1878,77 +1705,94 @@ def _binned_pass_all(feats, nominal, codes, stats, sel, rows, K, hb, scratch, lo
 
 # %% ../nbs/01a_boomer.ipynb #cbb1608b
 @kernel(literal=("mode",))
-def _binned_offers(z, nb, hist, hcnt, bufs, cnt_f, mode, hd, out, tim):
-    """The candidates of a filled histogram (`_binned_pass`; its total in bufs[0, :n], n the width of out[1]), offered in the sweep's order:
-    prefix sums over the bins. `bufs`, `hd`, `out`, `tim` as `_search_feature`'s."""
+def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best, best_v, tim):
+    "The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins."
     numba.literally(mode)
-    n = out[1].shape[0]                                     # the sums' width: bufs' rows are wider
-    pre, suf = bufs[1, :n], bufs[2, :n]
     pre[:] = 0.0; suf[:] = 0.0
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative codes' bins
     for b in range(z):
         if hcnt[b] == 0: continue
         v = float(b - z)
-        if cnt_neg > 0: _offer_split(pre, cnt_neg, 0.5 * (last_neg + v), 0, bufs, cnt_f, mode, hd, out, tim)
+        if cnt_neg > 0:
+            thr = 0.5 * (last_neg + v)
+            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
         for c in range(pre.shape[0]): pre[c] += hist[b, c]
         cnt_neg += hcnt[b]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive codes' bins
     for b in range(nb - 1, z, -1):
         if hcnt[b] == 0: continue
         v = float(b - z)
-        if cnt_pos > 0: _offer_split(suf, cnt_pos, 0.5 * (v + first_pos), 1, bufs, cnt_f, mode, hd, out, tim)
+        if cnt_pos > 0:
+            thr = 0.5 * (v + first_pos)
+            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
         for c in range(suf.shape[0]): suf[c] += hist[b, c]
         cnt_pos += hcnt[b]; first_pos = v
-    _offer_zeros((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, bufs, pre.shape[0], mode, hd, out, tim)
+    cnt_zero = cnt_f - cnt_neg - cnt_pos
+    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
+        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
+        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
+        thr = 0.5 * first_pos
+        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
-def _search_binned(f, codes, acc, sel, rows, mode, hd, hb, bufs, out, tim, low_rank=False):
+def _search_binned(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, mode, K, label, l2,
+                   hist, hcnt, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
     """`_search_feature` for a binned numeric feature by a histogram: one pass over the covered examples in example
-    order adds each one's statistics to its bin's sums (`hb` = (hist, hcnt)), then the boundaries between occupied bins
-    are offered in the sweep's order. `codes`: the histogram codes (`_histogram_codes`); `rows`: the covered examples
-    with weight > 0 (dense codes; CSR codes check `covered` and `w` instead); the rest as `_search_feature`'s."""
+    order adds each one's statistics to its bin's sums, then the boundaries between occupied bins are offered in the
+    sweep's order. (dense, ..., n_bins): the histogram codes (`_histogram_codes`); `rows[:m]`: the covered examples
+    with weight > 0 (dense codes; CSR codes check `covered` and `w` instead)."""
     numba.literally(mode)
-    cnt_f = _binned_pass(f, codes, acc, sel, rows, hd[0], (hb[0], hb[1], bufs[0, :sel[3].shape[0]]), hd[3], low_rank)
-    _binned_offers(codes[4][f], codes[5][f], hb[0], hb[1], bufs, cnt_f, mode, hd, out, tim)
+    cnt_f = _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total,
+                         cnt_total, K, hist, hcnt, tot, scores, low_rank)
+    _binned_offers(zero[f], n_bins[f], hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best,
+                   best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a4
-@kernel(inline=True)
-def _pair_bins(top, hb, z, start, stop, step, op, tot, l2):
-    """One direction of `_search_binned_frozen`'s sweep: the occupied bins from `start` towards the zero's bin `z`
-    (`step` ±1), each boundary offered with the sums before it under `op` (`_offer_pair`). Returns (top, (g, h,
-    count, last value) of the bins passed, how many boundaries were offered)."""
-    hg, hh, hcnt = hb
-    g = 0.0; h = 0.0; cnt = 0; last = 0.0; n = 0
-    for b in range(start, stop, step):
-        if hcnt[b] == 0: continue
-        v = float(b - z)
-        if cnt > 0:
-            n += 1
-            top = _offer_pair(top, g, h, cnt, 0.5 * (last + v), op, tot, l2)
-        g += hg[b]; h += hh[b]; cnt += hcnt[b]; last = v
-    return top, (g, h, cnt, last), n
-
-@kernel(reassoc=False)   # the arithmetic of `_search_numeric_frozen`, bit for bit
-def _search_binned_frozen(f, codes, stats, cg, ch, sel, rows, label, l2, hb, out, tim):
-    """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics
-    (`hb` = (hg, hh, hcnt)), candidates evaluated inline with the same arithmetic."""
-    (w, covered, level, tot_g, tot_h, cnt_total), (hg, hh, hcnt) = sel, hb
-    z, nb = codes[4][f], codes[5][f]
+@kernel()
+def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, ch, w, covered, level, rows, m, tot_g, tot_h, cnt_total, label, l2,
+                          hg, hh, hcnt, best, best_v, tim):
+    """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics,
+    candidates evaluated inline with the same arithmetic."""
+    z, nb = zero[f], n_bins[f]
     hg[:nb] = 0.0; hh[:nb] = 0.0; hcnt[:nb] = 0
     cnt_f = cnt_total
-    for r in range(_pass_length(f, codes, rows)):
-        i, b = _bin_entry(f, r, codes, rows, sel)
-        if i < 0 or b == z: continue
+    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
+    for r in range(kmax):
+        if dense.shape[0] > 0:
+            i = rows[r]; b = int(dense[f, i])
+        else:
+            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
+            if covered[i] != level or w[i] == 0: continue
+        if b == z: continue
         wi = w[i]
         if b >= nb:
             tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
         hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
-    top, tot = _pair_start(out, label, tim), (tot_g, tot_h, cnt_f)   # best so far
-    top, neg, n_neg = _pair_bins(top, hb, z, 0, z, 1, 0, tot, l2)            # upwards through the negative codes' bins
-    top, pos, n_pos = _pair_bins(top, hb, z, nb - 1, z, -1, 1, tot, l2)      # downwards through the positive ones
-    top, n_gap = _offer_zero_gap(top, neg, pos, tot, l2)
-    _pair_finish(top, out, label, tim, n_neg + n_pos + n_gap)
+    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
+    pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
+    for b in range(z):
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt_neg > 0:
+            n_pos += 1
+            top = _offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
+        pg += hg[b]; ph += hh[b]; cnt_neg += hcnt[b]; last_neg = v
+    sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
+    for b in range(nb - 1, z, -1):
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt_pos > 0:
+            n_pos += 1
+            top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
+        sg += hg[b]; sh += hh[b]; cnt_pos += hcnt[b]; first_pos = v
+    top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
+    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a5
 _HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
@@ -1987,15 +1831,13 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
 
 # %% ../nbs/01a_boomer.ipynb #beam18e01
 @kernel(literal=("mode",))
-def _offer_beam(v, cnt, thr, op, mode, hd, out, opts):
+def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, opts):
     """`_offer` for a beam: keep the `best.shape[0]` best candidates, best first, in `best` (rows q, thr, op, label, count)
     and `best_v`. A candidate enters if it covers at least `opts[0]` weighted examples (`min_coverage`) and is strictly
     better than the last row; among equals the earlier one stays ahead (as `_offer`'s strict `<`)."""
     numba.literally(mode)
     if cnt <= 0 or cnt < opts[0]: return
-    K, label, l2, scores, work = hd
     q, lab = _quality(v, mode, K, label, l2, scores, work)
-    best, best_v = out
     j = best.shape[0] - 1
     if not q < best[j, 0]: return
     while j > 0 and q < best[j - 1, 0]:
@@ -2003,9 +1845,8 @@ def _offer_beam(v, cnt, thr, op, mode, hd, out, opts):
     best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, lab, cnt
     best_v[j, :] = v
 
-_search_feature_beam = kernel(literal=("mode", "low_rank"))(specialize(   # the helpers that read `_offer` too
-    getattr(_search_feature, "py_func", _search_feature),
-    {"_offer_split": kernel(inline=True), "_offer_zeros": kernel(inline=True)}, _offer=_offer_beam))
+_search_feature_beam = kernel(literal=("mode", "low_rank"))(
+    specialize(getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam))
 
 # %% ../nbs/01a_boomer.ipynb #44c67f6a
 @kernel()
@@ -2030,12 +1871,12 @@ def _offer_pair_beam(b, g, h, c, thr, op, tot, l2):
     return b
 
 @kernel(inline=True)
-def _beam_pair_start(out, label, opts): return (out[0], out[1], opts[0], label)
+def _beam_pair_start(best, best_v, label, opts): return (best, best_v, opts[0], label)
 
 @kernel(inline=True)
-def _beam_pair_finish(top, out, label, opts, n_offers): return
+def _beam_pair_finish(top, best, best_v, label, opts, n_offers): return
 
-_search_numeric_frozen_beam = kernel(reassoc=False)(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
+_search_numeric_frozen_beam = kernel()(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
     getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen), _pair_start=_beam_pair_start,
     _pair_finish=_beam_pair_finish, _offer_pair=_offer_pair_beam,
     _offer_zero_gap=kernel(inline=True)(specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap),
@@ -2043,173 +1884,174 @@ _search_numeric_frozen_beam = kernel(reassoc=False)(specialize(   # the scalar s
 
 # %% ../nbs/01a_boomer.ipynb #77e2d5d5
 @kernel()
-def _beam_insert(nb, nb_v, size, B, entry, v, ahead):
-    """Insert a candidate `entry` = (q, member, feature, thr, op, label, count, carried) into the next beam `nb` (best
-    first, at most `B` rows), its sums `v` into `nb_v`; returns the new size. `ahead`: placed before equals (a carried
-    member)."""
-    q, j = entry[0], size
+def _beam_insert(nb, nb_v, size, B, q, member, f, thr, op, lab, cnt, carried, v, ahead):
+    """Insert a candidate into the next beam `nb` (rows q, member, feature, thr, op, label, count, carried; best first,
+    at most `B`), its sums `v` into `nb_v`; returns the new size. `ahead`: placed before equals (a carried member)."""
+    j = size
     while j > 0 and (q <= nb[j - 1, 0] if ahead else q < nb[j - 1, 0]): j -= 1
     if j >= B: return size
     last = min(size, B - 1)
     for t in range(last, j, -1):
         nb[t, :] = nb[t - 1, :]; nb_v[t, :] = nb_v[t - 1, :]
-    nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = entry
+    nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = q, member, f, thr, op, lab, cnt, carried
     nb_v[j, :v.shape[0]] = v
     return min(size + 1, B)
 
 # %% ../nbs/01a_boomer.ipynb #beam18e02
-class Beam(NamedTuple):
-    "The beam search's buffers (`_rule_induction`): its members' state double-buffered along axis 0 (this step, the next)."
-    opts: np.ndarray          # [min_coverage, beam_width B, max_head_refinements (0: no limit), recalculate_predictions,
-                              #  resample_features]
-    cov: np.ndarray           # (2, B, n) each member's covered levels
-    mf: np.ndarray            # (2, B, D) each member's conditions: feature, threshold, operator
-    mthr: np.ndarray
-    mop: np.ndarray
-    mi: np.ndarray            # (2, B, 5) int rows: depth, search label, head label, open, count
-    mq: np.ndarray            # (2, B) quality
-    mtot: np.ndarray          # (2, B, A) the weighted sums of the examples it covers
-    cand: np.ndarray          # (n_feat, B, 5) each slot's B best candidates, rows as `_offer`'s `best`
-    cand_v: np.ndarray        # (n_feat, B, A) and their sums
-    nb: np.ndarray            # (B, 8) the next beam: q, member, feature, thr, op, label, count, carried
-    nb_v: np.ndarray          # (B, A) and its sums
-    fcols: np.ndarray         # (2,) a frozen label's two columns
-
-def _beam_start(state, cfg, train, ws, beam, fixed_label):
-    "Start a beam: draw the instance sample, and make member 0 the empty rule with the sample's sums (as `_rule_start`)."
-    stats, w, perm_n, cols, head = borrow(train.stats, ws.w, ws.perm_n, ws.cols, ws.head)
-    mi, mq, mtot, cov = borrow(beam.mi, beam.mq, beam.mtot, beam.cov)
-    mode, K = HEAD_MODE, cfg.K
+def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
+                         ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, rows_buf,
+                         cols, tmp_full, slot_buf, scores, work, head, cond_f, cond_thr, cond_op,
+                         opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols, abs_score, fixed_label):
+    """Grow one rule by a top-down beam search (see the prose above) and add it to the scores; returns what
+    `_grow_rule_impl` returns. `opts` = [min_coverage, beam_width B, max_head_refinements (0: no limit),
+    recalculate_predictions, resample_features]. Members' state is double-buffered along axis 0 of `cov` (covered
+    levels), `mf`/`mthr`/`mop` (conditions), `mi` (int rows: depth, search label, head label, open, count), `mq`
+    (quality) and `mtot` (the weighted sums of the examples they cover); `cand`/`cand_v` hold each slot's B best
+    candidates, `nb`/`nb_v` the next beam (rows q, member, feature, thr, op, label, count, carried)."""
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)
+    Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full = borrow(Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full)
+    slot_buf, scores, work, head, cond_f, cond_thr, cond_op, opts = borrow(slot_buf, scores, work, head, cond_f, cond_thr,
+                                                                           cond_op, opts)
+    cov, mf, mthr, mop, mi, mq, mtot = borrow(cov, mf, mthr, mop, mi, mq, mtot)
+    cand, cand_v, nb, nb_v, fcols = borrow(cand, cand_v, nb, nb_v, fcols)
+    mode = HEAD_MODE
+    n = stats.shape[0]
+    W = tmp_full.shape[0]
     single = mode == 1 or mode == 3
-    _sample_instances(state, cfg.sampling, cfg.sample_size, w, perm_n)
+    B = int(opts[1]); max_head = int(opts[2])
+    _sample_instances(state, sampling, sample_size, w, perm_n)
     tot0 = mtot[0, 0]
     tot0[:] = 0.0; cnt = 0
-    for i in range(stats.shape[0]):
+    for i in range(n):
         if w[i] > 0:
             _add(tot0, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
     cov[0, 0, :] = 0
-    mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if cfg.abs_score and single else -1, -1, 1, cnt
+    mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if abs_score and single else -1, -1, 1, cnt
     mq[0, 0] = 0.0
     if fixed_label >= 0 and single:                  # post-optimisation keeps the label: its two sums only
         g0, h0 = tot0[fixed_label], tot0[K + (fixed_label if mode == 1 else fixed_label * (fixed_label + 3) // 2)]
         tot0[0] = g0; tot0[1] = h0; mi[0, 0, 1] = fixed_label; mi[0, 0, 2] = fixed_label
-
-# %% ../nbs/01a_boomer.ipynb #beamk004
-def _beam_search_member(cfg, X, stats, ws, beam, cur, m, bound, nf):
-    """Refine member `m` of beam `cur`: slot s searches the sampled feature ws.perm_f[s] (s < nf) and keeps its B best
-    candidates that beat `bound` in cand[s]/cand_v[s] (count 0 for none); the slots run in parallel (`PARALLEL`)."""
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row,
-                                                                 X.nominal)
-    stats, w, perm_f, cols, slot_buf, scores, work = borrow(stats, ws.w, ws.perm_f, ws.cols, ws.slot_buf, ws.scores, ws.work)
-    opts, cov, mi, mtot, cand, cand_v, fcols = borrow(beam.opts, beam.cov, beam.mi, beam.mtot, beam.cand, beam.cand_v,
-                                                      beam.fcols)
-    mode, K, l2 = HEAD_MODE, cfg.K, cfg.l2
-    depth, lab = mi[cur, m, 0], mi[cur, m, 1]
-    tot = mtot[cur, m]
-    if lab >= 0:
-        fcols[0] = lab; fcols[1] = K + (lab if mode == 1 else lab * (lab + 3) // 2)
-    for s in numba.prange(nf):
-        cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
-        f, Xs = perm_f[s], Features(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)   # of borrowed arrays
-        if lab < 0:                                  # the rule's own head mode, on all W sums
-            _search_feature_beam(f, Xs, (stats, cols, True), (w, cov[cur, m], depth, tot, mi[cur, m, 4]), mode,
-                                 (K, lab, l2, scores[s], work[s]), slot_buf[s], (cand[s], cand_v[s]), opts, LOW_RANK)
-        elif not nominal[f]:                         # a frozen single label, numeric feature: the scalar sweep
-            _search_numeric_frozen_beam(f, Xs, stats, fcols[0], fcols[1], (w, cov[cur, m], depth, tot[0], tot[1],
-                                        mi[cur, m, 4]), lab, l2, (cand[s], cand_v[s, :, :2]), opts)
-        else:                                        # a frozen single label, nominal feature: its two sums
-            _search_feature_beam(f, Xs, (stats, fcols, False), (w, cov[cur, m], depth, tot[:2], mi[cur, m, 4]), 0,
-                                 (1, lab, l2, scores[s], work[s]), slot_buf[s], (cand[s], cand_v[s, :, :2]), opts)
-
-@kernel()
-def _beam_collect(beam, perm_f, cur, m, nf, m_new):
-    """Insert the slots' candidates for member `m` into the next beam (`_beam_insert`), in sampling order (the first of
-    equals stays ahead). Returns (the next beam's size, whether none was found: the member is then carried over)."""
-    cand, cand_v, nb, nb_v = beam.cand, beam.cand_v, beam.nb, beam.nb_v
-    B = int(beam.opts[1])
-    nv = 2 if beam.mi[cur, m, 1] >= 0 else cand_v.shape[2]
-    carried = True
-    for s in range(nf):
-        for k in range(B):
-            if cand[s, k, 4] <= 0: break
-            carried = False
-            entry = (cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2], cand[s, k, 3], cand[s, k, 4], 0.0)
-            m_new = _beam_insert(nb, nb_v, m_new, B, entry, cand_v[s, k, :nv], False)
-    return m_new, carried
-
-# %% ../nbs/01a_boomer.ipynb #beamk005
-def _beam_advance(cfg, X, beam, cur, m_new):
-    """The next beam's members (in `1 - cur`) from their parents in `cur` and the rows of `nb`: a carried member is
-    closed, a refined one gets its condition, its covered examples, its sums and (single-label heads, after
-    max_head_refinements conditions) its frozen label."""
-    opts, cov, mf, mthr, mop, mi, mq, mtot, nb, nb_v = borrow(beam.opts, beam.cov, beam.mf, beam.mthr, beam.mop, beam.mi,
-                                                             beam.mq, beam.mtot, beam.nb, beam.nb_v)
-    mode, K, max_head, nxt = HEAD_MODE, cfg.K, int(opts[2]), 1 - cur
-    single = mode == 1 or mode == 3
-    for j in range(m_new):
-        p = int(nb[j, 1])
-        cov[nxt, j, :] = cov[cur, p, :]
-        d = mi[cur, p, 0]
-        mf[nxt, j, :d] = mf[cur, p, :d]; mthr[nxt, j, :d] = mthr[cur, p, :d]; mop[nxt, j, :d] = mop[cur, p, :d]
-        mi[nxt, j, :] = mi[cur, p, :]; mq[nxt, j] = nb[j, 0]
-        if nb[j, 7] != 0.0:                          # carried: closed
-            mtot[nxt, j, :] = mtot[cur, p, :]; mi[nxt, j, 3] = 0; continue
-        f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
-        _apply_condition(f, thr, op, X.ptr, X.val, X.row, X.nan_ptr, X.nan_row, cov[nxt, j], d)
-        mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
-        c = int(nb[j, 6])
-        mi[nxt, j, 0] = d + 1; mi[nxt, j, 4] = c; mi[nxt, j, 3] = 1 if c > opts[0] else 0
-        lab = mi[cur, p, 1]
-        if lab >= 0: mtot[nxt, j, :2] = nb_v[j, :2]
-        elif single:
-            mi[nxt, j, 2] = int(nb[j, 5])
-            if max_head > 0 and d + 1 >= max_head:   # freeze the label: keep only its two sums
-                k = int(nb[j, 5]); mi[nxt, j, 1] = k
-                mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, K + (k if mode == 1 else k * (k + 3) // 2)]
-            else: mtot[nxt, j, :] = nb_v[j, :]
-        else: mtot[nxt, j, :] = nb_v[j, :]
-
-# %% ../nbs/01a_boomer.ipynb #beamk006
-def _grow_rule_beam_impl(state, cfg, X, train, ws, beam, fixed_label):
-    """Grow one rule by a top-down beam search (see the prose above) and add it to the scores; returns what
-    `_grow_rule_impl` returns. `beam`: the `Beam` buffers; the other arguments as `_grow_rule_impl`'s."""
-    _beam_start(state, cfg, train, ws, beam, fixed_label)
-    mq, mi, B = beam.mq, beam.mi, int(beam.opts[1])
-    cur, size, step, F = 0, 1, 0, ws.perm_f.shape[0]
-    nf, tried = cfg.n_feat, 0                        # as in `_grow_rule_impl`: more features for a first condition
-    while step < cfg.max_conditions:
+    cur, size, step = 0, 1, 0
+    F = perm_f.shape[0]
+    nf, tried = n_feat, 0                            # as in `_grow_rule_impl`: more features for a first condition
+    while step < max_conditions:
         bound = mq[cur, size - 1]                    # a refinement must beat the beam's worst member
         m_new, found = 0, False
         for m in range(size):
             carried = True
             if mi[cur, m, 3] == 1:
-                if tried == 0 and (m == 0 or beam.opts[4] != 0.0):   # one feature sample per step, or one per member
-                    _sample_features(state, ws.perm_f, cfg.n_feat)
-                _beam_search_member(cfg, X, train.stats, ws, beam, cur, m, bound, nf)
-                m_new, carried = _beam_collect(beam, ws.perm_f, cur, m, nf, m_new)
+                if tried == 0 and (m == 0 or opts[4] != 0.0):   # one feature sample per step, or one per member
+                    for j in range(n_feat):
+                        r = j + _randbelow(state, F - j)
+                        perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
+                depth, lab = mi[cur, m, 0], mi[cur, m, 1]
+                tot = mtot[cur, m]
+                if lab >= 0:
+                    fcols[0] = lab; fcols[1] = K + (lab if mode == 1 else lab * (lab + 3) // 2)
+                for s in numba.prange(nf):
+                    cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
+                    f = perm_f[s]
+                    if lab < 0:                      # the rule's own head mode, on all W sums
+                        _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols,
+                                             True, w, cov[cur, m], depth, tot, mi[cur, m, 4], mode, K, lab, l2,
+                                             slot_buf[s, 0], slot_buf[s, 1], slot_buf[s, 2], slot_buf[s, 3],
+                                             scores[s], work[s], cand[s], cand_v[s], opts, LOW_RANK)
+                    elif not nominal[f]:             # a frozen single label, numeric feature: the scalar sweep
+                        _search_numeric_frozen_beam(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols[0], fcols[1],
+                                                    w, cov[cur, m], depth, tot[0], tot[1], mi[cur, m, 4], lab, l2, cand[s],
+                                                    cand_v[s, :, :2], opts)
+                    else:                            # a frozen single label, nominal feature: its two sums
+                        _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols,
+                                             False, w, cov[cur, m], depth, tot[:2], mi[cur, m, 4], 0, 1, lab, l2,
+                                             slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2],
+                                             scores[s], work[s], cand[s], cand_v[s, :, :2], opts)
+                nv = 2 if lab >= 0 else W
+                for s in range(nf):                  # into the next beam, in sampling order: first of equals stays ahead
+                    for k in range(B):
+                        if cand[s, k, 4] <= 0: break
+                        carried = False
+                        m_new = _beam_insert(nb, nb_v, m_new, B, cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
+                                             cand[s, k, 3], cand[s, k, 4], 0.0, cand_v[s, k, :nv], False)
             if carried:                              # nothing refines it: it stays, ahead of equal refinements
-                m_new = _beam_insert(beam.nb, beam.nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0, 0.0, 0.0, 1.0),
-                                     beam.mtot[cur, m, :1], True)
+                m_new = _beam_insert(nb, nb_v, m_new, B, mq[cur, m], m, -1, 0.0, 0, 0.0, 0.0, 1.0, mtot[cur, m, :1], True)
             else: found = True
         if not found:
-            if step > 0 or tried + nf >= F or not _all_constant(ws.perm_f[:nf], X.ptr, X.val, X.row, X.nan_ptr,
-                                                                X.nan_row, ws.w): break
-            tried += nf; nf = _draw_more(state, ws.perm_f, tried, cfg.n_feat)
+            if step > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w): break
+            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
             continue
-        tried, nf = 0, cfg.n_feat
-        _beam_advance(cfg, X, beam, cur, m_new)
-        cur, size, step = 1 - cur, m_new, step + 1
+        tried, nf = 0, n_feat
+        nxt = 1 - cur
+        for j in range(m_new):                       # the next beam's members from their parents
+            p = int(nb[j, 1])
+            cov[nxt, j, :] = cov[cur, p, :]
+            d = mi[cur, p, 0]
+            mf[nxt, j, :d] = mf[cur, p, :d]; mthr[nxt, j, :d] = mthr[cur, p, :d]; mop[nxt, j, :d] = mop[cur, p, :d]
+            mi[nxt, j, :] = mi[cur, p, :]; mq[nxt, j] = nb[j, 0]
+            if nb[j, 7] != 0.0:                      # carried: closed
+                mtot[nxt, j, :] = mtot[cur, p, :]; mi[nxt, j, 3] = 0; continue
+            f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
+            _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, cov[nxt, j], d)
+            mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
+            c = int(nb[j, 6])
+            mi[nxt, j, 0] = d + 1; mi[nxt, j, 4] = c; mi[nxt, j, 3] = 1 if c > opts[0] else 0
+            lab = mi[cur, p, 1]
+            if lab >= 0: mtot[nxt, j, :2] = nb_v[j, :2]
+            elif single:
+                mi[nxt, j, 2] = int(nb[j, 5])
+                if max_head > 0 and d + 1 >= max_head:   # freeze the label: keep only its two sums
+                    k = int(nb[j, 5]); mi[nxt, j, 1] = k
+                    mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, K + (k if mode == 1 else k * (k + 3) // 2)]
+                else: mtot[nxt, j, :] = nb_v[j, :]
+            else: mtot[nxt, j, :] = nb_v[j, :]
+        cur, size, step = nxt, m_new, step + 1
     depth = mi[cur, 0, 0]
     if depth == 0: return 0, -1, 0
-    single = HEAD_MODE == 1 or HEAD_MODE == 3
     label = mi[cur, 0, 2] if single else -1
-    for c in range(depth): ws.cond_f[c], ws.cond_thr[c], ws.cond_op[c] = beam.mf[cur, 0, c], beam.mthr[cur, 0, c], beam.mop[cur, 0, c]
-    if single: ws.cols[0] = label; ws.cols[1] = cfg.K + (label if HEAD_MODE == 1 else label * (label + 3) // 2)
-    W = ws.total.shape[0]                            # recalculate_predictions=False: the head from the sample's sums
-    depth, m, t = _covered_sums(cfg, train.stats, ws, beam.cov[cur, 0], depth, label, W, 0, beam.opts[3] == 0.0, None)
-    _rule_head(cfg, ws, label, W, 0, 1)
-    _update_scores(cfg, train, ws, m, label, 0, 1)
-    for c in range(W): ws.cols[c] = c
+    covered = cov[cur, 0]
+    for c in range(depth): cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
+    if single:
+        cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+    if IREP:                                         # as in `_grow_rule_impl`
+        if depth > 1:
+            depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, LOW_RANK, tmp_full, scores[0], work[0], head)
+            for i in range(n):
+                if covered[i] > depth: covered[i] = depth
+    recalc = opts[3] != 0.0                          # False: the head from the sample's weighted sums
+    m = 0
+    tmp_full[:] = 0.0
+    n_sum = 2 if single else W
+    for i in range(n):
+        if covered[i] == depth:
+            rows_buf[m] = i; m += 1
+            wi = 1.0 if recalc else float(w[i])
+            if wi == 0.0: continue
+            if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, wi, K, head)
+            else:
+                for c in range(n_sum): tmp_full[cols[c]] += wi * stats[i, cols[c]]
+    if mode == 1 or mode == 3:                       # the rest is `_grow_rule_impl`'s
+        d = tmp_full[cols[1]] + l2
+        head[:] = 0.0
+        head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
+    else:
+        if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
+        else: _quality(tmp_full, mode, K, label, l2, head, work[0])
+        for k in range(K): head[k] *= shrinkage
+    one_label = single and mode == 1 and (loss == 0 or loss == 2 or loss == 4)
+    for r in range(m):
+        i = rows_buf[r]
+        if one_label:                                # one entry's statistics: two numbers, or the row on one-entry slices
+            S[i, label] += head[label]
+            if LOSS == 0 or LOSS == 4:
+                g1, h1 = _label_wise_stats(LOSS, float(Y[i, label]), S[i, label])
+                stats[i, label] = g1; stats[i, K + label] = h1
+            else: _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
+                            stats[i, K + label:K + label + 1])
+            continue
+        if single: S[i, label] += head[label]
+        else:
+            for k in range(K): S[i, k] += head[k]
+        _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
+    for c in range(W): cols[c] = c
     return depth, label, m
 
 # %% ../nbs/01a_boomer.ipynb #beam18e03
@@ -2245,8 +2087,8 @@ def _uses_beam_kernel(est, o):
 @functools.cache
 def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
-    return _grow_family(_grow_rule_beam_impl, parallel, _BEAM_HELPERS, "_beam_search_member", HEAD_MODE=mode,
-                        LOW_RANK=bool(low_rank), IREP=bool(irep), LOSS=int(loss), OPTS=False, FROZEN_MODE=0)
+    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), IREP=bool(irep),
+                                                   LOSS=int(loss)))
 
 def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False, loss=0):
     """(grow, max_conditions) for `_fit_rules`: the greedy kernel `grow` as it is, or a function with its arguments
@@ -2270,12 +2112,18 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
     kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep, loss)
     opts = np.array([o["min_coverage"], B, o["max_head_refinements"] or 0, o["recalculate_predictions"],
                      o.get("resample_features", False)], np.float64)
-    beam = Beam(opts=opts, cov=np.empty((2, B, n), np.int64), mf=np.empty((2, B, D), np.int64), mthr=np.empty((2, B, D)),
+    beam = dict(opts=opts, cov=np.empty((2, B, n), np.int64), mf=np.empty((2, B, D), np.int64), mthr=np.empty((2, B, D)),
                 mop=np.empty((2, B, D), np.int8), mi=np.empty((2, B, 5), np.int64), mq=np.empty((2, B)),
                 mtot=np.empty((2, B, A)), cand=np.empty((n_feat, B, 5)), cand_v=np.empty((n_feat, B, A)),
                 nb=np.empty((B, 8)), nb_v=np.empty((B, A)), fcols=np.empty(2, np.int64))
-    def grow_beam(state, cfg, X, train, ws, hgram, slot_t, tim, fixed_label, out_next):   # the greedy kernel's arguments
-        return kern(state, cfg, X, train, ws, beam, fixed_label)
+    def grow_beam(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
+                  nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full,
+                  slot_best, slot_v, slot_buf, scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim,
+                  abs_score=False, fixed_label=-1, operm=None, osel=None, out_sampling=0, out_sample_size=1, out_next=0,
+                  hgram=None):
+        return kern(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
+                    nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full, slot_buf, scores,
+                    work, head, cond_f, cond_thr, cond_op, **beam, abs_score=abs_score, fixed_label=fixed_label)
     return grow_beam, max_cond
 
 # %% ../nbs/01a_boomer.ipynb #postref1
@@ -2314,7 +2162,7 @@ def _post_optimization_options(est):
                          "supported; use True (mlrl-boomer's default).")
     return o
 
-def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, ws, seeds, stratified, single_head):
+def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, seeds, stratified, single_head):
     """Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`, `heads` and
     `covered` (each rule's covered rows) updated in place (`conds` as the grow kernel writes them: bin codes with
     feature binning)."""
@@ -2325,13 +2173,13 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, ws, se
         for r in range(1, len(conds)):
             labels, scores = heads[r]
             _move_rule(loss, Y, S, stats, covered[r], labels, scores, -1.0)   # the model without rule r
-            if stratified is not None: ws.w[:] = stratified[0].draw(stratified[1])
+            if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])
             fixed = int(labels[0]) if single_head and len(labels) == 1 and not o["refine_heads"] else -1
             depth, label, m = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed, r)
             if depth == 0:                            # nothing found: the old rule goes back
                 _move_rule(loss, Y, S, stats, covered[r], labels, scores, 1.0); continue
-            covered[r] = ws.rows_buf[:m].copy()
-            conds[r], heads[r] = _new_rule(ws, depth, label, all_labels)
+            covered[r] = bufs["rows_buf"][:m].copy()
+            conds[r], heads[r] = _new_rule(bufs, depth, label, all_labels)
 
 # %% ../nbs/01a_boomer.ipynb #tphase01
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):

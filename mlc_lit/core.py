@@ -20,8 +20,6 @@ from numbers import Integral, Real
 
 import numba
 from numba.core import cgutils, types as nbtypes
-from numba.core import ir as numba_ir
-from numba.core.ir_utils import _add_alias, alias_analysis_extensions, alias_func_extensions
 from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload
@@ -35,6 +33,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'kernel', 'by_constant', 'borrow',
            'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client',
@@ -45,11 +44,10 @@ __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'spe
 # %% ../nbs/00_core.ipynb #7575b093
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
-def _renamed(f, suffix: str, constants: dict | None = None, namespace: dict | None = None):
-    """A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants`
-    added to its globals, or with the globals `namespace`."""
-    if namespace is None: namespace = {**f.__globals__, **constants} if constants else f.__globals__
-    g = types.FunctionType(f.__code__, namespace, f.__name__ + suffix, f.__defaults__, f.__closure__)
+def _renamed(f, suffix: str, constants: dict | None = None):
+    "A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants` added to its globals."
+    g = types.FunctionType(f.__code__, {**f.__globals__, **constants} if constants else f.__globals__, f.__name__ + suffix,
+                           f.__defaults__, f.__closure__)
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
@@ -58,21 +56,12 @@ def _constant_name(v) -> str:
     f = getattr(v, "py_func", v)
     return f.__qualname__ if isinstance(f, types.FunctionType) else str(v)
 
-def specialize(f, helpers: dict | None = None, **constants):
+def specialize(f, **constants):
     """A copy of `f` that reads `constants` as globals, for a kernel that compiles only the code of those values.
 
     Numba compiles a global's value into the code and drops the branches it rules out; the copy is named after
-    the constants (functions by their names), so its kernel has its own cache entry, the same in every process.
-    `helpers` ({name: decorator}, e.g. `{"_step": kernel()}`): functions `f` calls that read the same constants.
-    Each is copied too, named alike and wrapped by its decorator; the copies share one set of globals, so `f` and
-    every helper call the specialised helpers."""
-    suffix = "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items()))
-    if not helpers: return _renamed(f, suffix, constants)
-    family = {**f.__globals__, **constants}
-    for name, decorate in helpers.items():
-        h = f.__globals__[name]
-        family[name] = decorate(_renamed(getattr(h, "py_func", h), suffix, namespace=family))
-    return _renamed(f, suffix, namespace=family)
+    the constants (functions by their names), so its kernel has its own cache entry, the same in every process."""
+    return _renamed(f, "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items())), constants)
 
 # %% ../nbs/00_core.ipynb #e7d335a8
 @functools.cache
@@ -135,15 +124,13 @@ class _Kernel(CPUDispatcher):
         finally: _watch.on_end()
 
 def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False,
-           literal: tuple = (), reassoc: bool = True):
+           literal: tuple = ()):
     """Decorator for a cached Numba kernel, compiled lazily through `_Kernel`.
 
     `parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for
     guarded divisions in a loop LLVM should vectorise, `literal`: names of parameters whose constants are
-    compiled in, one specialization per value. `reassoc=False`: the fast-math flags without reassociation, for a
-    kernel whose bits must not depend on where LLVM inlines its code (see *Fast-math and the kernel cache*)."""
-    flags = (_FASTMATH if reassoc else _FASTMATH - {"reassoc"}) if fastmath else False
-    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=flags,
+    compiled in, one specialization per value."""
+    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
                    inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
     def compile_lazily(f):
         if numba.config.DISABLE_JIT: return f
@@ -199,20 +186,9 @@ def borrow(typingctx, *arrays):
         return context.make_tuple(builder, ret, out) if len(tys) > 1 else out[0]
     return ret(nbtypes.StarArgTuple.from_types(tys)), codegen
 
-def _borrowed_aliases(lhs, args, alias_map, arg_aliases):
-    "For Numba's dead-code pass: what `borrow` returns aliases its arguments."
-    for a in args: _add_alias(lhs, a.name, alias_map, arg_aliases)
-
-def _unpacked_aliases(stmt, args, typemap, func_ir, alias_map, arg_aliases):
-    "For Numba's dead-code pass: the arrays unpacked from a tuple (`a, b = borrow(a, b)`) alias the tuple."
-    if isinstance(stmt.value, numba_ir.Expr) and stmt.value.op == "exhaust_iter":
-        _add_alias(stmt.target.name, stmt.value.value.name, alias_map, arg_aliases)
-
-alias_func_extensions[("borrow", __name__)] = _borrowed_aliases   # else a store into a borrowed array that the kernel
-alias_analysis_extensions[numba_ir.Assign] = _unpacked_aliases    # does not read again is dropped as dead code
-
 if numba.config.DISABLE_JIT:                         # plain Python (NUMBA_DISABLE_JIT=1): the arrays themselves
     def borrow(*arrays): return arrays if len(arrays) > 1 else arrays[0]
+
 
 # %% ../nbs/00_core.ipynb #372840d3
 logger = logging.getLogger("mlc_lit")
