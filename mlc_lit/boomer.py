@@ -435,7 +435,7 @@ def _pair_finish(top, best, best_v, label, tim, n_offers):
         best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
         best_v[0], best_v[1] = top[3], top[4]
 
-@kernel()
+@kernel(reassoc=False)   # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
 def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
                            tot_g, tot_h, cnt_total, label, l2, best, best_v, tim):
     """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums.
@@ -1754,7 +1754,7 @@ def _search_binned(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, co
                    best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a4
-@kernel()
+@kernel(reassoc=False)   # the arithmetic of `_search_numeric_frozen`, bit for bit
 def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, ch, w, covered, level, rows, m, tot_g, tot_h, cnt_total, label, l2,
                           hg, hh, hcnt, best, best_v, tim):
     """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics,
@@ -1876,7 +1876,7 @@ def _beam_pair_start(best, best_v, label, opts): return (best, best_v, opts[0], 
 @kernel(inline=True)
 def _beam_pair_finish(top, best, best_v, label, opts, n_offers): return
 
-_search_numeric_frozen_beam = kernel()(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
+_search_numeric_frozen_beam = kernel(reassoc=False)(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
     getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen), _pair_start=_beam_pair_start,
     _pair_finish=_beam_pair_finish, _offer_pair=_offer_pair_beam,
     _offer_zero_gap=kernel(inline=True)(specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap),

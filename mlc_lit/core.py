@@ -124,13 +124,15 @@ class _Kernel(CPUDispatcher):
         finally: _watch.on_end()
 
 def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False,
-           literal: tuple = ()):
+           literal: tuple = (), reassoc: bool = True):
     """Decorator for a cached Numba kernel, compiled lazily through `_Kernel`.
 
     `parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for
     guarded divisions in a loop LLVM should vectorise, `literal`: names of parameters whose constants are
-    compiled in, one specialization per value."""
-    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=_FASTMATH if fastmath else False,
+    compiled in, one specialization per value. `reassoc=False`: the fast-math flags without reassociation, for a
+    kernel whose bits must not depend on where LLVM inlines its code (see *Fast-math and the kernel cache*)."""
+    flags = (_FASTMATH if reassoc else _FASTMATH - {"reassoc"}) if fastmath else False
+    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=flags,
                    inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
     def compile_lazily(f):
         if numba.config.DISABLE_JIT: return f

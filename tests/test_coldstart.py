@@ -74,6 +74,13 @@ for f in range(3):
     best, best_v = np.zeros((4, 5)), np.zeros((4, 2))
     _search_numeric_frozen_beam(f, *ps, st, 0, 1, w, cov, 0, tg, th, n, 0, 1.0, best, best_v, np.array([1.0, 4, 1, 1, 0]))
     h.update(best.tobytes()); h.update(best_v.tobytes())
+from mlc_lit.boomer import BoomerClassifier                  # and called from the beam search's grow kernel: with
+rng = np.random.default_rng(1)                               # reassociation, its 15th rule took another threshold
+X = np.round(rng.normal(size=(300, 10)), 2); X[rng.random(X.shape) < 0.3] = 0.0   # when the kernel came from the cache
+Y = ((X @ rng.normal(size=(10, 5)) + 0.3 * rng.normal(size=(300, 5))) > 0).astype(np.int8)
+X[rng.random(X.shape) < 0.05] = np.nan
+beam = BoomerClassifier(max_rules=60, random_state=3, rule_induction="top_down_beam_search").fit(X, Y)
+h.update(beam.head_score_.tobytes()); h.update(beam.cond_threshold_.tobytes())
 print(h.hexdigest())
 """
 
