@@ -430,6 +430,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core.clipped_proba': ('core.html#clipped_proba', 'mlc_lit/core.py'),
                               'mlc_lit.core.compile_notice': ('core.html#compile_notice', 'mlc_lit/core.py'),
                               'mlc_lit.core.compile_seconds': ('core.html#compile_seconds', 'mlc_lit/core.py'),
+                              'mlc_lit.core.compiled': ('core.html#compiled', 'mlc_lit/core.py'),
                               'mlc_lit.core.csr_arrays': ('core.html#csr_arrays', 'mlc_lit/core.py'),
                               'mlc_lit.core.current_client': ('core.html#current_client', 'mlc_lit/core.py'),
                               'mlc_lit.core.int_at_least': ('core.html#int_at_least', 'mlc_lit/core.py'),

@@ -23,8 +23,8 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, binned_head_row, binning_rows
 from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, borrow, by_constant,
-                          check_memory, clipped_proba, compile_seconds, int_at_least, kernel, n_threads, numba_threads, spawn_seeds,
-                          specialize)
+                          check_memory, clipped_proba, compile_seconds, compiled, int_at_least, kernel, n_threads, numba_threads,
+                          spawn_seeds, specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
                             LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
                             _complete_head, _decomposable_head, _label_wise_stats, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
@@ -656,12 +656,15 @@ def _default_head_impl(g, K, label, l2, work, head):
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
 # %% ../nbs/01a_boomer.ipynb #50c1fa8a
-def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
-                    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats,
-                    w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf,
-                    scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim, abs_score=False, fixed_label=-1,
-                    out_sampling=0, out_sample_size=1, out_next=0, operm=None, osel=None, hgram=None):
+def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
     """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
+
+    `cfg` = (loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, abs_score, out_sampling,
+    out_sample_size): the fit's settings (built in `_fit_rules`); `data` = (ptr, val, row, pos_start, nan_ptr, nan_row,
+    nominal, Y, S, stats): the presorted features, the labels, the scores and their statistics; `ws` = (w, perm_n,
+    perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf, scores, work, head, cond_f,
+    cond_thr, cond_op): the rule's buffers (`_rule_buffers`), the grown rule's conditions and head written into the
+    last four; `operm`, `osel`: output sampling's buffers, `osel` also the outputs of a partial head.
 
     Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
     `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
@@ -683,10 +686,10 @@ def _grow_rule_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat
     the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit.
     `IREP` (compiled in): rule pruning (`_irep_depth`); with `IREP == 2` (`irep_update='last_prefix'`) the scores of the
     examples the grown rule's first n − 1 conditions cover are updated, as mlrl-boomer does (`_prefix_update`)."""
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)
-    Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols = borrow(Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols)
-    total, tmp_full, slot_best, slot_v, slot_buf, scores, work = borrow(total, tmp_full, slot_best, slot_v, slot_buf, scores, work)
-    head, cond_f, cond_thr, cond_op = borrow(head, cond_f, cond_thr, cond_op)   # not the optional ones: None is pruned by type
+    loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, abs_score, out_sampling, out_sample_size = cfg
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = borrow(*data)
+    w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf, scores, work, head, \
+        cond_f, cond_thr, cond_op = borrow(*ws)          # not the optional ones: None is pruned by type
     mode = HEAD_MODE
     n = stats.shape[0]
     W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
@@ -1510,8 +1513,11 @@ def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, 
     return default_head, grow, max_cond
 
 # %% ../nbs/01a_boomer.ipynb #c2f627de
+_WORKSPACE = ("w", "perm_n", "perm_f", "covered", "rows_buf", "cols", "total", "tmp_full", "slot_best", "slot_v", "slot_buf",
+              "scores", "work", "head", "cond_f", "cond_thr", "cond_op")   # the grow kernel's `ws`, in its order
+
 def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
-    "The grow kernel's buffers, allocated once per fit (its arguments from `w` on; timers only with `diagnostics`)."
+    "The grow kernel's buffers, allocated once per fit (`ws`, in `_WORKSPACE`'s order; timers only with `diagnostics`)."
     return dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
                 covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(A, dtype=np.int64),
                 total=np.empty(A), tmp_full=np.empty(A), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, A)),
@@ -1566,11 +1572,15 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
     stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
     c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
-    args = (loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, ptr, val, row, pos_start, nan_ptr,
-            nan_row, nominal, Y, S, stats)             # the same objects for every rule: gathered once
-    kw = dict(bufs, abs_score=est.single_label == "abs_score", out_sampling=out_sampling, out_sample_size=out_size)
-    def grow_rule(state, r, **fixed):                  # one kernel call: grow rule r, add it to S and the statistics
-        return grow(state, *args, **kw, out_next=(r - 1) % K, **fixed)
+    cfg = (loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, est.single_label == "abs_score",
+           out_sampling, out_size)                     # the kernel's tuples: the same objects for every rule
+    data, ws = (ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats), tuple(bufs[k] for k in _WORKSPACE)
+    run = []                                           # the grow kernel's compiled code, looked up on the first rule
+    def grow_rule(state, r, fixed_label=-1):           # one kernel call: grow rule r, add it to S and the statistics
+        args = (state, cfg, data, ws, bufs["slot_t"], bufs["tim"], int(fixed_label), (r - 1) % K, bufs["operm"],
+                bufs["osel"], bufs.get("hgram"))
+        if not run: run.append(compiled(grow, *args))
+        return run[0](*args)
     covered = [np.arange(n, dtype=np.int64)] if est.post_optimization is not None else None   # each rule's rows
     to_values = None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2])   # `conds` hold bin codes
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
@@ -1898,22 +1908,19 @@ def _beam_insert(nb, nb_v, size, B, q, member, f, thr, op, lab, cnt, carried, v,
     return min(size + 1, B)
 
 # %% ../nbs/01a_boomer.ipynb #beam18e02
-def _grow_rule_beam_impl(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions,
-                         ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, rows_buf,
-                         cols, tmp_full, slot_buf, scores, work, head, cond_f, cond_thr, cond_op,
-                         opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols, abs_score, fixed_label):
+def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     """Grow one rule by a top-down beam search (see the prose above) and add it to the scores; returns what
-    `_grow_rule_impl` returns. `opts` = [min_coverage, beam_width B, max_head_refinements (0: no limit),
+    `_grow_rule_impl` returns, and takes its `cfg`, `data` and `ws` (without reading `covered`, `total`, `slot_best`,
+    `slot_v` or the output sampling settings). `beam` = (opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb,
+    nb_v, fcols) (built in `_rule_induction`): `opts` = [min_coverage, beam_width B, max_head_refinements (0: no limit),
     recalculate_predictions, resample_features]. Members' state is double-buffered along axis 0 of `cov` (covered
     levels), `mf`/`mthr`/`mop` (conditions), `mi` (int rows: depth, search label, head label, open, count), `mq`
     (quality) and `mtot` (the weighted sums of the examples they cover); `cand`/`cand_v` hold each slot's B best
     candidates, `nb`/`nb_v` the next beam (rows q, member, feature, thr, op, label, count, carried)."""
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal = borrow(ptr, val, row, pos_start, nan_ptr, nan_row, nominal)
-    Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full = borrow(Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full)
-    slot_buf, scores, work, head, cond_f, cond_thr, cond_op, opts = borrow(slot_buf, scores, work, head, cond_f, cond_thr,
-                                                                           cond_op, opts)
-    cov, mf, mthr, mop, mi, mq, mtot = borrow(cov, mf, mthr, mop, mi, mq, mtot)
-    cand, cand_v, nb, nb_v, fcols = borrow(cand, cand_v, nb, nb_v, fcols)
+    loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, abs_score, _, _ = cfg
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = borrow(*data)
+    w, perm_n, perm_f, _, rows_buf, cols, _, tmp_full, _, _, slot_buf, scores, work, head, cond_f, cond_thr, cond_op = borrow(*ws)
+    opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = borrow(*beam)
     mode = HEAD_MODE
     n = stats.shape[0]
     W = tmp_full.shape[0]
@@ -2112,18 +2119,15 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
     kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep, loss)
     opts = np.array([o["min_coverage"], B, o["max_head_refinements"] or 0, o["recalculate_predictions"],
                      o.get("resample_features", False)], np.float64)
-    beam = dict(opts=opts, cov=np.empty((2, B, n), np.int64), mf=np.empty((2, B, D), np.int64), mthr=np.empty((2, B, D)),
-                mop=np.empty((2, B, D), np.int8), mi=np.empty((2, B, 5), np.int64), mq=np.empty((2, B)),
-                mtot=np.empty((2, B, A)), cand=np.empty((n_feat, B, 5)), cand_v=np.empty((n_feat, B, A)),
-                nb=np.empty((B, 8)), nb_v=np.empty((B, A)), fcols=np.empty(2, np.int64))
-    def grow_beam(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
-                  nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full,
-                  slot_best, slot_v, slot_buf, scores, work, head, cond_f, cond_thr, cond_op, slot_t, tim,
-                  abs_score=False, fixed_label=-1, operm=None, osel=None, out_sampling=0, out_sample_size=1, out_next=0,
-                  hgram=None):
-        return kern(state, loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, ptr, val, row, pos_start,
-                    nan_ptr, nan_row, nominal, Y, S, stats, w, perm_n, perm_f, rows_buf, cols, tmp_full, slot_buf, scores,
-                    work, head, cond_f, cond_thr, cond_op, **beam, abs_score=abs_score, fixed_label=fixed_label)
+    beam = (opts, np.empty((2, B, n), np.int64), np.empty((2, B, D), np.int64), np.empty((2, B, D)),   # cov, mf, mthr
+            np.empty((2, B, D), np.int8), np.empty((2, B, 5), np.int64), np.empty((2, B)), np.empty((2, B, A)),   # mop, mi, mq, mtot
+            np.empty((n_feat, B, 5)), np.empty((n_feat, B, A)), np.empty((B, 8)), np.empty((B, A)),   # cand, cand_v, nb, nb_v
+            np.empty(2, np.int64))                                                                    # fcols
+    run = []                                             # the beam kernel's compiled code, looked up on the first rule
+    def grow_beam(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
+        args = (state, cfg, data, ws, beam, fixed_label)
+        if not run: run.append(compiled(kern, *args))
+        return run[0](*args)
     return grow_beam, max_cond
 
 # %% ../nbs/01a_boomer.ipynb #postref1

@@ -35,8 +35,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 
 # %% auto #0
-__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'kernel', 'by_constant', 'borrow',
-           'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client',
+__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'kernel', 'compiled', 'by_constant',
+           'borrow', 'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client',
            'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
            'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba',
            'MultiLabelClassifier']
@@ -141,6 +141,15 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
         disp.enable_caching()
         return disp
     return compile_lazily
+
+# %% ../nbs/00_core.ipynb #870c6788
+def compiled(kern, *args):
+    """The compiled code of kernel `kern` for the types of `args`, compiled or loaded now: a function to call many
+    times with arguments of exactly those types. It checks none of them (an array of another dtype would be read as
+    the wrong bits) and so skips the dispatcher's type lookup on every call. A plain function (or any function under
+    `NUMBA_DISABLE_JIT=1`) comes back as it is."""
+    if not isinstance(kern, _Kernel): return kern
+    return kern.compile(tuple(kern.typeof_pyval(a) for a in args))
 
 # %% ../nbs/00_core.ipynb #5fbd893b
 def _forwarder(f, callee):
