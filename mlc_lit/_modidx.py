@@ -267,6 +267,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._offer_pair': ('boomer.html#_offer_pair', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._offer_pair_beam': ('boomer.html#_offer_pair_beam', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._offer_zero_gap': ('boomer.html#_offer_zero_gap', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._offer_zero_gaps': ('boomer.html#_offer_zero_gaps', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._one_value': ('boomer.html#_one_value', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._output_criteria': ('boomer.html#_output_criteria', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._packed_sum': ('boomer.html#_packed_sum', 'mlc_lit/boomer.py'),

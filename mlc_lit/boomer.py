@@ -315,6 +315,27 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim)
 def _diff(out, a, b):
     for c in range(out.shape[0]): out[c] = a[c] - b[c]
 
+# %% ../nbs/01a_boomer.ipynb #4a026ddf
+@kernel(inline=True, literal=("mode",))
+def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, best, best_v, tim):
+    """The thresholds around a feature's implicit zeros, offered (`_offer`) once its sweeps are done: `neg` = (weight,
+    last value) of the negative values, summed in `pre`; `pos` = (weight, first value) of the positive ones, in `suf`;
+    `cnt_f` the weight of all covered examples with a value, summed in `tot`; `sums` = (pre, suf, tmp, tot), `tmp`
+    scratch; `hd` = (K, label, l2, scores, work), what `_offer` takes besides the mode. (`_offer_zero_gap` below is
+    the same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a compile-time constant."""
+    pre, suf, tmp, tot = sums
+    K, label, l2, scores, work = hd
+    (cnt_neg, last_neg), (cnt_pos, first_pos) = neg, pos
+    cnt_zero = cnt_f - cnt_neg - cnt_pos
+    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
+        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
+        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
+        thr = 0.5 * first_pos
+        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+
 # %% ../nbs/01a_boomer.ipynb #e32732e2
 @kernel(literal=("mode", "low_rank"))
 def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
@@ -368,15 +389,8 @@ def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stat
             _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
             _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
         _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_pos += w[i]; first_pos = v
-    cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
-        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
-        thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode,
+                     (K, label, l2, scores, work), best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
 @kernel(inline=True)
@@ -1739,15 +1753,8 @@ def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, 
             _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
         for c in range(suf.shape[0]): suf[c] += hist[b, c]
         cnt_pos += hcnt[b]; first_pos = v
-    cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
-        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
-        thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode,
+                     (K, label, l2, scores, work), best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
@@ -1855,8 +1862,10 @@ def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v,
     best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, lab, cnt
     best_v[j, :] = v
 
-_search_feature_beam = kernel(literal=("mode", "low_rank"))(
-    specialize(getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam))
+_search_feature_beam = kernel(literal=("mode", "low_rank"))(specialize(   # its zeros' thresholds offered to the beam too
+    getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam,
+    _offer_zero_gaps=kernel(inline=True, literal=("mode",))(specialize(getattr(_offer_zero_gaps, "py_func", _offer_zero_gaps),
+                                                                       _offer=_offer_beam))))
 
 # %% ../nbs/01a_boomer.ipynb #44c67f6a
 @kernel()
