@@ -625,10 +625,12 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0b02
 @kernel(literal=("mode",))
-def _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, low_rank, acc, scores, work, t):
+def _irep_depth(stats, w, covered, depth, cols, mode, hd, low_rank, acc, t):
     """The number of leading conditions IREP keeps (1..`depth`): the prefix whose covered prune-set examples (weight 0,
-    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `acc`, `scores`, `work`, `t`: scratch."""
+    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `hd` = (K, label, l2, scores, work):
+    what `_quality` takes besides the mode (`scores`, `work` scratch, as `acc` and `t`)."""
     numba.literally(mode)
+    K, label, l2, scores, work = hd
     single = mode == 1 or mode == 3
     acc[:] = 0.0
     cnt, best_d, best_q = 0, depth, math.inf
@@ -827,7 +829,8 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
     grown = depth
     if IREP:                                         # rule_pruning='irep' (compiled in only then): cut trailing conditions
         if depth > 1:
-            depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, LOW_RANK, tmp_full, scores[0], work[0], head)
+            depth = _irep_depth(stats, w, covered, depth, cols, mode, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full,
+                                head)
             if IREP != 2:                            # (2: the levels stay; `_prefix_update` reads them)
                 for i in range(n):
                     if covered[i] > depth: covered[i] = depth
@@ -1903,16 +1906,18 @@ _search_numeric_frozen_beam = kernel(reassoc=False)(specialize(   # the scalar s
 
 # %% ../nbs/01a_boomer.ipynb #77e2d5d5
 @kernel()
-def _beam_insert(nb, nb_v, size, B, q, member, f, thr, op, lab, cnt, carried, v, ahead):
-    """Insert a candidate into the next beam `nb` (rows q, member, feature, thr, op, label, count, carried; best first,
-    at most `B`), its sums `v` into `nb_v`; returns the new size. `ahead`: placed before equals (a carried member)."""
+def _beam_insert(nb, nb_v, size, B, cand, v, ahead):
+    """Insert a candidate `cand` = (q, member, feature, thr, op, label, count, carried) into the next beam `nb` (rows
+    of those eight; best first, at most `B`), its sums `v` into `nb_v`; returns the new size. `ahead`: placed before
+    equals (a carried member)."""
+    q = cand[0]
     j = size
     while j > 0 and (q <= nb[j - 1, 0] if ahead else q < nb[j - 1, 0]): j -= 1
     if j >= B: return size
     last = min(size, B - 1)
     for t in range(last, j, -1):
         nb[t, :] = nb[t - 1, :]; nb_v[t, :] = nb_v[t - 1, :]
-    nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = q, member, f, thr, op, lab, cnt, carried
+    nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = cand
     nb_v[j, :v.shape[0]] = v
     return min(size + 1, B)
 
@@ -1986,10 +1991,10 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
                     for k in range(B):
                         if cand[s, k, 4] <= 0: break
                         carried = False
-                        m_new = _beam_insert(nb, nb_v, m_new, B, cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
-                                             cand[s, k, 3], cand[s, k, 4], 0.0, cand_v[s, k, :nv], False)
+                        m_new = _beam_insert(nb, nb_v, m_new, B, (cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
+                                             cand[s, k, 3], cand[s, k, 4], 0.0), cand_v[s, k, :nv], False)
             if carried:                              # nothing refines it: it stays, ahead of equal refinements
-                m_new = _beam_insert(nb, nb_v, m_new, B, mq[cur, m], m, -1, 0.0, 0, 0.0, 0.0, 1.0, mtot[cur, m, :1], True)
+                m_new = _beam_insert(nb, nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0.0, 0.0, 0.0, 1.0), mtot[cur, m, :1], True)
             else: found = True
         if not found:
             if step > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w): break
@@ -2029,7 +2034,8 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
         cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
     if IREP:                                         # as in `_grow_rule_impl`
         if depth > 1:
-            depth = _irep_depth(stats, w, covered, depth, cols, mode, K, label, l2, LOW_RANK, tmp_full, scores[0], work[0], head)
+            depth = _irep_depth(stats, w, covered, depth, cols, mode, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full,
+                                head)
             for i in range(n):
                 if covered[i] > depth: covered[i] = depth
     recalc = opts[3] != 0.0                          # False: the head from the sample's weighted sums
