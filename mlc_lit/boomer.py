@@ -338,11 +338,17 @@ def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, best, best_v, tim):
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
 @kernel(literal=("mode", "low_rank"))
-def _search_feature(f, nominal, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols, all_cols, w, covered, level,
-                    total, cnt_total, mode, K, label, l2, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
-    """Best condition on feature `f` for the examples with `covered == level`, into `best` = (q, thr, op, label, count); `tim`
-    as in `_offer`. `low_rank`: `stats` rows are [g, h], the running sums packed (`_accumulate_low_rank`, scratch `scores`)."""
+def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low_rank=False):
+    """Best condition on feature `f` (`nominal` or numeric) for the examples with `covered == level` and weight > 0,
+    into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X` = (ptr, val, row, pos_start,
+    nan_ptr, nan_row), the presorted features (`_presort`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
+    (w, covered, level); `sums` = (total, cnt_total), the sums and weight of those examples; `hd` = (K, label, l2,
+    scores, work) and `tim` as in `_offer`; `bufs` = (tot, pre, suf, tmp), the running sums. `low_rank`: `stats` rows
+    are [g, h], the running sums packed (`_accumulate_low_rank`, scratch `scores`)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
+    ptr, val, row, pos_start, nan_ptr, nan_row = X
+    (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
+    (K, label, l2, scores, work), (tot, pre, suf, tmp), (best, best_v) = hd, bufs, out
     for c in range(tot.shape[0]): tot[c] = total[c]         # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
@@ -450,12 +456,15 @@ def _pair_finish(top, best, best_v, label, tim, n_offers):
         best_v[0], best_v[1] = top[3], top[4]
 
 @kernel(reassoc=False)   # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
-def _search_numeric_frozen(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, cg, ch, w, covered, level,
-                           tot_g, tot_h, cnt_total, label, l2, best, best_v, tim):
-    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums.
+def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
+    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
+    statistics columns `cg`, `ch`; `X`, `sel` and `out` as `_search_feature`'s, `sums` = (g, h, weight) of all the
+    examples searched.
 
     Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
     counted, into tim[4]; their time is part of the sweep's."""
+    ptr, val, row, pos_start, nan_ptr, nan_row = X
+    (w, covered, level), (tot_g, tot_h, cnt_total), (best, best_v) = sel, sums, out
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
@@ -755,6 +764,7 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
         for s in numba.prange(nf):
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
+            Xs = (ptr, val, row, pos_start, nan_ptr, nan_row)   # built per slot: a parallel loop takes no tuple of arrays
             slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
             if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
                 _search_binned_frozen(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[0], cols[1], w, covered, depth, rows_buf,
@@ -770,30 +780,28 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
                                slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s], slot_best[s], slot_v[s, :nc],
                                row_t, LOW_RANK)
             elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
-                _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols[0], cols[1],
-                                       w, covered, depth, total[0], total[1], cnt, label, l2, slot_best[s], slot_v[s, :2],
-                                       row_t)
+                _search_numeric_frozen(perm_f[s], Xs, stats, cols[0], cols[1], (w, covered, depth), (total[0], total[1], cnt),
+                                       label, l2, (slot_best[s], slot_v[s, :2]), row_t)
             elif (SCALAR and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
                   and not (GENERAL and _one_value(perm_f[s], ptr, val))):   # label not chosen yet: one scalar sweep per label
                 slot_best[s, 3] = -1.0
                 for k in range(K):
                     ch = K + k if mode == 1 else K + k * (k + 3) // 2
-                    _search_numeric_frozen(perm_f[s], ptr, val, row, pos_start, nan_ptr, nan_row, stats, k, ch, w,
-                                           covered, depth, total[k], total[ch], cnt, k, l2, slot_best[s], slot_buf[s, 0, :2],
-                                           row_t)
+                    _search_numeric_frozen(perm_f[s], Xs, stats, k, ch, (w, covered, depth), (total[k], total[ch], cnt), k,
+                                           l2, (slot_best[s], slot_buf[s, 0, :2]), row_t)
                     if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
                         slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
             elif label < 0 and sub == 0:             # the rule's own head mode, on all W statistics
                 if GENERAL:
-                    _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                                    cols[:nc], True, w, covered, depth, total[:nc], cnt, mode, K, label, l2,
-                                    slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
-                                    scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t, LOW_RANK)
+                    _search_feature(perm_f[s], nominal[perm_f[s]], Xs, (stats, cols[:nc], True), (w, covered, depth),
+                                    (total[:nc], cnt), mode, (K, label, l2, scores[s], work[s]),
+                                    (slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
+                                    (slot_best[s], slot_v[s, :nc]), row_t, LOW_RANK)
             elif FROZEN:                             # a frozen single label (nominal feature), or kf chosen outputs
-                _search_feature(perm_f[s], nominal[perm_f[s]], ptr, val, row, pos_start, nan_ptr, nan_row, stats,
-                                cols[:nc], False, w, covered, depth, total[:nc], cnt, fmode, kf, label, l2,
-                                slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc],
-                                scores[s], work[s], slot_best[s], slot_v[s, :nc], row_t)
+                _search_feature(perm_f[s], nominal[perm_f[s]], Xs, (stats, cols[:nc], False), (w, covered, depth),
+                                (total[:nc], cnt), fmode, (kf, label, l2, scores[s], work[s]),
+                                (slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
+                                (slot_best[s], slot_v[s, :nc]), row_t)
             if slot_t is not None: slot_t[s, 3] += _clock() - ts
         if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
         best_s, best_q = -1, rule_q
@@ -1972,20 +1980,20 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
                 for s in numba.prange(nf):
                     cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
                     f = perm_f[s]
+                    Xs, sel = (ptr, val, row, pos_start, nan_ptr, nan_row), (w, cov[cur, m], depth)   # per slot, as above
                     if lab < 0:                      # the rule's own head mode, on all W sums
-                        _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, cols,
-                                             True, w, cov[cur, m], depth, tot, mi[cur, m, 4], mode, K, lab, l2,
-                                             slot_buf[s, 0], slot_buf[s, 1], slot_buf[s, 2], slot_buf[s, 3],
-                                             scores[s], work[s], cand[s], cand_v[s], opts, LOW_RANK)
+                        _search_feature_beam(f, nominal[f], Xs, (stats, cols, True), sel, (tot, mi[cur, m, 4]), mode,
+                                             (K, lab, l2, scores[s], work[s]),
+                                             (slot_buf[s, 0], slot_buf[s, 1], slot_buf[s, 2], slot_buf[s, 3]),
+                                             (cand[s], cand_v[s]), opts, LOW_RANK)
                     elif not nominal[f]:             # a frozen single label, numeric feature: the scalar sweep
-                        _search_numeric_frozen_beam(f, ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols[0], fcols[1],
-                                                    w, cov[cur, m], depth, tot[0], tot[1], mi[cur, m, 4], lab, l2, cand[s],
-                                                    cand_v[s, :, :2], opts)
+                        _search_numeric_frozen_beam(f, Xs, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], mi[cur, m, 4]),
+                                                    lab, l2, (cand[s], cand_v[s, :, :2]), opts)
                     else:                            # a frozen single label, nominal feature: its two sums
-                        _search_feature_beam(f, nominal[f], ptr, val, row, pos_start, nan_ptr, nan_row, stats, fcols,
-                                             False, w, cov[cur, m], depth, tot[:2], mi[cur, m, 4], 0, 1, lab, l2,
-                                             slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2],
-                                             scores[s], work[s], cand[s], cand_v[s, :, :2], opts)
+                        _search_feature_beam(f, nominal[f], Xs, (stats, fcols, False), sel, (tot[:2], mi[cur, m, 4]), 0,
+                                             (1, lab, l2, scores[s], work[s]),
+                                             (slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2]),
+                                             (cand[s], cand_v[s, :, :2]), opts)
                 nv = 2 if lab >= 0 else W
                 for s in range(nf):                  # into the next beam, in sampling order: first of equals stays ahead
                     for k in range(B):

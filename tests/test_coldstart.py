@@ -69,10 +69,10 @@ st = np.hstack([G, H]); tg, th = float(G.sum()), float(H.sum())
 for f in range(3):
     for l2 in (1.0, (1.0, 0.3)):
         best, best_v = np.zeros(5), np.zeros(2)
-        _search_numeric_frozen(f, *ps, st, 0, 1, w, cov, 0, tg, th, n, 0, l2, best, best_v, None)
+        _search_numeric_frozen(f, ps, st, 0, 1, (w, cov, 0), (tg, th, n), 0, l2, (best, best_v), None)
         h.update(best.tobytes()); h.update(best_v.tobytes())
     best, best_v = np.zeros((4, 5)), np.zeros((4, 2))
-    _search_numeric_frozen_beam(f, *ps, st, 0, 1, w, cov, 0, tg, th, n, 0, 1.0, best, best_v, np.array([1.0, 4, 1, 1, 0]))
+    _search_numeric_frozen_beam(f, ps, st, 0, 1, (w, cov, 0), (tg, th, n), 0, 1.0, (best, best_v), np.array([1.0, 4, 1, 1, 0]))
     h.update(best.tobytes()); h.update(best_v.tobytes())
 from mlc_lit.boomer import BoomerClassifier                  # and called from the beam search's grow kernel: with
 rng = np.random.default_rng(1)                               # reassociation, its 15th rule took another threshold
