@@ -759,26 +759,26 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
             cnt_fs = np.empty(n_feat, np.int64)      # one thread, dense codes, all W statistics: one pass for all
             one_pass = hist_on and label < 0 and hd.shape[0] > 0 and h1[0]
             if one_pass:
-                _binned_pass_all(perm_f[:nf], nominal, hd, hz, hn, stats, w, rows_buf, m_cov, total[:nc], cnt, K, hs,
-                                 hcn, slot_buf[:, 0, :nc], cnt_fs, head, LOW_RANK)
+                _binned_pass_all(perm_f[:nf], nominal, (hd, hp, hr, hk, hz, hn), stats, (w, covered, depth, rows_buf, m_cov),
+                                 (total[:nc], cnt), K, (hs, hcn, slot_buf[:, 0, :nc], cnt_fs), head, LOW_RANK)
         for s in numba.prange(nf):
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             Xs = (ptr, val, row, pos_start, nan_ptr, nan_row)   # built per slot: a parallel loop takes no tuple of arrays
             slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
             if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
-                _search_binned_frozen(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[0], cols[1], w, covered, depth, rows_buf,
-                                      m_cov, total[0], total[1], cnt, label, l2, hs2[s, 0], hs2[s, 1], hcn[s],
-                                      slot_best[s], slot_v[s, :2], row_t)
+                _search_binned_frozen(perm_f[s], (hd, hp, hr, hk, hz, hn), stats, cols[0], cols[1],
+                                      (w, covered, depth, rows_buf, m_cov), (total[0], total[1], cnt), label, l2,
+                                      (hs2[s, 0], hs2[s, 1], hcn[s]), (slot_best[s], slot_v[s, :2]), row_t)
             elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]] and one_pass:   # histogram filled above
-                _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s, 0, :nc], cnt_fs[s], mode, K, label, l2,
-                               slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s],
-                               slot_best[s], slot_v[s, :nc], row_t)
+                _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s, 0, :nc], cnt_fs[s], mode,
+                               (K, label, l2, scores[s], work[s]), (slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
+                               (slot_best[s], slot_v[s, :nc]), row_t)
             elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]]:   # histogram, all W statistics
-                _search_binned(perm_f[s], hd, hp, hr, hk, hz, hn, stats, cols[:nc], w, covered, depth, rows_buf, m_cov, total[:nc],
-                               cnt, mode, K, label, l2, hs[s], hcn[s], slot_buf[s, 0, :nc], slot_buf[s, 1, :nc],
-                               slot_buf[s, 2, :nc], slot_buf[s, 3, :nc], scores[s], work[s], slot_best[s], slot_v[s, :nc],
-                               row_t, LOW_RANK)
+                _search_binned(perm_f[s], (hd, hp, hr, hk, hz, hn), (stats, cols[:nc]), (w, covered, depth, rows_buf, m_cov),
+                               (total[:nc], cnt), mode, (K, label, l2, scores[s], work[s]), (hs[s], hcn[s]),
+                               (slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
+                               (slot_best[s], slot_v[s, :nc]), row_t, LOW_RANK)
             elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
                 _search_numeric_frozen(perm_f[s], Xs, stats, cols[0], cols[1], (w, covered, depth), (total[0], total[1], cnt),
                                        label, l2, (slot_best[s], slot_v[s, :2]), row_t)
@@ -1689,11 +1689,15 @@ def _bin_features(est, X, nominal):
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a3
 @kernel()
-def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, K,
-                 hist, hcnt, tot, scratch, low_rank):
+def _binned_pass(f, hc, acc, sel, sums, K, hb, scratch, low_rank):
     """The histogram of feature f: each covered example's weighted statistics added to its bin's sums `hist` (counts
     `hcnt`), in example order; `tot` = `total` less the missing values (subtracted in example order, as the sweep
-    does). Returns the covered count without the missing ones."""
+    does); `hb` = (hist, hcnt, tot). `hc` = (dense, cptr, crow, ccode, zero, n_bins): the histogram codes
+    (`_histogram_codes`); `acc` = (stats, cols); `sel` = (w, covered, level, rows, m): the examples searched and, for
+    dense codes, the first `m` of `rows` (CSR codes check `covered` and `w` instead); `sums` = (total, cnt_total), as
+    `_search_feature`'s. Returns the covered count without the missing ones."""
+    (dense, cptr, crow, ccode, zero, n_bins), (stats, cols), (w, covered, level, rows, m) = hc, acc, sel
+    (total, cnt_total), (hist, hcnt, tot) = sums, hb
     z, nb = zero[f], n_bins[f]
     hist[:nb] = 0.0; hcnt[:nb] = 0
     tot[:] = total; cnt_f = cnt_total
@@ -1716,10 +1720,11 @@ def _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, cove
 
 # %% ../nbs/01a_boomer.ipynb #2944e0df
 @kernel()
-def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, total, cnt_total, K, hist, hcnt, tot, cnt_f,
-                     scratch, low_rank):
+def _binned_pass_all(feats, nominal, hc, stats, sel, sums, K, hb, scratch, low_rank):
     """`_binned_pass` for all features `feats` at once (dense codes; slot s gets feature feats[s], nominal ones are
-    left out): each covered example's statistics are read once for all of them. The same sums as one pass each."""
+    left out; `hb` = (hist, hcnt, tot, cnt_f), a row per slot): each covered example's statistics are read once for
+    all of them. The same sums as one pass each."""
+    (dense, _, _, _, zero, n_bins), (w, _, _, rows, m), (total, cnt_total), (hist, hcnt, tot, cnt_f) = hc, sel, sums, hb
     cols = np.empty(0, np.int64)
     for s in range(feats.shape[0]):
         hist[s, :n_bins[feats[s]]] = 0.0; hcnt[s, :n_bins[feats[s]]] = 0; tot[s] = total; cnt_f[s] = cnt_total
@@ -1740,9 +1745,11 @@ def _binned_pass_all(feats, nominal, dense, zero, n_bins, stats, w, rows, m, tot
 
 # %% ../nbs/01a_boomer.ipynb #cbb1608b
 @kernel(literal=("mode",))
-def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best, best_v, tim):
-    "The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins."
+def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, hd, bufs, out, tim):
+    """The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins.
+    `bufs` = (pre, suf, tmp), the running sums; `hd`, `out`, `tim` as `_search_feature`'s."""
     numba.literally(mode)
+    (K, label, l2, scores, work), (pre, suf, tmp), (best, best_v) = hd, bufs, out
     pre[:] = 0.0; suf[:] = 0.0
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative codes' bins
     for b in range(z):
@@ -1769,24 +1776,23 @@ def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, 
 
 # %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
-def _search_binned(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total, cnt_total, mode, K, label, l2,
-                   hist, hcnt, tot, pre, suf, tmp, scores, work, best, best_v, tim, low_rank=False):
+def _search_binned(f, hc, acc, sel, sums, mode, hd, hb, bufs, out, tim, low_rank=False):
     """`_search_feature` for a binned numeric feature by a histogram: one pass over the covered examples in example
-    order adds each one's statistics to its bin's sums, then the boundaries between occupied bins are offered in the
-    sweep's order. (dense, ..., n_bins): the histogram codes (`_histogram_codes`); `rows[:m]`: the covered examples
-    with weight > 0 (dense codes; CSR codes check `covered` and `w` instead)."""
+    order adds each one's statistics to its bin's sums (`hb` = (hist, hcnt)), then the boundaries between occupied bins
+    are offered in the sweep's order. `hc`, `acc`, `sel`: as `_binned_pass`'s; `sums`, `hd`, `bufs`, `out`, `tim`: as
+    `_search_feature`'s."""
     numba.literally(mode)
-    cnt_f = _binned_pass(f, dense, cptr, crow, ccode, zero, n_bins, stats, cols, w, covered, level, rows, m, total,
-                         cnt_total, K, hist, hcnt, tot, scores, low_rank)
-    _binned_offers(zero[f], n_bins[f], hist, hcnt, tot, cnt_f, mode, K, label, l2, pre, suf, tmp, scores, work, best,
-                   best_v, tim)
+    (hist, hcnt), (tot, pre, suf, tmp), scores = hb, bufs, hd[3]
+    cnt_f = _binned_pass(f, hc, acc, sel, sums, hd[0], (hist, hcnt, tot), scores, low_rank)
+    _binned_offers(hc[4][f], hc[5][f], hist, hcnt, tot, cnt_f, mode, hd, (pre, suf, tmp), out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a4
 @kernel(reassoc=False)   # the arithmetic of `_search_numeric_frozen`, bit for bit
-def _search_binned_frozen(f, dense, cptr, crow, ccode, zero, n_bins, stats, cg, ch, w, covered, level, rows, m, tot_g, tot_h, cnt_total, label, l2,
-                          hg, hh, hcnt, best, best_v, tim):
-    """`_search_numeric_frozen` by a histogram (as `_search_binned`): scalar bin sums of the label's two statistics,
-    candidates evaluated inline with the same arithmetic."""
+def _search_binned_frozen(f, hc, stats, cg, ch, sel, sums, label, l2, hb, out, tim):
+    """`_search_numeric_frozen` by a histogram (as `_search_binned`, `hb` = (hg, hh, hcnt)): scalar bin sums of the
+    label's two statistics, candidates evaluated inline with the same arithmetic."""
+    (dense, cptr, crow, ccode, zero, n_bins), (w, covered, level, rows, m) = hc, sel
+    (tot_g, tot_h, cnt_total), (hg, hh, hcnt), (best, best_v) = sums, hb, out
     z, nb = zero[f], n_bins[f]
     hg[:nb] = 0.0; hh[:nb] = 0.0; hcnt[:nb] = 0
     cnt_f = cnt_total
