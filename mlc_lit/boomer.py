@@ -395,8 +395,7 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
             _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
             _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
         _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_pos += w[i]; first_pos = v
-    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode,
-                     (K, label, l2, scores, work), best, best_v, tim)
+    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
 @kernel(inline=True)
@@ -1771,8 +1770,7 @@ def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, hd, bufs, out, tim):
             _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
         for c in range(suf.shape[0]): suf[c] += hist[b, c]
         cnt_pos += hcnt[b]; first_pos = v
-    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode,
-                     (K, label, l2, scores, work), best, best_v, tim)
+    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, best, best_v, tim)
 
 # %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
