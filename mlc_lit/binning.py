@@ -153,9 +153,12 @@ def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin, membe
 
 # %% ../nbs/02_label_binning.ipynb #c5de7884
 @kernel(inline=True)
-def binned_head(g, H, l2, bin_ratio, min_bins, max_bins, exact,
-                criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin, head):
-    "GBLB complete head for summed `g`, packed `H`: scores into `head`; returns the quality ½ g̃·s (<= 0); allocates nothing."
+def binned_head(g, H, l2, settings, ws, head):
+    """GBLB complete head for summed `g`, packed `H`: scores into `head`; returns the quality ½ g̃·s (<= 0); allocates
+    nothing. `settings` = (bin_ratio, min_bins, max_bins, exact); `ws` = (criteria, bin_of, counts, remap, g_bin, H_bin,
+    U_bin, s_bin), the work arrays of `binning_workspace`."""
+    bin_ratio, min_bins, max_bins, exact = settings
+    criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
     _criteria(g, H, l2, criteria)
     n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
     head[:] = 0.0
@@ -202,7 +205,7 @@ def binned_complete_head(g, H, l2: float = 1.0, *, bin_ratio: float = 0.04, min_
     if not l2 >= 0: raise ValueError(f"l2 must be >= 0, got {l2!r}.")
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     ws, head = binning_workspace(g.shape[0], bin_ratio, min_bins, max_bins), np.empty_like(g)
-    q = binned_head(g, H, float(l2), float(bin_ratio), int(min_bins), cap, bool(exact), *ws, head)
+    q = binned_head(g, H, float(l2), (float(bin_ratio), int(min_bins), cap, bool(exact)), ws, head)
     return head, q, ws[1].copy()
 
 # %% ../nbs/02_label_binning.ipynb #67ccf79e
@@ -228,8 +231,8 @@ def binned_head_row(g, H, l2, row, head):
     g_bin = row[o:o + B]; o += B
     H_bin = row[o:o + B * (B + 1) // 2]; o += B * (B + 1) // 2
     U_bin = row[o:o + _u_size(B)]; o += _u_size(B)
-    return binned_head(g, H, l2, row[0], int(row[1]), int(row[2]), row[3] != 0.0, criteria, ints[:K],
-                       ints[K:K + B], ints[K + B:], g_bin, H_bin, U_bin, row[o:o + B], head)
+    return binned_head(g, H, l2, (row[0], int(row[1]), int(row[2]), row[3] != 0.0),
+                       (criteria, ints[:K], ints[K:K + B], ints[K + B:], g_bin, H_bin, U_bin, row[o:o + B]), head)
 
 # %% ../nbs/02_label_binning.ipynb #fbin0201
 import scipy.sparse as sp

@@ -305,20 +305,19 @@ def test_bad_parameters():
 
 
 @kernel()
-def _search(g, H, n_candidates, criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin, head):
+def _search(g, H, n_candidates, ws, head):
     "A stand-in for a rule search: many candidates (scaled statistics), one workspace, best quality."
     best = 0.0
     for r in range(n_candidates):
         w = (r + 1.0) / n_candidates
-        q = binned_head(g * w, H * w, 1.0, 0.04, 1, 0, False, criteria, bin_of, counts, remap, g_bin, H_bin,
-                        U_bin, s_bin, head)
+        q = binned_head(g * w, H * w, 1.0, (0.04, 1, 0, False), ws, head)
         best = min(best, q)
     return best
 
 
 def test_callable_from_another_kernel_with_one_workspace():
     g, H = example_wise_stats(30, 40, 3)
-    best = _search(g, H, 50, *binning_workspace(40), np.empty(40))
+    best = _search(g, H, 50, binning_workspace(40), np.empty(40))
     assert best == pytest.approx(min(binned_complete_head(g * w, H * w, 1.0)[1] for w in np.arange(1, 51) / 50))
 
 
