@@ -292,8 +292,9 @@ def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
 _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
 
 @kernel(literal=("mode",))
-def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim):
-    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `best`/`best_v` if strictly better.
+def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, out, tim):
+    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `out` = (best, best_v) if strictly
+    better: best = (q, thr, op, label, count), best_v its sums.
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
@@ -307,6 +308,7 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, tim)
     q, lab = _quality(v, mode, K, label, l2, scores, work)
     if tim is not None:
         if sample: tim[0] += _clock() - t0; tim[1] += 1.0
+    best, best_v = out[0], out[1]                  # indexed, as in `_offer_beam`
     if q < best[0]:
         best[0], best[1], best[2], best[3], best[4] = q, thr, op, lab, cnt
         for c in range(v.shape[0]): best_v[c] = v[c]   # a loop, not best_v[:] = v (see `_grow_rule_kernel`)
@@ -317,11 +319,11 @@ def _diff(out, a, b):
 
 # %% ../nbs/01a_boomer.ipynb #4a026ddf
 @kernel(inline=True, literal=("mode",))
-def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, best, best_v, tim):
+def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, out, tim):
     """The thresholds around a feature's implicit zeros, offered (`_offer`) once its sweeps are done: `neg` = (weight,
     last value) of the negative values, summed in `pre`; `pos` = (weight, first value) of the positive ones, in `suf`;
     `cnt_f` the weight of all covered examples with a value, summed in `tot`; `sums` = (pre, suf, tmp, tot), `tmp`
-    scratch; `hd` = (K, label, l2, scores, work), what `_offer` takes besides the mode. (`_offer_zero_gap` below is
+    scratch; `hd` = (K, label, l2, scores, work), what `_offer` takes besides the mode, `out` and `tim` as there. (`_offer_zero_gap` below is
     the same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a compile-time constant."""
     pre, suf, tmp, tot = sums
     K, label, l2, scores, work = hd
@@ -329,12 +331,12 @@ def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, best, best_v, tim):
     cnt_zero = cnt_f - cnt_neg - cnt_pos
     if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
         thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
+        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
     if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
         thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
+        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
 @kernel(literal=("mode", "low_rank"))
@@ -348,7 +350,7 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     ptr, val, row, pos_start, nan_ptr, nan_row = X
     (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
-    (K, label, l2, scores, work), (tot, pre, suf, tmp), (best, best_v) = hd, bufs, out
+    (K, label, l2, scores, work), (tot, pre, suf, tmp) = hd, bufs
     for c in range(tot.shape[0]): tot[c] = total[c]         # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
@@ -363,17 +365,17 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
             if covered[i] != level or w[i] == 0: continue
             v = val[k]
             if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
-                _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
-                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
+                _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
+                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
                 suf[:] = 0.0; cnt_g = 0
             _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
             cnt_g += w[i]; cnt_all += w[i]; last = v
         if cnt_g > 0:
-            _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
         if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, best, best_v, tim)
-            _offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, best, best_v, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, out, tim)
+            _offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, out, tim)
         return
     cnt_neg, last_neg = 0, 0.0                              # upwards through the negative values
     for k in range(ptr[f], pos_start[f]):
@@ -382,8 +384,8 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
         v = val[k]
         if cnt_neg > 0 and v > last_neg:
             thr = 0.5 * (last_neg + v)
-            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
+            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
         _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_neg += w[i]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
@@ -392,10 +394,10 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
         v = val[k]
         if cnt_pos > 0 and v < first_pos:
             thr = 0.5 * (v + first_pos)
-            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
+            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
+            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
         _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_pos += w[i]; first_pos = v
-    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, best, best_v, tim)
+    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
 @kernel(inline=True)
@@ -679,200 +681,199 @@ def _default_head_impl(g, K, label, l2, work, head):
     if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
 
-# %% ../nbs/01a_boomer.ipynb #50c1fa8a
-def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
-    """Grow one rule and add it to the scores; returns (n_conditions, label (-1: all labels), n_covered).
-
-    `cfg` = (loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, abs_score, out_sampling,
-    out_sample_size): the fit's settings (built in `_fit_rules`); `data` = (ptr, val, row, pos_start, nan_ptr, nan_row,
-    nominal, Y, S, stats): the presorted features, the labels, the scores and their statistics; `ws` = (w, perm_n,
-    perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf, scores, work, head, cond_f,
-    cond_thr, cond_op): the rule's buffers (`_rule_buffers`), the grown rule's conditions and head written into the
-    last four; `operm`, `osel`: output sampling's buffers, `osel` also the outputs of a partial head.
-
-    Diagnostics (compiled out when `slot_t` and `tim` are None): per-slot rows `slot_t` as in `_offer` and
-    `_search_numeric_frozen`, plus each sweep's seconds in slot_t[s, 3]; `tim` accumulates
-    [search wall seconds, searches, summation seconds outside the search, update seconds].
-    `abs_score`: single-label heads pick, per candidate, the label with the largest |score| (the reference's rule;
-    label -2 in `_quality`) instead of the best quality; those searches take the general sweep.
-    `fixed_label` >= 0: a single-label head on that label from the start (post-optimisation re-learning a rule).
-    The head mode is the global `HEAD_MODE`, compiled in (see `_grow_rule_kernel`), and so is `LOW_RANK`: the
-    statistics rows are [g, h] of the example-wise loss and every sum for a complete head is packed from them.
-    With `BINNED` (feature binning, compiled in too) a single-label head's first condition is searched by one sweep of
-    all labels' sums per feature, as nominal features are: with at most B candidates, reading each example's row once
-    beats K scalar sweeps that each read it again. `hgram` (`_histogram_buffers`; binned fits only): numeric features
-    are searched by histograms over the covered examples (`_search_binned`) instead of sweeps.
-    With `OPTS` (partial heads, output sampling; compiled out otherwise) the rule may predict a subset of the outputs:
-    `sub` 1 once `cols[:nc]` hold the statistics of `kf` chosen outputs, searched in head mode `FROZEN_MODE`; such
-    a rule returns label -3 with its outputs in osel[:osel[K]].
-    `L1` (compiled in too): `l2` is the pair (l2, l1); the scalar sweeps take it too, the histogram ones do not run.
-    `SCALAR`, `GENERAL`, `FROZEN` (compiled in, see `_grow_rule_kernel`): whether the scalar sweeps, the general sweep in
-    the head mode, and the general sweep of a frozen label or chosen outputs can run at all in this fit.
-    `IREP` (compiled in): rule pruning (`_irep_depth`); with `IREP == 2` (`irep_update='last_prefix'`) the scores of the
-    examples the grown rule's first n − 1 conditions cover are updated, as mlrl-boomer does (`_prefix_update`)."""
-    loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, abs_score, out_sampling, out_sample_size = cfg
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = borrow(*data)
-    w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf, scores, work, head, \
-        cond_f, cond_thr, cond_op = borrow(*ws)          # not the optional ones: None is pruned by type
-    mode = HEAD_MODE
-    n = stats.shape[0]
-    W = total.shape[0]                               # width of the sums (stats.shape[1] but with LOW_RANK)
-    single = mode == 1 or mode == 3
+# %% ../nbs/01a_boomer.ipynb #d0ae2d32
+def _rule_start(state, cfg, data, ws, covered, total, tim):
+    """Step 1: draw the rule's example weights `w`, put every example on level 0 of `covered`, and sum the sampled rows
+    into `total`; returns their weight."""
+    K, sampling, sample_size, stats = cfg[1], cfg[4], cfg[5], data[9]
+    w, perm_n, cols, head = ws[0], ws[1], ws[5], ws[13]
     _sample_instances(state, sampling, sample_size, w, perm_n)
     covered[:] = 0
     t = _clock() if tim is not None else 0.0
     total[:] = 0.0; cnt = 0
-    for i in range(n):
+    for i in range(stats.shape[0]):
         if w[i] > 0:
             _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
     if tim is not None: tim[2] += _clock() - t
-    nc, label, depth, rule_q = W, -2 if abs_score and single else -1, 0, 0.0
+    return cnt
+
+def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
+    """Step 1, what the rule may predict: (nc, label, sub, kf) — the width of the sums in `total`, the label (-1: all,
+    -2: picked by |score|, >= 0 a `fixed_label`, whose two columns alone stay), and `sub` 1 when output sampling chose
+    `kf` outputs (into `osel`) whose statistics alone stay, `cols` pointing at them."""
+    K, abs_score, out_sampling, out_sample_size = cfg[1], cfg[8], cfg[9], cfg[10]
+    cols, total, tmp_full = ws[5], ws[6], ws[7]
+    mode = HEAD_MODE
+    W, single = total.shape[0], mode == 1 or mode == 3
+    nc, label = W, -2 if abs_score and single else -1
     if fixed_label >= 0 and single:                  # keep the label: only its two columns, as after a first condition
         label = fixed_label
         cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
         g0, h0 = total[cols[0]], total[cols[1]]
         total[0] = g0; total[1] = h0; nc = 2
-    sub, kf, fmode = 0, 1, FROZEN_MODE
-    if OPTS and out_sampling > 0 and fixed_label < 0:                    # output sampling: the rule's outputs are fixed from the start
+    sub, kf = 0, 1
+    if OPTS and out_sampling > 0 and fixed_label < 0:   # output sampling: the rule's outputs are fixed from the start
         kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
         for c in range(W): tmp_full[c] = total[c]
         layout = (0 if mode == 1 else 2) if single else (1 if mode == 2 or mode == 6 else 0)
         nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
         sub = 1
         if single and kf == 1: label = int(osel[0])
-    F = perm_f.shape[0]
-    nf, tried = n_feat, 0                            # features searched in this pass; tried so far for the first condition
-    while depth < max_conditions:
-        if tried == 0:
-            for j in range(n_feat):                  # sample features without replacement
-                r = j + _randbelow(state, F - j)
-                perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
-        t = _clock() if tim is not None else 0.0
-        m_cov, hist_on = 0, False
-        if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
-            hd, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
-            hist_on = hcn.shape[0] > 0               # no buffers (too many bins): the sweeps below
-            if hist_on and hd.shape[0] > 0:          # dense codes: the covered examples with weight, in example order
-                for i in range(n):                   # (CSR codes read each feature's entries and check them there)
-                    if covered[i] == depth and w[i] > 0: rows_buf[m_cov] = i; m_cov += 1
-            cnt_fs = np.empty(n_feat, np.int64)      # one thread, dense codes, all W statistics: one pass for all
-            one_pass = hist_on and label < 0 and hd.shape[0] > 0 and h1[0]
-            if one_pass:
-                _binned_pass_all(perm_f[:nf], nominal, (hd, hp, hr, hk, hz, hn), stats, (w, covered, depth, rows_buf, m_cov),
-                                 (total[:nc], cnt), K, (hs, hcn, slot_buf[:, 0, :nc], cnt_fs), head, LOW_RANK)
-        for s in numba.prange(nf):
-            ts = _clock() if slot_t is not None else 0.0
-            row_t = slot_t[s] if slot_t is not None else None
-            Xs = (ptr, val, row, pos_start, nan_ptr, nan_row)   # built per slot: a parallel loop takes no tuple of arrays
-            slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
-            if BINNED and SCALAR and not L1 and hist_on and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:
-                _search_binned_frozen(perm_f[s], (hd, hp, hr, hk, hz, hn), stats, cols[0], cols[1],
-                                      (w, covered, depth, rows_buf, m_cov), (total[0], total[1], cnt), label, l2,
-                                      (hs2[s, 0], hs2[s, 1], hcn[s]), (slot_best[s], slot_v[s, :2]), row_t)
-            elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]] and one_pass:   # histogram filled above
-                _binned_offers(hz[perm_f[s]], hn[perm_f[s]], hs[s], hcn[s], slot_buf[s, 0, :nc], cnt_fs[s], mode,
-                               (K, label, l2, scores[s], work[s]), (slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
-                               (slot_best[s], slot_v[s, :nc]), row_t)
-            elif BINNED and not L1 and hist_on and label < 0 and not nominal[perm_f[s]]:   # histogram, all W statistics
-                _search_binned(perm_f[s], (hd, hp, hr, hk, hz, hn), (stats, cols[:nc]), (w, covered, depth, rows_buf, m_cov),
-                               (total[:nc], cnt), mode, (K, label, l2, scores[s], work[s]), (hs[s], hcn[s]),
-                               (slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
-                               (slot_best[s], slot_v[s, :nc]), row_t, LOW_RANK)
-            elif SCALAR and nc == 2 and (label >= 0 or not single) and not nominal[perm_f[s]]:   # two statistics: scalar sweep
-                _search_numeric_frozen(perm_f[s], Xs, stats, cols[0], cols[1], (w, covered, depth), (total[0], total[1], cnt),
-                                       label, l2, (slot_best[s], slot_v[s, :2]), row_t)
-            elif (SCALAR and single and label == -1 and sub == 0 and not nominal[perm_f[s]] and not BINNED
-                  and not (GENERAL and _one_value(perm_f[s], ptr, val))):   # label not chosen yet: one scalar sweep per label
-                slot_best[s, 3] = -1.0
-                for k in range(K):
-                    ch = K + k if mode == 1 else K + k * (k + 3) // 2
-                    _search_numeric_frozen(perm_f[s], Xs, stats, k, ch, (w, covered, depth), (total[k], total[ch], cnt), k,
-                                           l2, (slot_best[s], slot_buf[s, 0, :2]), row_t)
-                    if slot_best[s, 3] == k:         # this label improved: keep its sums where the full layout has them
-                        slot_v[s, k], slot_v[s, ch] = slot_buf[s, 0, 0], slot_buf[s, 0, 1]
-            elif label < 0 and sub == 0:             # the rule's own head mode, on all W statistics
-                if GENERAL:
-                    _search_feature(perm_f[s], nominal[perm_f[s]], Xs, (stats, cols[:nc], True), (w, covered, depth),
-                                    (total[:nc], cnt), mode, (K, label, l2, scores[s], work[s]),
-                                    (slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
-                                    (slot_best[s], slot_v[s, :nc]), row_t, LOW_RANK)
-            elif FROZEN:                             # a frozen single label (nominal feature), or kf chosen outputs
-                _search_feature(perm_f[s], nominal[perm_f[s]], Xs, (stats, cols[:nc], False), (w, covered, depth),
-                                (total[:nc], cnt), fmode, (kf, label, l2, scores[s], work[s]),
-                                (slot_buf[s, 0, :nc], slot_buf[s, 1, :nc], slot_buf[s, 2, :nc], slot_buf[s, 3, :nc]),
-                                (slot_best[s], slot_v[s, :nc]), row_t)
-            if slot_t is not None: slot_t[s, 3] += _clock() - ts
-        if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
-        best_s, best_q = -1, rule_q
-        for s in range(nf):                          # merge in sampling order: first of equals wins
-            if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
-        if best_s < 0:                               # no first condition from features all constant on the sample: more
-            if depth > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w): break
-            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
-            continue
-        tried, nf = 0, n_feat
-        f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
-        _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
-        cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
-        depth += 1; rule_q = best_q; cnt = int(slot_best[best_s, 4])
-        if single and label < 0:                     # freeze the label: keep only its two columns
-            if OPTS and sub == 1:                    # chosen among sampled outputs: sums and columns are restricted
-                j = int(slot_best[best_s, 3])
-                cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
-                total[0], total[1] = slot_v[best_s, j], slot_v[best_s, kf + j]
-                kf = 1
-            else:
-                label = int(slot_best[best_s, 3])
-                cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
-                total[0] = slot_v[best_s, cols[0]]; total[1] = slot_v[best_s, cols[1]]
-            nc = 2
-        elif OPTS and (mode == 5 or mode == 6) and sub == 0:   # a partial head keeps the outputs of its first condition
-            kf, sel = _partial_select(slot_v[best_s], K, l2, mode - 5, work[0])
-            nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[best_s])
-            sub = 1
+    return nc, label, sub, kf
+
+@kernel(inline=True)
+def _draw_features(state, perm_f, n_feat):
+    "Step 2: `n_feat` features drawn without replacement into perm_f[:n_feat] (a partial Fisher–Yates shuffle)."
+    for j in range(n_feat):
+        r = j + _randbelow(state, perm_f.shape[0] - j)
+        perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
+
+# %% ../nbs/01a_boomer.ipynb #71819a11
+def _histogram_start(feats, nominal, codes, hbufs, stats, sel, sums, label, K, slot_buf, t):
+    """Step 2 of a binned fit, before its slots: with dense codes, list the covered examples with weight in `sel` =
+    (w, covered, level, rows) (CSR codes read each feature's entries and check them there); with one thread, dense codes
+    and all W statistics (`label` < 0), fill the histograms of all features `feats` in one pass (`_binned_pass_all`).
+    `hbufs` = (hs, hcn, h1, cnt_fs) of `_histogram_buffers`; returns (their number, whether the one pass ran)."""
+    (hs, hcn, h1, cnt_fs), (w, covered, depth, rows) = hbufs, sel
+    m_cov = 0
+    hist_on = hcn.shape[0] > 0
+    if hist_on and codes[0].shape[0] > 0:            # dense codes: the covered examples with weight, in example order
+        for i in range(w.shape[0]):
+            if covered[i] == depth and w[i] > 0: rows[m_cov] = i; m_cov += 1
+    one_pass = hist_on and label < 0 and codes[0].shape[0] > 0 and h1[0]
+    if one_pass:
+        nc = sums[0].shape[0]
+        _binned_pass_all(feats, nominal, codes, stats, (w, covered, depth, rows, m_cov), sums, K,
+                         (hs, hcn, slot_buf[:, 0, :nc], cnt_fs), t, LOW_RANK)
+    return m_cov, one_pass
+
+# %% ../nbs/01a_boomer.ipynb #014d70c7
+def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
+    """Step 2, one slot of the sweeps: feature `f` (`nominal` or not) searched by the sweep that fits the sums at this
+    point. `X` the presorted features, `sel` = (w, covered, level), `sums` = (total, cnt); `at` = (K, l2, nc, label,
+    sub, kf) as the kernel has them; `outs` = (best, best_v, buf, scores, work), the slot's rows; `row_t` its timers."""
+    K, l2, nc, label, sub, kf = at
+    (total, cnt), (best, v, buf, scores, work) = sums, outs
+    mode = HEAD_MODE
+    single = mode == 1 or mode == 3
+    if SCALAR and nc == 2 and (label >= 0 or not single) and not nominal:   # two statistics: scalar sweep
+        _search_numeric_frozen(f, X, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2, (best, v[:2]), row_t)
+    elif (SCALAR and single and label == -1 and sub == 0 and not nominal and not BINNED
+          and not (GENERAL and _one_value(f, X[0], X[1]))):   # label not chosen yet: one scalar sweep per label
+        best[3] = -1.0
+        for k in range(K):
+            ch = K + k if mode == 1 else K + k * (k + 3) // 2
+            _search_numeric_frozen(f, X, stats, k, ch, sel, (total[k], total[ch], cnt), k, l2, (best, buf[0, :2]), row_t)
+            if best[3] == k:                         # this label improved: keep its sums where the full layout has them
+                v[k], v[ch] = buf[0, 0], buf[0, 1]
+    elif label < 0 and sub == 0:                     # the rule's own head mode, on all W statistics
+        if GENERAL:
+            _search_feature(f, nominal, X, (stats, cols[:nc], True), sel, (total[:nc], cnt), mode, (K, label, l2, scores, work),
+                            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t, LOW_RANK)
+    elif FROZEN:                                     # a frozen single label (nominal feature), or kf chosen outputs
+        _search_feature(f, nominal, X, (stats, cols[:nc], False), sel, (total[:nc], cnt), FROZEN_MODE,
+                        (kf, label, l2, scores, work), (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]),
+                        row_t)
+
+def _search_slot_binned(s, f, codes, hbufs, one_pass, stats, cols, sel, sums, at, outs, row_t):
+    """Step 2, one slot of a binned fit on numeric feature `f`: the histogram searches (`codes`, `hbufs` = (hs, hs2,
+    hcn, cnt_fs) from `_histogram_buffers`, slot `s` of them; `sel` = (w, covered, level, rows, m)); `one_pass`: the
+    histogram was filled for all features at once. Returns False where none fits (the sweeps run instead)."""
+    K, l2, nc, label, sub, kf = at
+    (total, cnt), (best, v, buf, scores, work), (hs, hs2, hcn, cnt_fs) = sums, outs, hbufs
+    mode = HEAD_MODE
+    single = mode == 1 or mode == 3
+    if SCALAR and nc == 2 and (label >= 0 or not single):   # a frozen label's two sums
+        _search_binned_frozen(f, codes, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2,
+                              (hs2[s, 0], hs2[s, 1], hcn[s]), (best, v[:2]), row_t)
+    elif label < 0 and one_pass:                     # the histogram filled above
+        _binned_offers(codes[4][f], codes[5][f], hs[s], hcn[s], buf[0, :nc], cnt_fs[s], mode, (K, label, l2, scores, work),
+                       (buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t)
+    elif label < 0:                                  # a histogram of all W statistics
+        _search_binned(f, codes, (stats, cols[:nc]), sel, (total[:nc], cnt), mode, (K, label, l2, scores, work), (hs[s], hcn[s]),
+                       (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t, LOW_RANK)
+    else: return False
+    return True
+
+# %% ../nbs/01a_boomer.ipynb #98ac7fa3
+@kernel(inline=True)
+def _best_slot(slot_best, nf, rule_q):
+    "Step 3: (slot, quality) of the best of the `nf` slots that beat `rule_q`, the first of equals; slot -1 if none."
+    best_s, best_q = -1, rule_q
+    for s in range(nf):
+        if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
+    return best_s, best_q
+
+def _narrow(s, at, ws):
+    """Step 4, after slot `s` won: its sums become `total`; a single-label head freezes the label it chose (two columns
+    left), a partial head the outputs of its first condition. Takes and returns (nc, label, sub, kf) as `at` = (K, l2,
+    nc, label, sub, kf) has them."""
+    K, l2, nc, label, sub, kf = at
+    cols, total, slot_best, slot_v, work = ws[5], ws[6], ws[8], ws[9], ws[12]
+    mode = HEAD_MODE
+    if (mode == 1 or mode == 3) and label < 0:       # freeze the label: keep only its two columns
+        if OPTS and sub == 1:                        # chosen among sampled outputs: sums and columns are restricted
+            j = int(slot_best[s, 3])
+            cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
+            total[0], total[1] = slot_v[s, j], slot_v[s, kf + j]
+            kf = 1
         else:
-            for c in range(nc): total[c] = slot_v[best_s, c]
-    if depth == 0: return 0, -1, 0
-    grown = depth
-    if IREP:                                         # rule_pruning='irep' (compiled in only then): cut trailing conditions
-        if depth > 1:
-            depth = _irep_depth(stats, w, covered, depth, cols, mode, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full,
-                                head)
-            if IREP != 2:                            # (2: the levels stay; `_prefix_update` reads them)
-                for i in range(n):
-                    if covered[i] > depth: covered[i] = depth
-    t = _clock() if tim is not None else 0.0
-    m = 0                                            # the head, on all covered training examples
-    tmp_full[:] = 0.0
-    n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
-    if IREP == 2 and grown > 1:                      # irep_update='last_prefix': mlrl-boomer's examples to update
-        m = _prefix_update(covered, depth, grown, stats, cols, n_sum, LOW_RANK, K, tmp_full, rows_buf, head)
+            label = int(slot_best[s, 3])
+            cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+            total[0] = slot_v[s, cols[0]]; total[1] = slot_v[s, cols[1]]
+        nc = 2
+    elif OPTS and (mode == 5 or mode == 6) and sub == 0:   # a partial head keeps the outputs of its first condition
+        kf, sel = _partial_select(slot_v[s], K, l2, mode - 5, work[0])
+        nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[s])
+        sub = 1
     else:
-        for i in range(n):
-            if covered[i] == depth:
-                rows_buf[m] = i; m += 1
-                if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, 1.0, K, head)
-                else:
-                    for c in range(n_sum): tmp_full[cols[c]] += stats[i, cols[c]]
-    if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
-    if mode == 1 or mode == 3:                       # (not `single`: Numba prunes a branch on `mode` itself)
+        for c in range(nc): total[c] = slot_v[s, c]
+    return nc, label, sub, kf
+
+# %% ../nbs/01a_boomer.ipynb #8b7995c8
+def _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, acc, rows, t):
+    """Step 6: list in `rows` the examples at level `depth` (the rule covers them) and add their statistics
+    (`cols[:n_sum]`, or all with `LOW_RANK`) to `acc`, times their weight `w[i]` if `weighted`; returns their number."""
+    m = 0
+    for i in range(covered.shape[0]):
+        if covered[i] == depth:
+            rows[m] = i; m += 1
+            wi = float(w[i]) if weighted else 1.0
+            if wi == 0.0: continue
+            if LOW_RANK: _accumulate_low_rank(acc, stats, i, wi, K, t)
+            else:
+                for c in range(n_sum): acc[cols[c]] += wi * stats[i, cols[c]]
+    return m
+
+def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
+    """Step 6: the head of statistics `sums` (full layout, read through `cols`), times `shrinkage`, into `head`: a single
+    label's Newton step (eq. 17), a decomposable or complete head, or one on the `kf` chosen outputs (`sub`, gathered
+    into `total`). `scores`, `work`: scratch rows."""
+    K, l2, nc, label, sub, kf = at
+    mode = HEAD_MODE
+    if mode == 1 or mode == 3:
         head[:] = 0.0
-        head[label] = reg_newton_step(tmp_full[label], tmp_full[cols[1]], l2, shrinkage)
+        head[label] = reg_newton_step(sums[label], sums[cols[1]], l2, shrinkage)
     elif OPTS and sub == 1:                          # the head on the chosen outputs only
-        for c in range(nc): total[c] = tmp_full[cols[c]]
-        if FROZEN_MODE == 2: _complete_head(total[:kf], total[kf:nc], l2, scores[0], work[0])
+        for c in range(nc): total[c] = sums[cols[c]]
+        if FROZEN_MODE == 2: _complete_head(total[:kf], total[kf:nc], l2, scores[0], work)
         else: _decomposable_head(total[:kf], total[kf:nc], l2, scores[0])
         head[:] = 0.0
         for c in range(kf): head[cols[c]] = shrinkage * scores[0, c]
     else:
-        if mode == 0: reg_decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
-        else: _quality(tmp_full, mode, K, label, l2, head, work[0])   # the same compiled code as the search's
+        if mode == 0: reg_decomposable_head(sums[:K], sums[K:], l2, head)
+        else: _quality(sums, mode, K, label, l2, head, work)   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
-    label_wise = loss == 0 or loss == 2 or loss == 4  # a label-wise loss: only the head's labels change
-    n_entries = 1 if single and mode == 1 and label_wise else (kf if OPTS and sub == 1 and not single and label_wise else 0)
-    for r in range(m):                               # update scores and statistics of the covered examples
-        i = rows_buf[r]
-        if n_entries > 0:                            # those entries' statistics: two numbers, or the row on one-entry slices
+
+def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats):
+    """Step 7: add `head` to the scores of the examples `rows[:m]` and recompute their statistics (loss `LOSS`): all
+    labels, or with `n_entries` > 0 only those entries (`label` if a single label, else `cols[:n_entries]`), each as two
+    numbers or its row on one-entry slices."""
+    K = S.shape[1]
+    single = HEAD_MODE == 1 or HEAD_MODE == 3
+    for r in range(m):
+        i = rows[r]
+        if n_entries > 0:
             for c in range(n_entries):
                 l = label if n_entries == 1 and single else cols[c]
                 S[i, l] += head[l]
@@ -885,12 +886,94 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
         else:
             for k in range(K): S[i, k] += head[k]
         _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
-    if OPTS and sub == 1 and not single:            # the rule's outputs, for the caller
+
+# %% ../nbs/01a_boomer.ipynb #bbf2c17a
+def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
+    """Steps 5–7 for a body of `depth` conditions whose examples are on the levels `covered`: prune it (IREP), compute
+    the head on the examples it covers (statistics weighted by `w` if `weighted`) and update their scores. `at` = (K, l2,
+    nc, label, sub, kf) as the kernel has them; returns what the kernel returns."""
+    loss, shrinkage, Y, S, stats = cfg[0], cfg[3], data[7], data[8], data[9]
+    w, rows_buf, cols, total, tmp_full, scores, work, head = ws[0], ws[4], ws[5], ws[6], ws[7], ws[11], ws[12], ws[13]
+    K, l2, nc, label, sub, kf = at
+    single, W, grown = HEAD_MODE == 1 or HEAD_MODE == 3, tmp_full.shape[0], depth
+    if IREP and depth > 1:                           # 5. rule_pruning='irep' (compiled in only then)
+        depth = _irep_depth(stats, w, covered, depth, cols, HEAD_MODE, (K, label, l2, scores[0], work[0]), LOW_RANK,
+                            tmp_full, head)
+        if IREP != 2:                                # (2: the levels stay; `_prefix_update` reads them)
+            for i in range(w.shape[0]):
+                if covered[i] > depth: covered[i] = depth
+    t = _clock() if tim is not None else 0.0
+    tmp_full[:] = 0.0                                # 6. the head, on all covered training examples
+    n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
+    if IREP == 2 and grown > 1:                      # irep_update='last_prefix': mlrl-boomer's examples to update
+        m = _prefix_update(covered, depth, grown, stats, cols, n_sum, LOW_RANK, K, tmp_full, rows_buf, head)
+    else: m = _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, tmp_full, rows_buf, head)
+    if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
+    _rule_head(tmp_full, total, at, cols, shrinkage, scores, work[0], head)
+    label_wise = loss == 0 or loss == 2 or loss == 4  # 7. the update; a label-wise loss: only the head's labels change
+    n_entries = 1 if single and HEAD_MODE == 1 and label_wise else (kf if OPTS and sub == 1 and not single and label_wise else 0)
+    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats)
+    if OPTS and sub == 1 and not single:             # the rule's outputs, for the caller
         for c in range(kf): osel[c] = cols[c]
         osel[K] = kf; label = -3
     for c in range(W): cols[c] = c                   # reset for the next rule
     if tim is not None: tim[3] += _clock() - t
     return depth, label, m
+
+# %% ../nbs/01a_boomer.ipynb #6624e83b
+_GROW_STEPS = (_rule_start, _rule_outputs, _histogram_start, _search_slot, _search_slot_binned, _narrow, _covered_sums,
+               _rule_head, _update_scores)   # compiled with the kernel's constants and inlined (`specialize`); and
+_GROW_CALLS = (_finish_rule,)                # compiled with them and called: inlined, a first fit compiled 0.1–1.6 s longer
+
+def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
+    """Grow one rule and add it to the scores; returns (n_conditions, label, n_covered), label -1 for all labels and
+    -3 for the outputs in osel[:osel[K]]. Its arguments, steps and compiled-in constants are described above."""
+    data, ws = borrow(*data), borrow(*ws)            # not the optional ones: None is pruned by type
+    K, l2, n_feat, max_conditions = cfg[1], cfg[2], cfg[6], cfg[7]
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
+    w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf, scores, work, head, \
+        cond_f, cond_thr, cond_op = ws
+    cnt = _rule_start(state, cfg, data, ws, covered, total, tim)                             # 1. sample
+    nc, label, sub, kf = _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel)
+    depth, rule_q, nf, tried = 0, 0.0, n_feat, 0     # features searched in this pass; tried so far for the first condition
+    while depth < max_conditions:                                                           # 2. refine
+        if tried == 0: _draw_features(state, perm_f, n_feat)
+        t = _clock() if tim is not None else 0.0
+        m_cov, hist_on, one_pass = 0, False, False
+        if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
+            hd, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
+            hist_on, cnt_fs = hcn.shape[0] > 0, np.empty(n_feat, np.int64)   # no buffers (too many bins): the sweeps
+            m_cov, one_pass = _histogram_start(perm_f[:nf], nominal, (hd, hp, hr, hk, hz, hn), (hs, hcn, h1, cnt_fs), stats,
+                                               (w, covered, depth, rows_buf), (total[:nc], cnt), label, K, slot_buf, head)
+        for s in numba.prange(nf):
+            ts = _clock() if slot_t is not None else 0.0
+            row_t = slot_t[s] if slot_t is not None else None
+            f = perm_f[s]
+            slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
+            at, outs = (K, l2, nc, label, sub, kf), (slot_best[s], slot_v[s], slot_buf[s], scores[s], work[s])
+            swept = False                            # (tuples built per slot: a parallel loop takes no tuple of arrays)
+            if BINNED and not L1 and hist_on and not nominal[f]:
+                swept = _search_slot_binned(s, f, (hd, hp, hr, hk, hz, hn), (hs, hs2, hcn, cnt_fs), one_pass, stats, cols,
+                                            (w, covered, depth, rows_buf, m_cov), (total, cnt), at, outs, row_t)
+            if not swept:
+                _search_slot(f, nominal[f], (ptr, val, row, pos_start, nan_ptr, nan_row), stats, cols, (w, covered, depth),
+                             (total, cnt), at, outs, row_t)
+            if slot_t is not None: slot_t[s, 3] += _clock() - ts
+        if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
+        best_s, best_q = _best_slot(slot_best, nf, rule_q)                                  # 3. merge
+        if best_s < 0:                               # no first condition from features all constant on the sample: more
+            if depth > 0 or tried + nf >= perm_f.shape[0] or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w):
+                break
+            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
+            continue
+        tried, nf = 0, n_feat
+        f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
+        _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
+        cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
+        depth += 1; rule_q = best_q; cnt = int(slot_best[best_s, 4])
+        nc, label, sub, kf = _narrow(best_s, (K, l2, nc, label, sub, kf), ws)                 # 4. freeze
+    if depth == 0: return 0, -1, 0
+    return _finish_rule(cfg, data, ws, covered, depth, (K, l2, nc, label, sub, kf), False, tim, osel)   # 5.–7.
 
 # %% ../nbs/01a_boomer.ipynb #bc2cc288
 IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
@@ -925,7 +1008,8 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
                   GENERAL=bool(not single or abs_score or nominal or binned or one_value),
                   FROZEN=bool(opts or single and nominal))
     sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
-    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
+    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, _GROW_STEPS, _GROW_CALLS, HEAD_MODE=mode,
+                                                      LOW_RANK=bool(low_rank),
                                                       BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
                                                       L1=bool(l1), LOSS=int(loss), **extra, **sweeps))
 
@@ -1743,34 +1827,34 @@ def _binned_pass_all(feats, nominal, hc, stats, sel, sums, K, hb, scratch, low_r
             hcnt[s, b] += wi
 
 # %% ../nbs/01a_boomer.ipynb #cbb1608b
+@kernel(inline=True, literal=("mode",))
+def _offer_bins(bins, h, acc, op, sums, cnt_f, mode, hd, out, tim):
+    """One direction of `_binned_offers`: the non-empty bins of `bins` (a range over h = (z, hist, hcnt)) summed into
+    `acc` in that order, each boundary between two of them offered as `acc` under `op` and the rest (`sums` = (tmp,
+    tot)) under the other operator; returns (the weight summed, the last bin's value)."""
+    (z, hist, hcnt), (tmp, tot), (K, label, l2, scores, work) = h, sums, hd
+    cnt, edge = 0, 0.0
+    for b in bins:
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt > 0:
+            thr = 0.5 * (edge + v)
+            _offer(acc, cnt, thr, op, mode, K, label, l2, scores, work, out, tim)
+            _diff(tmp, tot, acc); _offer(tmp, cnt_f - cnt, thr, 1 - op, mode, K, label, l2, scores, work, out, tim)
+        for c in range(acc.shape[0]): acc[c] += hist[b, c]
+        cnt += hcnt[b]; edge = v
+    return cnt, edge
+
 @kernel(literal=("mode",))
 def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, hd, bufs, out, tim):
     """The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins.
     `bufs` = (pre, suf, tmp), the running sums; `hd`, `out`, `tim` as `_search_feature`'s."""
     numba.literally(mode)
-    (K, label, l2, scores, work), (pre, suf, tmp), (best, best_v) = hd, bufs, out
+    pre, suf, tmp = bufs
     pre[:] = 0.0; suf[:] = 0.0
-    cnt_neg, last_neg = 0, 0.0                              # upwards through the negative codes' bins
-    for b in range(z):
-        if hcnt[b] == 0: continue
-        v = float(b - z)
-        if cnt_neg > 0:
-            thr = 0.5 * (last_neg + v)
-            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-        for c in range(pre.shape[0]): pre[c] += hist[b, c]
-        cnt_neg += hcnt[b]; last_neg = v
-    cnt_pos, first_pos = 0, 0.0                             # downwards through the positive codes' bins
-    for b in range(nb - 1, z, -1):
-        if hcnt[b] == 0: continue
-        v = float(b - z)
-        if cnt_pos > 0:
-            thr = 0.5 * (v + first_pos)
-            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, best, best_v, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, best, best_v, tim)
-        for c in range(suf.shape[0]): suf[c] += hist[b, c]
-        cnt_pos += hcnt[b]; first_pos = v
-    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, best, best_v, tim)
+    neg = _offer_bins(range(z), (z, hist, hcnt), pre, 0, (tmp, tot), cnt_f, mode, hd, out, tim)   # the negative codes' bins, up
+    pos = _offer_bins(range(nb - 1, z, -1), (z, hist, hcnt), suf, 1, (tmp, tot), cnt_f, mode, hd, out, tim)   # positive, down
+    _offer_zero_gaps(neg, pos, cnt_f, (pre, suf, tmp, tot), mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
@@ -1785,6 +1869,21 @@ def _search_binned(f, hc, acc, sel, sums, mode, hd, hb, bufs, out, tim, low_rank
     _binned_offers(hc[4][f], hc[5][f], hist, hcnt, tot, cnt_f, mode, hd, (pre, suf, tmp), out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a4
+@kernel(inline=True)
+def _offer_pair_bins(top, bins, h, op, tot, l2):
+    """`_offer_bins` for two scalar sums: the non-empty bins of `bins` (a range over h = (z, hg, hh, hcnt)) summed into
+    (g, h), each boundary offered by `_offer_pair`; returns (top, (g, h, weight, the last bin's value), offers made)."""
+    z, hg, hh, hcnt = h
+    g = 0.0; hs = 0.0; cnt = 0; edge = 0.0; n = 0
+    for b in bins:
+        if hcnt[b] == 0: continue
+        v = float(b - z)
+        if cnt > 0:
+            n += 1
+            top = _offer_pair(top, g, hs, cnt, 0.5 * (edge + v), op, tot, l2)
+        g += hg[b]; hs += hh[b]; cnt += hcnt[b]; edge = v
+    return top, (g, hs, cnt, edge), n
+
 @kernel(reassoc=False)   # the arithmetic of `_search_numeric_frozen`, bit for bit
 def _search_binned_frozen(f, hc, stats, cg, ch, sel, sums, label, l2, hb, out, tim):
     """`_search_numeric_frozen` by a histogram (as `_search_binned`, `hb` = (hg, hh, hcnt)): scalar bin sums of the
@@ -1806,25 +1905,11 @@ def _search_binned_frozen(f, hc, stats, cg, ch, sel, sums, label, l2, hb, out, t
         if b >= nb:
             tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
         hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
-    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
-    pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
-    for b in range(z):
-        if hcnt[b] == 0: continue
-        v = float(b - z)
-        if cnt_neg > 0:
-            n_pos += 1
-            top = _offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
-        pg += hg[b]; ph += hh[b]; cnt_neg += hcnt[b]; last_neg = v
-    sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
-    for b in range(nb - 1, z, -1):
-        if hcnt[b] == 0: continue
-        v = float(b - z)
-        if cnt_pos > 0:
-            n_pos += 1
-            top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
-        sg += hg[b]; sh += hh[b]; cnt_pos += hcnt[b]; first_pos = v
-    top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
-    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
+    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f)   # best so far
+    top, neg, n_neg = _offer_pair_bins(top, range(z), (z, hg, hh, hcnt), 0, tot, l2)            # negative codes, up
+    top, pos, n_pos = _offer_pair_bins(top, range(nb - 1, z, -1), (z, hg, hh, hcnt), 1, tot, l2)  # positive, down
+    top, n_gap = _offer_zero_gap(top, neg, pos, tot, l2)
+    _pair_finish(top, best, best_v, label, tim, n_neg + n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a5
 _HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
@@ -1863,13 +1948,14 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
 
 # %% ../nbs/01a_boomer.ipynb #beam18e01
 @kernel(literal=("mode",))
-def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, best, best_v, opts):
-    """`_offer` for a beam: keep the `best.shape[0]` best candidates, best first, in `best` (rows q, thr, op, label, count)
-    and `best_v`. A candidate enters if it covers at least `opts[0]` weighted examples (`min_coverage`) and is strictly
+def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, out, opts):
+    """`_offer` for a beam: keep the `best.shape[0]` best candidates, best first, in `out` = (best, best_v): `best` rows
+    (q, thr, op, label, count), `best_v` their sums. A candidate enters if it covers at least `opts[0]` weighted examples (`min_coverage`) and is strictly
     better than the last row; among equals the earlier one stays ahead (as `_offer`'s strict `<`)."""
     numba.literally(mode)
     if cnt <= 0 or cnt < opts[0]: return
     q, lab = _quality(v, mode, K, label, l2, scores, work)
+    best, best_v = out[0], out[1]                  # indexed: unpacked, the writes were lost (Numba 0.68.1)
     j = best.shape[0] - 1
     if not q < best[j, 0]: return
     while j > 0 and q < best[j - 1, 0]:
@@ -1933,39 +2019,89 @@ def _beam_insert(nb, nb_v, size, B, cand, v, ahead):
     nb_v[j, :v.shape[0]] = v
     return min(size + 1, B)
 
-# %% ../nbs/01a_boomer.ipynb #beam18e02
-def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
-    """Grow one rule by a top-down beam search (see the prose above) and add it to the scores; returns what
-    `_grow_rule_impl` returns, and takes its `cfg`, `data` and `ws` (without reading `covered`, `total`, `slot_best`,
-    `slot_v` or the output sampling settings). `beam` = (opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb,
-    nb_v, fcols) (built in `_rule_induction`): `opts` = [min_coverage, beam_width B, max_head_refinements (0: no limit),
-    recalculate_predictions, resample_features]. Members' state is double-buffered along axis 0 of `cov` (covered
-    levels), `mf`/`mthr`/`mop` (conditions), `mi` (int rows: depth, search label, head label, open, count), `mq`
-    (quality) and `mtot` (the weighted sums of the examples they cover); `cand`/`cand_v` hold each slot's B best
-    candidates, `nb`/`nb_v` the next beam (rows q, member, feature, thr, op, label, count, carried)."""
-    loss, K, l2, shrinkage, sampling, sample_size, n_feat, max_conditions, abs_score, _, _ = cfg
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = borrow(*data)
-    w, perm_n, perm_f, _, rows_buf, cols, _, tmp_full, _, _, slot_buf, scores, work, head, cond_f, cond_thr, cond_op = borrow(*ws)
-    opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = borrow(*beam)
+# %% ../nbs/01a_boomer.ipynb #ce3e34ef
+def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, opts):
+    """One slot of a beam member's search: feature `f` into the slot's `B` best candidates `outs` = (cand, cand_v, buf,
+    scores, work); `cols` all columns, `fcols` a frozen label's two; `at` = (K, l2, label), the member's label."""
+    K, l2, lab = at
+    (tot, cnt), (cand, cand_v, buf, scores, work) = sums, outs
+    if lab < 0:                                      # the rule's own head mode, on all W sums
+        _search_feature_beam(f, nominal, X, (stats, cols, True), sel, (tot, cnt), HEAD_MODE, (K, lab, l2, scores, work),
+                             (buf[0], buf[1], buf[2], buf[3]), (cand, cand_v), opts, LOW_RANK)
+    elif not nominal:                                # a frozen single label, numeric feature: the scalar sweep
+        _search_numeric_frozen_beam(f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]),
+                                    opts)
+    else:                                            # a frozen single label, nominal feature: its two sums
+        _search_feature_beam(f, nominal, X, (stats, fcols, False), sel, (tot[:2], cnt), 0, (1, lab, l2, scores, work),
+                             (buf[0, :2], buf[1, :2], buf[2, :2], buf[3, :2]), (cand, cand_v[:, :2]), opts)
+
+@kernel(inline=True)
+def _beam_collect(cand, cand_v, nf, perm_f, m, nv, nb, nb_v, m_new, B):
+    """Member `m`'s candidates from the `nf` slots into the next beam, in sampling order (first of equals stays ahead);
+    returns (the next beam's size, whether no candidate came)."""
+    carried = True
+    for s in range(nf):
+        for k in range(B):
+            if cand[s, k, 4] <= 0: break
+            carried = False
+            m_new = _beam_insert(nb, nb_v, m_new, B, (cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
+                                 cand[s, k, 3], cand[s, k, 4], 0.0), cand_v[s, k, :nv], False)
+    return m_new, carried
+
+def _beam_advance(cur, m_new, beam, data, K, max_head):
+    """The next beam (side `1 - cur` of the members' double buffers) from `nb`: each member a copy of its parent, closed
+    if carried, else with the new condition applied and its sums; a single-label member's head label frozen once it
+    has `max_head` conditions (0: never)."""
+    opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = beam
+    ptr, val, row, nan_ptr, nan_row = data[0], data[1], data[2], data[4], data[5]
     mode = HEAD_MODE
-    n = stats.shape[0]
-    W = tmp_full.shape[0]
-    single = mode == 1 or mode == 3
-    B = int(opts[1]); max_head = int(opts[2])
-    _sample_instances(state, sampling, sample_size, w, perm_n)
-    tot0 = mtot[0, 0]
-    tot0[:] = 0.0; cnt = 0
-    for i in range(n):
-        if w[i] > 0:
-            _add(tot0, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
-    cov[0, 0, :] = 0
+    nxt = 1 - cur
+    for j in range(m_new):                           # the next beam's members from their parents
+        p = int(nb[j, 1])
+        cov[nxt, j, :] = cov[cur, p, :]
+        d = mi[cur, p, 0]
+        mf[nxt, j, :d] = mf[cur, p, :d]; mthr[nxt, j, :d] = mthr[cur, p, :d]; mop[nxt, j, :d] = mop[cur, p, :d]
+        mi[nxt, j, :] = mi[cur, p, :]; mq[nxt, j] = nb[j, 0]
+        if nb[j, 7] != 0.0:                          # carried: closed
+            mtot[nxt, j, :] = mtot[cur, p, :]; mi[nxt, j, 3] = 0; continue
+        f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
+        _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, cov[nxt, j], d)
+        mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
+        c = int(nb[j, 6])
+        mi[nxt, j, 0] = d + 1; mi[nxt, j, 4] = c; mi[nxt, j, 3] = 1 if c > opts[0] else 0
+        lab = mi[cur, p, 1]
+        if lab >= 0: mtot[nxt, j, :2] = nb_v[j, :2]
+        elif mode == 1 or mode == 3:
+            mi[nxt, j, 2] = int(nb[j, 5])
+            if max_head > 0 and d + 1 >= max_head:   # freeze the label: keep only its two sums
+                k = int(nb[j, 5]); mi[nxt, j, 1] = k
+                mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, K + (k if mode == 1 else k * (k + 3) // 2)]
+            else: mtot[nxt, j, :] = nb_v[j, :]
+        else: mtot[nxt, j, :] = nb_v[j, :]
+    return nxt
+
+# %% ../nbs/01a_boomer.ipynb #0b78731f
+_BEAM_STEPS = (_rule_start, _beam_slot, _beam_advance, _covered_sums, _rule_head, _update_scores)   # as `_GROW_STEPS`
+
+def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
+    """Grow one rule by a top-down beam search and add it to the scores; returns what `_grow_rule_impl` returns and takes
+    its `cfg`, `data` and `ws` (without reading `covered`, `total`, `slot_best`, `slot_v` or the output sampling
+    settings); `beam` is described above."""
+    K, l2, n_feat, max_conditions, abs_score = cfg[1], cfg[2], cfg[6], cfg[7], cfg[8]
+    data, ws, beam = borrow(*data), borrow(*ws), borrow(*beam)
+    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
+    w, perm_n, perm_f, _, rows_buf, cols, _, tmp_full, _, _, slot_buf, scores, work, head, cond_f, cond_thr, cond_op = ws
+    opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = beam
+    mode, W, F = HEAD_MODE, tmp_full.shape[0], perm_f.shape[0]
+    single, B, max_head = mode == 1 or mode == 3, int(opts[1]), int(opts[2])
+    cnt = _rule_start(state, cfg, data, ws, cov[0, 0], mtot[0, 0], None)
     mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if abs_score and single else -1, -1, 1, cnt
     mq[0, 0] = 0.0
     if fixed_label >= 0 and single:                  # post-optimisation keeps the label: its two sums only
+        tot0 = mtot[0, 0]
         g0, h0 = tot0[fixed_label], tot0[K + (fixed_label if mode == 1 else fixed_label * (fixed_label + 3) // 2)]
         tot0[0] = g0; tot0[1] = h0; mi[0, 0, 1] = fixed_label; mi[0, 0, 2] = fixed_label
     cur, size, step = 0, 1, 0
-    F = perm_f.shape[0]
     nf, tried = n_feat, 0                            # as in `_grow_rule_impl`: more features for a first condition
     while step < max_conditions:
         bound = mq[cur, size - 1]                    # a refinement must beat the beam's worst member
@@ -1973,38 +2109,16 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
         for m in range(size):
             carried = True
             if mi[cur, m, 3] == 1:
-                if tried == 0 and (m == 0 or opts[4] != 0.0):   # one feature sample per step, or one per member
-                    for j in range(n_feat):
-                        r = j + _randbelow(state, F - j)
-                        perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
+                if tried == 0 and (m == 0 or opts[4] != 0.0): _draw_features(state, perm_f, n_feat)   # per step or member
                 depth, lab = mi[cur, m, 0], mi[cur, m, 1]
-                tot = mtot[cur, m]
                 if lab >= 0:
                     fcols[0] = lab; fcols[1] = K + (lab if mode == 1 else lab * (lab + 3) // 2)
-                for s in numba.prange(nf):
+                for s in numba.prange(nf):           # (tuples built per slot: a parallel loop takes no tuple of arrays)
                     cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
-                    f = perm_f[s]
-                    Xs, sel = (ptr, val, row, pos_start, nan_ptr, nan_row), (w, cov[cur, m], depth)   # per slot, as above
-                    if lab < 0:                      # the rule's own head mode, on all W sums
-                        _search_feature_beam(f, nominal[f], Xs, (stats, cols, True), sel, (tot, mi[cur, m, 4]), mode,
-                                             (K, lab, l2, scores[s], work[s]),
-                                             (slot_buf[s, 0], slot_buf[s, 1], slot_buf[s, 2], slot_buf[s, 3]),
-                                             (cand[s], cand_v[s]), opts, LOW_RANK)
-                    elif not nominal[f]:             # a frozen single label, numeric feature: the scalar sweep
-                        _search_numeric_frozen_beam(f, Xs, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], mi[cur, m, 4]),
-                                                    lab, l2, (cand[s], cand_v[s, :, :2]), opts)
-                    else:                            # a frozen single label, nominal feature: its two sums
-                        _search_feature_beam(f, nominal[f], Xs, (stats, fcols, False), sel, (tot[:2], mi[cur, m, 4]), 0,
-                                             (1, lab, l2, scores[s], work[s]),
-                                             (slot_buf[s, 0, :2], slot_buf[s, 1, :2], slot_buf[s, 2, :2], slot_buf[s, 3, :2]),
-                                             (cand[s], cand_v[s, :, :2]), opts)
-                nv = 2 if lab >= 0 else W
-                for s in range(nf):                  # into the next beam, in sampling order: first of equals stays ahead
-                    for k in range(B):
-                        if cand[s, k, 4] <= 0: break
-                        carried = False
-                        m_new = _beam_insert(nb, nb_v, m_new, B, (cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
-                                             cand[s, k, 3], cand[s, k, 4], 0.0), cand_v[s, k, :nv], False)
+                    _beam_slot(perm_f[s], nominal[perm_f[s]], (ptr, val, row, pos_start, nan_ptr, nan_row), stats, cols, fcols,
+                               (w, cov[cur, m], depth), (mtot[cur, m], mi[cur, m, 4]), (K, l2, lab),
+                               (cand[s], cand_v[s], slot_buf[s], scores[s], work[s]), opts)
+                m_new, carried = _beam_collect(cand, cand_v, nf, perm_f, m, 2 if lab >= 0 else W, nb, nb_v, m_new, B)
             if carried:                              # nothing refines it: it stays, ahead of equal refinements
                 m_new = _beam_insert(nb, nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0.0, 0.0, 0.0, 1.0), mtot[cur, m, :1], True)
             else: found = True
@@ -2013,80 +2127,13 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
             tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
             continue
         tried, nf = 0, n_feat
-        nxt = 1 - cur
-        for j in range(m_new):                       # the next beam's members from their parents
-            p = int(nb[j, 1])
-            cov[nxt, j, :] = cov[cur, p, :]
-            d = mi[cur, p, 0]
-            mf[nxt, j, :d] = mf[cur, p, :d]; mthr[nxt, j, :d] = mthr[cur, p, :d]; mop[nxt, j, :d] = mop[cur, p, :d]
-            mi[nxt, j, :] = mi[cur, p, :]; mq[nxt, j] = nb[j, 0]
-            if nb[j, 7] != 0.0:                      # carried: closed
-                mtot[nxt, j, :] = mtot[cur, p, :]; mi[nxt, j, 3] = 0; continue
-            f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
-            _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, cov[nxt, j], d)
-            mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
-            c = int(nb[j, 6])
-            mi[nxt, j, 0] = d + 1; mi[nxt, j, 4] = c; mi[nxt, j, 3] = 1 if c > opts[0] else 0
-            lab = mi[cur, p, 1]
-            if lab >= 0: mtot[nxt, j, :2] = nb_v[j, :2]
-            elif single:
-                mi[nxt, j, 2] = int(nb[j, 5])
-                if max_head > 0 and d + 1 >= max_head:   # freeze the label: keep only its two sums
-                    k = int(nb[j, 5]); mi[nxt, j, 1] = k
-                    mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, K + (k if mode == 1 else k * (k + 3) // 2)]
-                else: mtot[nxt, j, :] = nb_v[j, :]
-            else: mtot[nxt, j, :] = nb_v[j, :]
-        cur, size, step = nxt, m_new, step + 1
-    depth = mi[cur, 0, 0]
+        cur, size, step = _beam_advance(cur, m_new, beam, data, K, max_head), m_new, step + 1
+    depth, label = mi[cur, 0, 0], mi[cur, 0, 2] if single else -1
     if depth == 0: return 0, -1, 0
-    label = mi[cur, 0, 2] if single else -1
-    covered = cov[cur, 0]
     for c in range(depth): cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
     if single:
         cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
-    if IREP:                                         # as in `_grow_rule_impl`
-        if depth > 1:
-            depth = _irep_depth(stats, w, covered, depth, cols, mode, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full,
-                                head)
-            for i in range(n):
-                if covered[i] > depth: covered[i] = depth
-    recalc = opts[3] != 0.0                          # False: the head from the sample's weighted sums
-    m = 0
-    tmp_full[:] = 0.0
-    n_sum = 2 if single else W
-    for i in range(n):
-        if covered[i] == depth:
-            rows_buf[m] = i; m += 1
-            wi = 1.0 if recalc else float(w[i])
-            if wi == 0.0: continue
-            if LOW_RANK: _accumulate_low_rank(tmp_full, stats, i, wi, K, head)
-            else:
-                for c in range(n_sum): tmp_full[cols[c]] += wi * stats[i, cols[c]]
-    if mode == 1 or mode == 3:                       # the rest is `_grow_rule_impl`'s
-        d = tmp_full[cols[1]] + l2
-        head[:] = 0.0
-        head[label] = -shrinkage * tmp_full[label] / d if d > 0.0 else 0.0
-    else:
-        if mode == 0: _decomposable_head(tmp_full[:K], tmp_full[K:], l2, head)
-        else: _quality(tmp_full, mode, K, label, l2, head, work[0])
-        for k in range(K): head[k] *= shrinkage
-    one_label = single and mode == 1 and (loss == 0 or loss == 2 or loss == 4)
-    for r in range(m):
-        i = rows_buf[r]
-        if one_label:                                # one entry's statistics: two numbers, or the row on one-entry slices
-            S[i, label] += head[label]
-            if LOSS == 0 or LOSS == 4:
-                g1, h1 = _label_wise_stats(LOSS, float(Y[i, label]), S[i, label])
-                stats[i, label] = g1; stats[i, K + label] = h1
-            else: _loss_row(LOSS, Y[i, label:label + 1], S[i, label:label + 1], stats[i, label:label + 1],
-                            stats[i, K + label:K + label + 1])
-            continue
-        if single: S[i, label] += head[label]
-        else:
-            for k in range(K): S[i, k] += head[k]
-        _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
-    for c in range(W): cols[c] = c
-    return depth, label, m
+    return _finish_rule(cfg, data, ws, cov[cur, 0], depth, (K, l2, W, label, 0, 1), opts[3] == 0.0, None, None)
 
 # %% ../nbs/01a_boomer.ipynb #beam18e03
 RULE_INDUCTION_DEFAULTS = dict(min_coverage=1, max_conditions=None, max_head_refinements=1, recalculate_predictions=True,
@@ -2121,8 +2168,8 @@ def _uses_beam_kernel(est, o):
 @functools.cache
 def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
-    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, HEAD_MODE=mode, LOW_RANK=bool(low_rank), IREP=bool(irep),
-                                                   LOSS=int(loss)))
+    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, _BEAM_STEPS, _GROW_CALLS, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
+                                                   IREP=bool(irep), LOSS=int(loss), OPTS=False, FROZEN_MODE=0))
 
 def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False, loss=0):
     """(grow, max_conditions) for `_fit_rules`: the greedy kernel `grow` as it is, or a function with its arguments

@@ -45,9 +45,10 @@ __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'spe
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
 def _renamed(f, suffix: str, constants: dict | None = None):
-    "A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants` added to its globals."
-    g = types.FunctionType(f.__code__, {**f.__globals__, **constants} if constants else f.__globals__, f.__name__ + suffix,
-                           f.__defaults__, f.__closure__)
+    """A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants`
+    added to its globals: a dict of its own whenever `constants` is given, even empty; `f`'s own otherwise."""
+    glob = {**f.__globals__, **constants} if constants is not None else f.__globals__
+    g = types.FunctionType(f.__code__, glob, f.__name__ + suffix, f.__defaults__, f.__closure__)
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
@@ -56,12 +57,20 @@ def _constant_name(v) -> str:
     f = getattr(v, "py_func", v)
     return f.__qualname__ if isinstance(f, types.FunctionType) else str(v)
 
-def specialize(f, **constants):
+def specialize(f, steps=(), calls=(), **constants):
     """A copy of `f` that reads `constants` as globals, for a kernel that compiles only the code of those values.
 
     Numba compiles a global's value into the code and drops the branches it rules out; the copy is named after
-    the constants (functions by their names), so its kernel has its own cache entry, the same in every process."""
-    return _renamed(f, "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items())), constants)
+    the constants (functions by their names), so its kernel has its own cache entry, the same in every process.
+    `steps`: functions `f` (or another step) calls that read the same constants, each specialised alike and inlined
+    into its caller (`kernel(inline=True)`) under its own name. `calls`: the same, but each compiled as a kernel of its
+    own (`kernel()`): Numba copies an inlined function's code into every caller, which costs compile time for a large
+    one. Both follow from the constants and do not change the copy's name."""
+    suffix = "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items()))
+    copies = [_renamed(s, suffix, dict(constants)) for s in (*steps, *calls)]   # each with globals of its own
+    named = {s.__name__: kernel(inline=s in steps)(c) for s, c in zip((*steps, *calls), copies)}
+    for c in copies: c.__globals__.update(named)                              # steps may call steps
+    return _renamed(f, suffix, {**constants, **named})
 
 # %% ../nbs/00_core.ipynb #e7d335a8
 @functools.cache
