@@ -106,9 +106,9 @@ def _example_wise_logistic_row(y, s, g, hp):
         for i in range(j): hp[c + i] = -g[i] * g[j]                   # h_ij = -ỹ_i ỹ_j p_i p_j
 
 example_wise_logistic = _over_rows(_example_wise_logistic_row, "example_wise_logistic",
-    "Gradients `G` (n, K) and packed upper-triangle Hessians `Hp` (n, K(K+1)/2) of the example-wise logistic loss.")
+    "Gradients `G` (n, K) and packed upper-triangle Hessians `H` (n, K(K+1)/2) of the example-wise logistic loss.")
 example_wise_logistic_low_rank = _over_rows(_example_wise_logistic_diag_row, "example_wise_logistic_low_rank",
-    "Gradients `G` (n, K) and Hessian diagonals `D` (n, K): each example's Hessian is diag(D[n]) with −G[n]ᵢG[n]ⱼ off it.")
+    "Gradients `G` (n, K) and Hessian diagonals `H` (n, K): each example's Hessian is diag(H[n]) with −G[n]ᵢG[n]ⱼ off it.")
 
 @kernel()
 def _example_wise_logistic_loss_row(y, s):
@@ -202,9 +202,9 @@ def _hinge_norm_row(y, s, g, hp): _residual_norm_row(y, s, g, hp, True)
 def _error_norm_row(y, s, g, hp): _residual_norm_row(y, s, g, hp, False)
 
 example_wise_squared_hinge = _over_rows(_hinge_norm_row, "example_wise_squared_hinge",
-    "Gradients `G` (n, K) and packed Hessians `Hp` (n, K(K+1)/2) of the example-wise squared hinge ‖r‖ (hinge residuals).")
+    "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared hinge ‖r‖ (hinge residuals).")
 example_wise_squared_error = _over_rows(_error_norm_row, "example_wise_squared_error",
-    "Gradients `G` (n, K) and packed Hessians `Hp` (n, K(K+1)/2) of the example-wise squared error ‖s − ỹ‖.")
+    "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared error ‖s − ỹ‖.")
 
 # %% ../nbs/01_taylor_boosting.ipynb #codes
 LOSS_LOGISTIC_LABEL_WISE, LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_SQUARED_ERROR_LABEL_WISE = 0, 1, 2
