@@ -293,8 +293,8 @@ _EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a 
 
 @kernel(literal=("mode",))
 def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, out, tim):
-    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `out` = (best, best_v) if strictly
-    better: best = (q, thr, op, label, count), best_v its sums.
+    """Evaluate candidate statistics `v` (covering `cnt` weighted examples); keep it in `out` = (best, best_v) if
+    strictly better: best = (q, thr, op, label, count), best_v its sums.
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
@@ -323,8 +323,9 @@ def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, out, tim):
     """The thresholds around a feature's implicit zeros, offered (`_offer`) once its sweeps are done: `neg` = (weight,
     last value) of the negative values, summed in `pre`; `pos` = (weight, first value) of the positive ones, in `suf`;
     `cnt_f` the weight of all covered examples with a value, summed in `tot`; `sums` = (pre, suf, tmp, tot), `tmp`
-    scratch; `hd` = (K, label, l2, scores, work), what `_offer` takes besides the mode, `out` and `tim` as there. (`_offer_zero_gap` below is
-    the same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a compile-time constant."""
+    scratch; `hd` = (K, label, l2, scores, work), what `_offer` takes besides the mode, `out` and `tim` as there.
+    (`_offer_zero_gap` below is the same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a
+    compile-time constant."""
     pre, suf, tmp, tot = sums
     K, label, l2, scores, work = hd
     (cnt_neg, last_neg), (cnt_pos, first_pos) = neg, pos
@@ -1950,8 +1951,9 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
 @kernel(literal=("mode",))
 def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, out, opts):
     """`_offer` for a beam: keep the `best.shape[0]` best candidates, best first, in `out` = (best, best_v): `best` rows
-    (q, thr, op, label, count), `best_v` their sums. A candidate enters if it covers at least `opts[0]` weighted examples (`min_coverage`) and is strictly
-    better than the last row; among equals the earlier one stays ahead (as `_offer`'s strict `<`)."""
+    (q, thr, op, label, count), `best_v` their sums. A candidate enters if it covers at least `opts[0]` weighted
+    examples (`min_coverage`) and is strictly better than the last row; among equals the earlier one stays ahead (as
+    `_offer`'s strict `<`)."""
     numba.literally(mode)
     if cnt <= 0 or cnt < opts[0]: return
     q, lab = _quality(v, mode, K, label, l2, scores, work)
@@ -2168,8 +2170,9 @@ def _uses_beam_kernel(est, o):
 @functools.cache
 def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
-    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, _BEAM_STEPS, _GROW_CALLS, HEAD_MODE=mode, LOW_RANK=bool(low_rank),
-                                                   IREP=bool(irep), LOSS=int(loss), OPTS=False, FROZEN_MODE=0))
+    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, _BEAM_STEPS, _GROW_CALLS, HEAD_MODE=mode,
+                                                   LOW_RANK=bool(low_rank), IREP=bool(irep), LOSS=int(loss), OPTS=False,
+                                                   FROZEN_MODE=0))
 
 def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False, loss=0):
     """(grow, max_conditions) for `_fit_rules`: the greedy kernel `grow` as it is, or a function with its arguments
