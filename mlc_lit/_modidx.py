@@ -542,6 +542,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.losses._decomposable_head_l1': ('taylor_boosting.html#_decomposable_head_l1', 'mlc_lit/losses.py'),
                                 'mlc_lit.losses._decomposable_quality_l1': ( 'taylor_boosting.html#_decomposable_quality_l1',
                                                                              'mlc_lit/losses.py'),
+                                'mlc_lit.losses._diag_col': ('taylor_boosting.html#_diag_col', 'mlc_lit/losses.py'),
                                 'mlc_lit.losses._diagonal_head': ('taylor_boosting.html#_diagonal_head', 'mlc_lit/losses.py'),
                                 'mlc_lit.losses._error_norm_row': ('taylor_boosting.html#_error_norm_row', 'mlc_lit/losses.py'),
                                 'mlc_lit.losses._example_wise_logistic_diag_row': ( 'taylor_boosting.html#_example_wise_logistic_diag_row',

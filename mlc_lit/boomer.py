@@ -30,7 +30,7 @@ from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE,
                             _complete_head, _decomposable_head, _label_wise_stats, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
-from .losses import regularised, soft_threshold
+from .losses import _diag_col, regularised, soft_threshold
 
 
 # %% auto #0
@@ -62,7 +62,7 @@ def _criterion(g, d, by_abs):
 @kernel()
 def _output_criteria(v, K, l2, layout, by_abs, crit):
     "crit[k] for the sums `v` = [g, h]; `layout` 0: h is the diagonal (K values), 1 or 2: h is packed (its diagonal is read)."
-    for k in range(K): crit[k] = _criterion(v[k], v[K + (packed_index(k, k) if layout > 0 else k)] + l2, by_abs)
+    for k in range(K): crit[k] = _criterion(v[k], v[_diag_col(k, K, layout > 0)] + l2, by_abs)
 
 # %% ../nbs/01a_boomer.ipynb #bc6582f6
 @kernel()
@@ -607,7 +607,7 @@ def _restrict_outputs(sel, n, K, layout, cols, total, v):
     else:
         for j in range(n):
             k = int(sel[j])
-            cols[n + j] = K + (k if layout == 0 else packed_index(k, k))
+            cols[n + j] = _diag_col(k, K, layout != 0)
         nc = 2 * n
     for c in range(nc): total[c] = v[cols[c]]
     return nc
@@ -709,7 +709,7 @@ def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
     nc, label = W, -2 if abs_score and single else -1
     if fixed_label >= 0 and single:                  # keep the label: only its two columns, as after a first condition
         label = fixed_label
-        cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+        cols[0] = label; cols[1] = _diag_col(label, K, mode != 1)
         g0, h0 = total[cols[0]], total[cols[1]]
         total[0] = g0; total[1] = h0; nc = 2
     sub, kf = 0, 1
@@ -763,7 +763,7 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
           and not (GENERAL and _one_value(f, X[0], X[1]))):   # label not chosen yet: one scalar sweep per label
         best[3] = -1.0
         for k in range(K):
-            ch = K + k if mode == 1 else K + k * (k + 3) // 2
+            ch = _diag_col(k, K, mode != 1)
             _search_numeric_frozen(f, X, stats, k, ch, sel, (total[k], total[ch], cnt), k, l2, (best, buf[0, :2]), row_t)
             if best[3] == k:                         # this label improved: keep its sums where the full layout has them
                 v[k], v[ch] = buf[0, 0], buf[0, 1]
@@ -820,7 +820,7 @@ def _narrow(s, at, ws):
             kf = 1
         else:
             label = int(slot_best[s, 3])
-            cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+            cols[0] = label; cols[1] = _diag_col(label, K, mode != 1)
             total[0] = slot_v[s, cols[0]]; total[1] = slot_v[s, cols[1]]
         nc = 2
     elif OPTS and (mode == 5 or mode == 6) and sub == 0:   # a partial head keeps the outputs of its first condition
@@ -2077,7 +2077,7 @@ def _beam_advance(cur, m_new, beam, data, K, max_head):
             mi[nxt, j, 2] = int(nb[j, 5])
             if max_head > 0 and d + 1 >= max_head:   # freeze the label: keep only its two sums
                 k = int(nb[j, 5]); mi[nxt, j, 1] = k
-                mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, K + (k if mode == 1 else k * (k + 3) // 2)]
+                mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, _diag_col(k, K, mode != 1)]
             else: mtot[nxt, j, :] = nb_v[j, :]
         else: mtot[nxt, j, :] = nb_v[j, :]
     return nxt
@@ -2101,7 +2101,7 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     mq[0, 0] = 0.0
     if fixed_label >= 0 and single:                  # post-optimisation keeps the label: its two sums only
         tot0 = mtot[0, 0]
-        g0, h0 = tot0[fixed_label], tot0[K + (fixed_label if mode == 1 else fixed_label * (fixed_label + 3) // 2)]
+        g0, h0 = tot0[fixed_label], tot0[_diag_col(fixed_label, K, mode != 1)]
         tot0[0] = g0; tot0[1] = h0; mi[0, 0, 1] = fixed_label; mi[0, 0, 2] = fixed_label
     cur, size, step = 0, 1, 0
     nf, tried = n_feat, 0                            # as in `_grow_rule_impl`: more features for a first condition
@@ -2114,7 +2114,7 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
                 if tried == 0 and (m == 0 or opts[4] != 0.0): _draw_features(state, perm_f, n_feat)   # per step or member
                 depth, lab = mi[cur, m, 0], mi[cur, m, 1]
                 if lab >= 0:
-                    fcols[0] = lab; fcols[1] = K + (lab if mode == 1 else lab * (lab + 3) // 2)
+                    fcols[0] = lab; fcols[1] = _diag_col(lab, K, mode != 1)
                 for s in numba.prange(nf):           # (tuples built per slot: a parallel loop takes no tuple of arrays)
                     cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
                     _beam_slot(perm_f[s], nominal[perm_f[s]], (ptr, val, row, pos_start, nan_ptr, nan_row), stats, cols, fcols,
@@ -2134,7 +2134,7 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     if depth == 0: return 0, -1, 0
     for c in range(depth): cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
     if single:
-        cols[0] = label; cols[1] = K + (label if mode == 1 else label * (label + 3) // 2)
+        cols[0] = label; cols[1] = _diag_col(label, K, mode != 1)
     return _finish_rule(cfg, data, ws, cov[cur, 0], depth, (K, l2, W, label, 0, 1), opts[3] == 0.0, None, None)
 
 # %% ../nbs/01a_boomer.ipynb #beam18e03

@@ -30,6 +30,11 @@ def packed_index(i, j):
     if i > j: i, j = j, i
     return i + j * (j + 1) // 2
 
+@kernel(inline=True)
+def _diag_col(k, K, packed):
+    "Where output k's Hessian diagonal entry stands in a row [g (K,), h]: K + k, or with `packed` K + packed_index(k, k)."
+    return K + (packed_index(k, k) if packed else k)
+
 @kernel()
 def _sigmoid_pair(x):
     """(σ(x), σ(-x)) without overflow: both from e = exp(-|x|), in the order the sign of x gives (one branch-free pick:
@@ -100,7 +105,7 @@ def _example_wise_logistic_diag_row(y, s, g, h):
 def _example_wise_logistic_row(y, s, g, hp):
     K = y.shape[0]
     _example_wise_logistic_diag_row(y, s, g, hp[:K])                 # the diagonal first, in hp[:K] ...
-    for j in range(K - 1, -1, -1): hp[j * (j + 3) // 2] = hp[j]      # ... moved to (j, j), last first: no overlap
+    for j in range(K - 1, -1, -1): hp[packed_index(j, j)] = hp[j]    # ... moved to (j, j), last first: no overlap
     for j in range(1, K):
         c = j * (j + 1) // 2
         for i in range(j): hp[c + i] = -g[i] * g[j]                   # h_ij = -ỹ_i ỹ_j p_i p_j
@@ -397,7 +402,7 @@ def single_label_quality(v, K, l2, packed, by_abs):
     with `packed`, packed (its diagonal is read). Best: least `newton_quality`, or with `by_abs` the largest |step|."""
     best_q, best_k, best_a = math.inf, -1, -1.0
     for k in range(K):
-        g, h = v[k], v[K + (packed_index(k, k) if packed else k)]
+        g, h = v[k], v[_diag_col(k, K, packed)]
         q = newton_quality(g, h, l2)
         if by_abs:                                       # mlrl-boomer's rule: the label with the largest |score|
             a = abs(newton_step(g, h, l2))
@@ -449,7 +454,7 @@ def _single_label_quality_l1(v, K, l2, packed, by_abs):
     "`single_label_quality` with `l2` = (l2, l1)."
     best_q, best_k, best_a = math.inf, -1, -1.0
     for k in range(K):
-        g, h = v[k], v[K + (packed_index(k, k) if packed else k)]
+        g, h = v[k], v[_diag_col(k, K, packed)]
         q = l1_newton_quality(g, h, l2[0], l2[1])
         if by_abs:
             a = abs(l1_newton_step(g, h, l2[0], l2[1]))
