@@ -20,7 +20,7 @@ from numbers import Integral, Real
 
 import numba
 from numba.core import cgutils, types as nbtypes
-from numba.core.caching import FunctionCache
+from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic, overload
 import numpy as np
@@ -84,10 +84,13 @@ def _package_stamp() -> str:
     return h.hexdigest()
 
 class _KernelCache(FunctionCache):
-    "Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file)."
-    def __init__(self, py_func):
+    """Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file);
+    `tag` names the files of a second kernel compiled from the same function (Numba's index does not tell them apart)."""
+    def __init__(self, py_func, tag: str = ""):
         super().__init__(py_func)
-        self._cache_file._source_stamp = (self._cache_file._source_stamp, _package_stamp())
+        stamp = (self._cache_file._source_stamp, _package_stamp())
+        base = self._impl.filename_base + (f"-{tag}" if tag else "")
+        self._cache_file = IndexDataCacheFile(self._cache_path, base, stamp)
 
 # %% ../nbs/00_core.ipynb #61f7539a
 class _CompileWatch:
@@ -115,16 +118,29 @@ _watch = _CompileWatch()
 # %% ../nbs/00_core.ipynb #13c61676
 class _Kernel(CPUDispatcher):
     """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
-    passed by a calling kernel lose their literal type, except for the parameters named in `literal`."""
+    passed by a calling kernel lose their literal type, except for the parameters named in `literal`. Calls from
+    other kernels go to `_inner`, the same function compiled without the entry points Python calls through."""
     _literal = frozenset()
+    _inner = None
 
     def get_call_template(self, args, kws):
         keep = self._literal
         names = self._compiler.pysig.parameters
         args = tuple(a if name in keep else nbtypes.unliteral(a) for a, name in zip(args, names))
-        return super().get_call_template(args, {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()})
+        kws = {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()}
+        if self._inner is not None: return self._inner.get_call_template(args, kws)
+        return super().get_call_template(args, kws)
 
-    def enable_caching(self): self._cache = _KernelCache(self.py_func)
+    def get_overload(self, sig):                     # the code a calling kernel links in
+        return self._inner.get_overload(sig) if self._inner is not None else super().get_overload(sig)
+
+    @property
+    def signatures(self):
+        "Every specialization compiled: for calls from Python, then those only kernels call."
+        inner = [] if self._inner is None else [s for s in self._inner.overloads if s not in self.overloads]
+        return list(self.overloads) + inner
+
+    def enable_caching(self, tag: str = ""): self._cache = _KernelCache(self.py_func, tag)
 
     def compile(self, sig):
         if tuple(sig) in self.overloads: return super().compile(sig)    # nothing to do (a caller's type check)
@@ -145,9 +161,15 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
                    inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
     def compile_lazily(f):
         if numba.config.DISABLE_JIT: return f
-        disp = _Kernel(py_func=_renamed(f, "_parallel") if parallel else f, locals={}, targetoptions=options)
+        py_func = _renamed(f, "_parallel") if parallel else f
+        disp = _Kernel(py_func=py_func, locals={}, targetoptions=options)
         disp._literal = frozenset(literal)
         disp.enable_caching()
+        if not inline:                               # (an inlined kernel's code is copied into its callers instead)
+            bare = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+            disp._inner = _Kernel(py_func=py_func, locals={}, targetoptions=bare)
+            disp._inner._literal = disp._literal
+            disp._inner.enable_caching("inner")
         return disp
     return compile_lazily
 
