@@ -1772,19 +1772,24 @@ def _bin_features(est, X, nominal):
     return bins, presort_codes(C, bins), hc
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a3
-@kernel()
-def _binned_pass(f, hc, acc, sel, sums, K, hb, scratch, low_rank):
-    """The histogram of feature f: each covered example's weighted statistics added to its bin's sums `hist` (counts
-    `hcnt`), in example order; `tot` = `total` less the missing values (subtracted in example order, as the sweep
-    does); `hb` = (hist, hcnt, tot). `hc` = (dense, cptr, crow, ccode, zero, n_bins): the histogram codes
-    (`_histogram_codes`); `acc` = (stats, cols); `sel` = (w, covered, level, rows, m): the examples searched and, for
-    dense codes, the first `m` of `rows` (CSR codes check `covered` and `w` instead); `sums` = (total, cnt_total), as
-    `_search_feature`'s. Returns the covered count without the missing ones."""
-    (dense, cptr, crow, ccode, zero, n_bins), (stats, cols), (w, covered, level, rows, m) = hc, acc, sel
-    (total, cnt_total), (hist, hcnt, tot) = sums, hb
+def _binned_pass_impl(f, hc, sel, acc, hb, start):
+    """The histogram of feature f: each covered example's weighted statistics added to its bin's sums (counts `hcnt`),
+    in example order; a missing value's taken off the totals instead, as the sweep does. `hc` = (dense, cptr, crow,
+    ccode, zero, n_bins): the histogram codes (`_histogram_codes`); `sel` = (w, covered, level, rows, m): the examples
+    searched and, for dense codes, the first `m` of `rows` (CSR codes check `covered` and `w` instead). Two versions:
+    - `_binned_pass`, all of a row's statistics: `acc` = (stats, cols, K, scratch, low_rank), `hb` = (hist, hcnt, tot),
+      `start` = (total, cnt_total) as `_search_feature`'s sums; `tot` gets `total` less the missing values, and the
+      covered count less them is returned;
+    - `_binned_pair_pass` (`PAIR`), a label's two statistics as scalars: `acc` = (stats, cg, ch), `hb` = (hg, hh, hcnt),
+      `start` = (tot_g, tot_h, cnt_total); returns the three less the missing values."""
+    (dense, cptr, crow, ccode, zero, n_bins), (w, covered, level, rows, m) = hc, sel
     z, nb = zero[f], n_bins[f]
-    hist[:nb] = 0.0; hcnt[:nb] = 0
-    tot[:] = total; cnt_f = cnt_total
+    if PAIR:
+        (stats, cg, ch), (hg, hh, hcnt), (tot_g, tot_h, cnt_f) = acc, hb, start
+        hg[:nb] = 0.0; hh[:nb] = 0.0; hcnt[:nb] = 0
+    else:
+        (stats, cols, K, scratch, low_rank), (hist, hcnt, tot), (total, cnt_f) = acc, hb, start
+        hist[:nb] = 0.0; hcnt[:nb] = 0; tot[:] = total
     kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
     for r in range(kmax):
         if dense.shape[0] > 0:
@@ -1793,14 +1798,24 @@ def _binned_pass(f, hc, acc, sel, sums, K, hb, scratch, low_rank):
             i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
             if covered[i] != level or w[i] == 0: continue
         if b == z: continue                                  # the zero's bin: what the sums leave over
-        if b >= nb:                                          # missing: out of the covered total, as the sweep does
-            _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch); cnt_f -= w[i]; continue
-        if low_rank: _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
-        else:                                                # `_add(hist[b], ...)` would make a view per example
-            fw = float(w[i])
-            for c in range(hist.shape[1]): hist[b, c] += fw * stats[i, c]
-        hcnt[b] += w[i]
+        if PAIR:
+            wi = w[i]
+            if b >= nb:                                      # missing: out of the covered total, as the sweep does
+                tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
+            hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
+        else:
+            if b >= nb:
+                _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch); cnt_f -= w[i]; continue
+            if low_rank: _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
+            else:                                            # `_add(hist[b], ...)` would make a view per example
+                fw = float(w[i])
+                for c in range(hist.shape[1]): hist[b, c] += fw * stats[i, c]
+            hcnt[b] += w[i]
+    if PAIR: return tot_g, tot_h, cnt_f
     return cnt_f
+
+_binned_pass = kernel()(specialize(_binned_pass_impl, PAIR=False))
+_binned_pair_pass = kernel(inline=True)(specialize(_binned_pass_impl, PAIR=True))   # in `_search_binned_frozen`'s flags
 
 # %% ../nbs/01a_boomer.ipynb #2944e0df
 @kernel()
@@ -1866,7 +1881,7 @@ def _search_binned(f, hc, acc, sel, sums, mode, hd, hb, bufs, out, tim, low_rank
     `_search_feature`'s."""
     numba.literally(mode)
     (hist, hcnt), (tot, pre, suf, tmp), scores = hb, bufs, hd[3]
-    cnt_f = _binned_pass(f, hc, acc, sel, sums, hd[0], (hist, hcnt, tot), scores, low_rank)
+    cnt_f = _binned_pass(f, hc, sel, (acc[0], acc[1], hd[0], scores, low_rank), (hist, hcnt, tot), sums)
     _binned_offers(hc[4][f], hc[5][f], hist, hcnt, tot, cnt_f, mode, hd, (pre, suf, tmp), out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a4
@@ -1889,23 +1904,8 @@ def _offer_pair_bins(top, bins, h, op, tot, l2):
 def _search_binned_frozen(f, hc, stats, cg, ch, sel, sums, label, l2, hb, out, tim):
     """`_search_numeric_frozen` by a histogram (as `_search_binned`, `hb` = (hg, hh, hcnt)): scalar bin sums of the
     label's two statistics, candidates evaluated inline with the same arithmetic."""
-    (dense, cptr, crow, ccode, zero, n_bins), (w, covered, level, rows, m) = hc, sel
-    (tot_g, tot_h, cnt_total), (hg, hh, hcnt), (best, best_v) = sums, hb, out
-    z, nb = zero[f], n_bins[f]
-    hg[:nb] = 0.0; hh[:nb] = 0.0; hcnt[:nb] = 0
-    cnt_f = cnt_total
-    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
-    for r in range(kmax):
-        if dense.shape[0] > 0:
-            i = rows[r]; b = int(dense[f, i])
-        else:
-            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
-            if covered[i] != level or w[i] == 0: continue
-        if b == z: continue
-        wi = w[i]
-        if b >= nb:
-            tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
-        hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
+    (hg, hh, hcnt), (best, best_v), z, nb = hb, out, hc[4][f], hc[5][f]
+    tot_g, tot_h, cnt_f = _binned_pair_pass(f, hc, sel, (stats, cg, ch), hb, sums)
     top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f)   # best so far
     top, neg, n_neg = _offer_pair_bins(top, range(z), (z, hg, hh, hcnt), 0, tot, l2)            # negative codes, up
     top, pos, n_pos = _offer_pair_bins(top, range(nb - 1, z, -1), (z, hg, hh, hcnt), 1, tot, l2)  # positive, down
