@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mlc_lit.losses import _complete_head
-from mlc_lit.binning import (_aggregate, _assign_bins, _criteria, bins_per_sign,
+from mlc_lit.binning import (_aggregate, _aggregate_scratch, _assign_bins, _criteria, bins_per_sign,
                              binned_complete_head, binned_head, binning_workspace, pack_upper, unpack_upper)
 from mlc_lit.core import kernel
 
@@ -152,7 +152,7 @@ def test_max_bins_caps_and_one_sign_only():
 @SETTINGS
 @given(st.one_of(st.integers(1, 30), st.integers(48, 90)), st.integers(1, 20), ratios, st.booleans(), st.integers(0, 2**16))
 def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, bin_ratio, exact, seed):
-    "Both column loops: the branching one (K < 48) and the scatter (K >= 48), with labels without a bin."
+    "The column loops: entry by entry (K < 10), bin by bin (K < 20), rows per bin (K >= 20); labels without a bin."
     g, H = example_wise_stats(n, K, seed)
     g[np.random.default_rng(seed).random(K) < 0.2] = 0.0
     c = np.empty(K)
@@ -163,7 +163,7 @@ def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, b
     out = {}
     for ex in (False, True):
         g_bin, H_bin = np.empty(B), np.empty(B * (B + 1) // 2)
-        _aggregate(g, H, b, counts, B, 1.0, ex, np.empty(2 * (B + 1)), g_bin, H_bin, np.empty(len(g), np.int64), np.empty(B, np.int64))
+        _aggregate(g, H, b, counts, B, 1.0, ex, np.empty(_aggregate_scratch(B, len(g))), g_bin, H_bin, np.empty(len(g), np.int64), np.empty(B, np.int64))
         gb, Hb = naive_aggregate(g, H, b, 1.0, ex)
         np.testing.assert_allclose(g_bin, gb, atol=1e-12)
         np.testing.assert_allclose(unpack_upper(H_bin, B), Hb, atol=1e-12)
