@@ -211,6 +211,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer.Rules._repr_pretty_': ('boomer.html#rules._repr_pretty_', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._accumulate': ('boomer.html#_accumulate', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._accumulate_low_rank': ('boomer.html#_accumulate_low_rank', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._accumulate_low_rank_weighted': ( 'boomer.html#_accumulate_low_rank_weighted',
+                                                                                  'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._add': ('boomer.html#_add', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._all_constant': ('boomer.html#_all_constant', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._apply_condition': ('boomer.html#_apply_condition', 'mlc_lit/boomer.py'),

@@ -266,13 +266,29 @@ def _accumulate(acc, stats, i, wi, cols, all_cols):
     else:
         for c in range(acc.shape[0]): acc[c] += wi * stats[i, cols[c]]
 
-@kernel()
+@kernel(fastmath=False)
 def _accumulate_low_rank(acc, stats, i, wi, K, t):
     """acc += wi * [g, packed H] of example i, from its low-rank row [g (K,), diagonal h (K,)]: H = diag(h) with
     -g_r g_j off the diagonal, so the packed sum takes a rank-one update that reads 2K stored values.
 
-    Column j's products go through `t` (K scratch values) and are added as `_accumulate` adds stored ones, so the
-    sums are the packed path's to the last bit (fused or reassociated, they would differ in the last place)."""
+    With wi = 1 (no instance weights, or weights 0/1) `t` takes -g and column j of the sum adds t[:j]·g_j, two
+    contiguous runs; compiled without fast-math, each product is rounded before it is added, as a stored one is:
+    the packed path's sums to the last bit. Other weights: `_accumulate_low_rank_weighted`."""
+    if wi != 1.0: return _accumulate_low_rank_weighted(acc, stats, i, wi, K, t)
+    row = stats[i]
+    for k in range(K):
+        acc[k] += row[k]; t[k] = -row[k]
+    c = K
+    for j in range(K):
+        a, gj = acc[c:c + j], row[j]
+        for r in range(j): a[r] += t[r] * gj
+        acc[c + j] += row[K + j]
+        c += j + 1
+
+@kernel()
+def _accumulate_low_rank_weighted(acc, stats, i, wi, K, t):
+    """`_accumulate_low_rank` for a weight other than 1, with the fast-math flags `_accumulate` has: column j's
+    products go through `t` and are added as `_accumulate` adds stored ones (wi·x, fused or not as there)."""
     for k in range(K): acc[k] += wi * stats[i, k]
     c = K
     for j in range(K):
@@ -1509,7 +1525,7 @@ def _nominal_mask(spec, F):
     return mask
 
 # %% ../nbs/01a_boomer.ipynb #2b3f7733
-_LOW_RANK_FROM = 128  # labels; below, packed statistics are faster to sum and small (see the curves above `_fit_rules`)
+_LOW_RANK_FROM = 32   # labels; below, packed statistics are faster to sum and small (see the curves after `_fit_rules`)
 _LOW_RANK = None     # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
 
 def _use_low_rank(loss, K):
