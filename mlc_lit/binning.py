@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .core import kernel
-from .losses import _complete_head
+from .losses import _complete_head, packed_index
 
 # %% auto #0
 __all__ = ['pack_upper', 'unpack_upper', 'bins_per_sign', 'binned_head', 'binning_workspace', 'binned_complete_head',
@@ -124,10 +124,8 @@ def _aggregate_rows(H, bin_of, n_bins, exact, T, H_bin):
         t = T[a]
         for i in range(K):
             b = bin_of[i]
-            if b < 0: continue
-            if b < a: H_bin[b + a * (a + 1) // 2] += t[i]
-            elif b > a: H_bin[a + b * (b + 1) // 2] += t[i]
-            elif exact: H_bin[a + a * (a + 1) // 2] += 2.0 * t[i]
+            if b < 0 or (b == a and not exact): continue
+            H_bin[packed_index(a, b)] += (2.0 if b == a else 1.0) * t[i]
 
 @kernel(inline=True)
 def _add_column_by_bin(H, col, j, q, n_bins, exact, members, ends, H_bin):
@@ -136,7 +134,7 @@ def _add_column_by_bin(H, col, j, q, n_bins, exact, members, ends, H_bin):
     for b in range(n_bins):
         hi, m = ends[b], lo
         if b != q or exact:
-            slot, f = (b + q * (q + 1) // 2 if b < q else q + b * (b + 1) // 2), (2.0 if b == q else 1.0)
+            slot, f = packed_index(b, q), (2.0 if b == q else 1.0)
             t = H_bin[slot]
             while m < hi and members[m] < j:
                 t += f * H[col + members[m]]; m += 1
