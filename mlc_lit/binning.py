@@ -88,29 +88,38 @@ def _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
     return n
 
 # %% ../nbs/02_label_binning.ipynb #eee5f874
-_BY_BIN_FROM = 10       # labels; below, entry by entry (emotions' whole fit: 4.47 against 4.67 s bin by bin)
-_ROWS_FROM = 20         # labels; from here on, columns added to their bin's row (medical's whole fit: 0.41 against 0.44 s)
+_TWO_BINS_BELOW = 128   # labels; two bins are summed through masks below this, by rows per bin from here on
+_ROWS_FROM = 10         # labels; more than two bins: entry by entry below this, by rows per bin from here on
 
 @kernel(inline=True)
-def _list_bins(bin_of, counts, n_bins, members, ends):
-    "The labels of each bin in increasing order, bin after bin, into `members`; bin b's end into ends[b] (a counting sort)."
-    e = 0
-    for b in range(n_bins):
-        ends[b] = e; e += counts[b]
-    for k in range(bin_of.shape[0]):
-        b = bin_of[k]
-        if b >= 0:
-            members[ends[b]] = k; ends[b] += 1
+def _assign_two_bins(g, H, l2, bin_of, masks):
+    """`_criteria` and `_assign_bins` when each sign gets one bin (bins_per_sign(K) = 1): c_k < 0 in one bin, c_k > 0
+    in the next, an empty bin dropped. Writes `bin_of` and the bins' 0/1 masks (`masks`: 2K); returns (bins, |0|, |1|)."""
+    K = g.shape[0]
+    m0, m1 = masks[:K], masks[K:2 * K]
+    n_neg, n_pos = 0, 0
+    for k in range(K):
+        d = H[k + k * (k + 1) // 2] + l2
+        c = -g[k] / d if d > 0.0 else 0.0
+        neg, pos = int(c < 0.0), int(c > 0.0)
+        bin_of[k] = 2 * pos + neg - 1              # 0, 1 or -1 (no bin), without a branch
+        m0[k], m1[k] = float(neg), float(pos)
+        n_neg += neg; n_pos += pos
+    if n_neg > 0: return (2 if n_pos > 0 else 1), n_neg, n_pos
+    for k in range(K):                              # positives only: theirs is bin 0
+        m0[k], m1[k] = m1[k], 0.0
+        if bin_of[k] == 1: bin_of[k] = 0
+    return (1 if n_pos > 0 else 0), n_pos, 0
 
 # %% ../nbs/02_label_binning.ipynb #54afec86
 @kernel(inline=True)
 def _aggregate_scratch(n_bins, K):
-    "Floats of scratch `_aggregate` needs: a row of K per bin for long columns, none for short ones."
-    return n_bins * K if K >= _ROWS_FROM else 0
+    "Floats of scratch the aggregation needs: a row of K per bin, or the two masks."
+    return max(n_bins, 2) * K
 
 @kernel(inline=True)
 def _aggregate_rows(H, bin_of, n_bins, exact, T, H_bin):
-    """Long columns' off-diagonal terms: column j's rows i < j added to row bin(j) of T (`n_bins`·K scratch), so that
+    """Off-diagonal terms: column j's rows i < j added to row bin(j) of T (`n_bins`·K scratch), so that
     T[a, i] = Σ h_ij over the j > i in bin a; then T[a, i] goes to h̃_ab for b = bin(i) (twice for b = a, if `exact`)."""
     K = bin_of.shape[0]
     T = T[:n_bins * K].reshape((n_bins, K))
@@ -128,44 +137,70 @@ def _aggregate_rows(H, bin_of, n_bins, exact, T, H_bin):
             H_bin[packed_index(a, b)] += (2.0 if b == a else 1.0) * t[i]
 
 @kernel(inline=True)
-def _add_column_by_bin(H, col, j, q, n_bins, exact, members, ends, H_bin):
-    "Short column j (bin q): for each bin b, its rows i < j (`members`, `ends` of `_list_bins`) summed into h̃_bq."
-    lo = 0
-    for b in range(n_bins):
-        hi, m = ends[b], lo
-        if b != q or exact:
-            slot, f = packed_index(b, q), (2.0 if b == q else 1.0)
-            t = H_bin[slot]
-            while m < hi and members[m] < j:
-                t += f * H[col + members[m]]; m += 1
-            H_bin[slot] = t
-        lo = hi
-
-@kernel(inline=True)
-def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin, members, ends):
-    """Per-bin gradient and packed Hessian (eqs. 18-19; `exact` adds within-bin cross terms) plus l2·|bin| (eq. 22).
-    Scratch: `acc` `_aggregate_scratch(n_bins, K)` floats (long columns), `members` K and `ends` n_bins ints (short)."""
-    K = g.shape[0]
+def _aggregate_entrywise(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin):
+    "`_aggregate` for short columns: each h_ij added to its place in H̃ after a branch on the bins of i and j."
     g_bin[:n_bins] = 0.0
     H_bin[:n_bins * (n_bins + 1) // 2] = 0.0
-    if K >= _ROWS_FROM: _aggregate_rows(H, bin_of, n_bins, exact, acc, H_bin)
-    elif K >= _BY_BIN_FROM: _list_bins(bin_of, counts, n_bins, members, ends)
-    for j in range(K):
+    for j in range(g.shape[0]):
         q = bin_of[j]
         if q < 0: continue
         col, qq = j * (j + 1) // 2, q + q * (q + 1) // 2
         g_bin[q] += g[j]
         H_bin[qq] += H[col + j]
-        if K < _BY_BIN_FROM:                # very short columns: each entry where it belongs
-            for i in range(j):
-                b = bin_of[i]
-                if b < 0: continue
-                if b < q: H_bin[b + q * (q + 1) // 2] += H[col + i]
-                elif b > q: H_bin[q + b * (b + 1) // 2] += H[col + i]
-                elif exact: H_bin[qq] += 2.0 * H[col + i]
-            continue
-        if K < _ROWS_FROM: _add_column_by_bin(H, col, j, q, n_bins, exact, members, ends, H_bin)
+        for i in range(j):
+            b = bin_of[i]
+            if b < 0: continue
+            if b != q: H_bin[packed_index(b, q)] += H[col + i]
+            elif exact: H_bin[qq] += 2.0 * H[col + i]
     for b in range(n_bins): H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
+
+@kernel(inline=True)
+def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin):
+    """Per-bin gradient and packed Hessian (eqs. 18-19; `exact` adds within-bin cross terms) plus l2·|bin| (eq. 22):
+    entry by entry under `_ROWS_FROM` labels, else by rows per bin; `acc`: `_aggregate_scratch(n_bins, K)` floats."""
+    if g.shape[0] < _ROWS_FROM: return _aggregate_entrywise(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin)
+    g_bin[:n_bins] = 0.0
+    H_bin[:n_bins * (n_bins + 1) // 2] = 0.0
+    _aggregate_rows(H, bin_of, n_bins, exact, acc, H_bin)
+    for j in range(g.shape[0]):
+        q = bin_of[j]
+        if q < 0: continue
+        g_bin[q] += g[j]
+        H_bin[q + q * (q + 1) // 2] += H[j + j * (j + 1) // 2]
+    for b in range(n_bins): H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
+
+@kernel(inline=True)
+def _column_by_two_bins(H, col, j, m0, m1):
+    "Rows i < j of the packed column at `col`, summed once weighted by mask `m0` and once by `m1`; four running parts each."
+    a0, a1, a2, a3, b0, b1, b2, b3 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    i = 0
+    while i + 4 <= j:
+        h0, h1, h2, h3 = H[col + i], H[col + i + 1], H[col + i + 2], H[col + i + 3]
+        a0 += h0 * m0[i]; a1 += h1 * m0[i + 1]; a2 += h2 * m0[i + 2]; a3 += h3 * m0[i + 3]
+        b0 += h0 * m1[i]; b1 += h1 * m1[i + 1]; b2 += h2 * m1[i + 2]; b3 += h3 * m1[i + 3]
+        i += 4
+    while i < j:
+        a0 += H[col + i] * m0[i]; b0 += H[col + i] * m1[i]; i += 1
+    return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
+
+@kernel(inline=True)
+def _aggregate_two(g, H, bin_of, exact, masks, g_bin, H_bin):
+    """`_aggregate` without l2 for at most two bins, from the masks of `_assign_two_bins`: g̃ (2 floats) and the packed
+    2×2 H̃ (3 floats; with one bin only h̃_00 means anything)."""
+    K = g.shape[0]
+    m0, m1 = masks[:K], masks[K:2 * K]
+    g_bin[0], g_bin[1], H_bin[0], H_bin[2] = 0.0, 0.0, 0.0, 0.0
+    h01 = 0.0
+    for j in range(K):
+        q = bin_of[j]
+        if q < 0: continue
+        col = j * (j + 1) // 2
+        s0, s1 = _column_by_two_bins(H, col, j, m0, m1)
+        own, other = (s0, s1) if q == 0 else (s1, s0)
+        g_bin[q] += g[j]
+        H_bin[2 * q] += H[col + j] + 2.0 * own if exact else H[col + j]     # h̃_qq at 2q in the packed 2×2
+        h01 += other
+    H_bin[1] = h01
 
 # %% ../nbs/02_label_binning.ipynb #c5de7884
 @kernel(inline=True)
@@ -175,12 +210,18 @@ def binned_head(g, H, l2, settings, ws, head):
     U_bin, s_bin), the work arrays of `binning_workspace`."""
     bin_ratio, min_bins, max_bins, exact = settings
     criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
-    _criteria(g, H, l2, criteria)
-    n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
+    K = g.shape[0]
     head[:] = 0.0
-    if n == 0: return 0.0
-    _aggregate(g, H, bin_of, counts, n, l2, exact, U_bin, g_bin, H_bin,    # U_bin: the aggregation's scratch first,
-               criteria.view(np.int64), remap)                            # and the criteria's and remap's places
+    if counts.shape[0] == 2 and K < _TWO_BINS_BELOW and bins_per_sign(K, bin_ratio, min_bins, max_bins) == 1:
+        n, n0, n1 = _assign_two_bins(g, H, l2, bin_of, U_bin)     # U_bin: the masks first, then the factor
+        if n == 0: return 0.0
+        _aggregate_two(g, H, bin_of, exact, U_bin, g_bin, H_bin)
+        H_bin[0] += l2 * n0; H_bin[2] += l2 * n1
+    else:
+        _criteria(g, H, l2, criteria)
+        n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
+        if n == 0: return 0.0
+        _aggregate(g, H, bin_of, counts, n, l2, exact, U_bin, g_bin, H_bin)     # U_bin: the scratch first, then the factor
     m = n * (n + 1) // 2                    # ω|𝓑_b| is already on H_bin's diagonal, hence l2 = 0; U_bin takes the factor
     quality = _complete_head(g_bin[:n], H_bin[:m], 0.0, s_bin[:n], U_bin[:m])
     for k in range(g.shape[0]):

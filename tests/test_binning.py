@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mlc_lit.losses import _complete_head
-from mlc_lit.binning import (_aggregate, _aggregate_scratch, _assign_bins, _criteria, bins_per_sign,
+from mlc_lit.binning import (_aggregate, _aggregate_scratch, _aggregate_two, _assign_bins, _assign_two_bins, _criteria, bins_per_sign,
                              binned_complete_head, binned_head, binning_workspace, pack_upper, unpack_upper)
 from mlc_lit.core import kernel
 
@@ -147,12 +147,31 @@ def test_max_bins_caps_and_one_sign_only():
     assert run_bins(c, 0.04, 1, 0)[1].tolist() == [25, 25, 25, 25]
 
 
+@SETTINGS
+@given(st.integers(1, 45), st.integers(0, 2**16), st.sampled_from(["mixed", "positive", "negative", "none"]))
+def test_two_bins_are_the_signs_of_the_criteria(K, seed, signs):
+    "With one bin per sign, `_assign_two_bins` = `_criteria` + `_assign_bins`; its masks mark each bin's labels."
+    rng = np.random.default_rng(seed)
+    g = rng.normal(size=K) * (rng.random(K) < 0.8) * 10.0 ** rng.uniform(-300, 300, K)
+    g = {"mixed": g, "positive": np.abs(g), "negative": -np.abs(g), "none": 0.0 * g}[signs]
+    H = rng.normal(size=K * (K + 1) // 2)
+    H[[k + k * (k + 1) // 2 for k in range(K)]] = rng.uniform(-2.0, 2.0, K)    # h_kk + 1 <= 0: criterion 0
+    bin_of, masks = np.empty(K, np.int64), np.empty(2 * K)
+    n, n0, n1 = _assign_two_bins(g, H, 1.0, bin_of, masks)
+    c = np.empty(K)
+    _criteria(g, H, 1.0, c)
+    b_ref, counts_ref = run_bins(c, 0.001, 1, 0)
+    np.testing.assert_array_equal(bin_of, b_ref)
+    assert [n0, n1][:n] == counts_ref.tolist()
+    np.testing.assert_array_equal(masks, np.concatenate([bin_of == 0, bin_of == 1]).astype(float))
+
+
 # ---- aggregation --------------------------------------------------------------------------------
 
 @SETTINGS
 @given(st.one_of(st.integers(1, 30), st.integers(48, 90)), st.integers(1, 20), ratios, st.booleans(), st.integers(0, 2**16))
 def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, bin_ratio, exact, seed):
-    "The column loops: entry by entry (K < 10), bin by bin (K < 20), rows per bin (K >= 20); labels without a bin."
+    "Rows per bin (any bins) and, with at most two bins, the sums through masks; labels without a bin."
     g, H = example_wise_stats(n, K, seed)
     g[np.random.default_rng(seed).random(K) < 0.2] = 0.0
     c = np.empty(K)
@@ -163,11 +182,18 @@ def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, b
     out = {}
     for ex in (False, True):
         g_bin, H_bin = np.empty(B), np.empty(B * (B + 1) // 2)
-        _aggregate(g, H, b, counts, B, 1.0, ex, np.empty(_aggregate_scratch(B, len(g))), g_bin, H_bin, np.empty(len(g), np.int64), np.empty(B, np.int64))
+        _aggregate(g, H, b, counts, B, 1.0, ex, np.empty(_aggregate_scratch(B, len(g))), g_bin, H_bin)
         gb, Hb = naive_aggregate(g, H, b, 1.0, ex)
         np.testing.assert_allclose(g_bin, gb, atol=1e-12)
         np.testing.assert_allclose(unpack_upper(H_bin, B), Hb, atol=1e-12)
         out[ex] = unpack_upper(H_bin, B)
+        if 1 <= B <= 2:
+            g2, H2 = np.empty(2), np.empty(3)
+            _aggregate_two(g, H, b, ex, np.concatenate([b == 0, b == 1]).astype(float), g2, H2)
+            H2[0] += counts[0]
+            if B == 2: H2[2] += counts[1]
+            np.testing.assert_allclose(g2[:B], gb, atol=1e-12)
+            np.testing.assert_allclose(unpack_upper(H2, 2)[:B, :B], Hb, atol=1e-12)
     Hf = unpack_upper(H, K)
     within = [Hf[np.ix_(b == q, b == q)].sum() - np.diag(Hf)[b == q].sum() for q in range(B)]
     np.testing.assert_allclose(out[True] - out[False], np.diag(within), atol=1e-12)
