@@ -88,7 +88,6 @@ def _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
     return n
 
 # %% ../nbs/02_label_binning.ipynb #eee5f874
-_TWO_BINS_BELOW = 128   # labels; two bins are summed through masks below this, by rows per bin from here on
 _ROWS_FROM = 10         # labels; more than two bins: entry by entry below this, by rows per bin from here on
 
 @kernel(inline=True)
@@ -171,17 +170,12 @@ def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin):
 
 @kernel(inline=True)
 def _column_by_two_bins(H, col, j, m0, m1):
-    "Rows i < j of the packed column at `col`, summed once weighted by mask `m0` and once by `m1`; four running parts each."
-    a0, a1, a2, a3, b0, b1, b2, b3 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    i = 0
-    while i + 4 <= j:
-        h0, h1, h2, h3 = H[col + i], H[col + i + 1], H[col + i + 2], H[col + i + 3]
-        a0 += h0 * m0[i]; a1 += h1 * m0[i + 1]; a2 += h2 * m0[i + 2]; a3 += h3 * m0[i + 3]
-        b0 += h0 * m1[i]; b1 += h1 * m1[i + 1]; b2 += h2 * m1[i + 2]; b3 += h3 * m1[i + 3]
-        i += 4
-    while i < j:
-        a0 += H[col + i] * m0[i]; b0 += H[col + i] * m1[i]; i += 1
-    return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
+    "Rows i < j of the packed column at `col`, summed once weighted by the 0/1 mask `m0` and once by `m1`."
+    s0, s1 = 0.0, 0.0
+    for i in range(j):
+        h = H[col + i]
+        s0 += h * m0[i]; s1 += h * m1[i]
+    return s0, s1
 
 @kernel(inline=True)
 def _aggregate_two(g, H, bin_of, exact, masks, g_bin, H_bin):
@@ -212,7 +206,7 @@ def binned_head(g, H, l2, settings, ws, head):
     criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
     K = g.shape[0]
     head[:] = 0.0
-    if counts.shape[0] == 2 and K < _TWO_BINS_BELOW and bins_per_sign(K, bin_ratio, min_bins, max_bins) == 1:
+    if counts.shape[0] == 2 and bins_per_sign(K, bin_ratio, min_bins, max_bins) == 1:
         n, n0, n1 = _assign_two_bins(g, H, l2, bin_of, U_bin)     # U_bin: the masks first, then the factor
         if n == 0: return 0.0
         _aggregate_two(g, H, bin_of, exact, U_bin, g_bin, H_bin)
