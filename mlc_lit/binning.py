@@ -15,8 +15,8 @@ from .losses import _complete_head, packed_index
 
 # %% auto #0
 __all__ = ['pack_upper', 'unpack_upper', 'bins_per_sign', 'binned_head', 'binning_workspace', 'binned_complete_head',
-           'binning_rows', 'binned_head_row', 'feature_bins', 'feature_bin_bounds', 'FeatureBins', 'bin_features',
-           'raw_thresholds', 'presort_codes']
+           'binning_rows', 'row_workspace', 'binned_head_row', 'feature_bins', 'feature_bin_bounds', 'FeatureBins',
+           'bin_features', 'raw_thresholds', 'presort_codes']
 
 # %% ../nbs/02_label_binning.ipynb #01994678
 def pack_upper(M: np.ndarray) -> np.ndarray:
@@ -198,29 +198,46 @@ def _aggregate_two(g, H, bin_of, exact, masks, g_bin, H_bin):
 
 # %% ../nbs/02_label_binning.ipynb #c5de7884
 @kernel(inline=True)
-def binned_head(g, H, l2, settings, ws, head):
-    """GBLB complete head for summed `g`, packed `H`: scores into `head`; returns the quality ½ g̃·s (<= 0); allocates
-    nothing. `settings` = (bin_ratio, min_bins, max_bins, exact); `ws` = (criteria, bin_of, counts, remap, g_bin, H_bin,
-    U_bin, s_bin), the work arrays of `binning_workspace`."""
-    bin_ratio, min_bins, max_bins, exact = settings
-    criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
-    K = g.shape[0]
-    head[:] = 0.0
-    if counts.shape[0] == 2 and bins_per_sign(K, bin_ratio, min_bins, max_bins) == 1:
-        n, n0, n1 = _assign_two_bins(g, H, l2, bin_of, U_bin)     # U_bin: the masks first, then the factor
-        if n == 0: return 0.0
-        _aggregate_two(g, H, bin_of, exact, U_bin, g_bin, H_bin)
-        H_bin[0] += l2 * n0; H_bin[2] += l2 * n1
-    else:
-        _criteria(g, H, l2, criteria)
-        n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
-        if n == 0: return 0.0
-        _aggregate(g, H, bin_of, counts, n, l2, exact, U_bin, g_bin, H_bin)     # U_bin: the scratch first, then the factor
-    m = n * (n + 1) // 2                    # ω|𝓑_b| is already on H_bin's diagonal, hence l2 = 0; U_bin takes the factor
+def _solve_bins(g, n, bin_of, g_bin, H_bin, U_bin, s_bin, head):
+    """Solve the n-bin system (ω|𝓑_b| already on H̃'s diagonal, hence l2 = 0), copy each bin's score to its labels.
+    (The arrays one by one: unpacking the tuple `ws` once more made every candidate 5 % slower.)"""
+    m = n * (n + 1) // 2                    # U_bin takes the factor
     quality = _complete_head(g_bin[:n], H_bin[:m], 0.0, s_bin[:n], U_bin[:m])
     for k in range(g.shape[0]):
         if bin_of[k] >= 0: head[k] = s_bin[bin_of[k]]
     return quality
+
+@kernel(inline=True)
+def _many_bins_head(g, H, l2, settings, ws, head):
+    "`binned_head` by the general path: any number of bins (`_criteria`, `_assign_bins`, `_aggregate`)."
+    bin_ratio, min_bins, max_bins, exact = settings
+    criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
+    head[:] = 0.0
+    _criteria(g, H, l2, criteria)
+    n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
+    if n == 0: return 0.0
+    _aggregate(g, H, bin_of, counts, n, l2, exact, U_bin, g_bin, H_bin)     # U_bin: the scratch first, then the factor
+    return _solve_bins(g, n, bin_of, g_bin, H_bin, U_bin, s_bin, head)
+
+@kernel(inline=True)
+def _two_bins_head(g, H, l2, exact, ws, head):
+    "`binned_head` when each sign has one bin (`bins_per_sign(K) == 1`, a workspace of two bins): the masks' path."
+    criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
+    head[:] = 0.0
+    n, n0, n1 = _assign_two_bins(g, H, l2, bin_of, U_bin)     # U_bin: the masks first, then the factor
+    if n == 0: return 0.0
+    _aggregate_two(g, H, bin_of, exact, U_bin, g_bin, H_bin)
+    H_bin[0] += l2 * n0; H_bin[2] += l2 * n1
+    return _solve_bins(g, n, bin_of, g_bin, H_bin, U_bin, s_bin, head)
+
+@kernel(inline=True)
+def binned_head(g, H, l2, settings, ws, head):
+    """GBLB complete head for summed `g`, packed `H`: scores into `head`; returns the quality ½ g̃·s (<= 0); allocates
+    nothing. `settings` = (bin_ratio, min_bins, max_bins, exact); `ws` = (criteria, bin_of, counts, remap, g_bin, H_bin,
+    U_bin, s_bin), the work arrays of `binning_workspace`."""
+    if ws[2].shape[0] == 2 and bins_per_sign(g.shape[0], settings[0], settings[1], settings[2]) == 1:
+        return _two_bins_head(g, H, l2, settings[3], ws, head)
+    return _many_bins_head(g, H, l2, settings, ws, head)
 
 # %% ../nbs/02_label_binning.ipynb #a6addc41
 def _check_binning(bin_ratio, min_bins, max_bins):
@@ -273,17 +290,23 @@ def binning_rows(n_labels: int, n_rows: int = 1, bin_ratio: float = 0.04, min_bi
     return rows
 
 @kernel(inline=True)
-def binned_head_row(g, H, l2, row, head):
-    "`binned_head` with settings and work arrays taken from one row made by `binning_rows`; returns the quality."
-    K, B = g.shape[0], int(row[4])
+def row_workspace(row, K):
+    "`(settings, ws)` for `binned_head` on K labels, taken out of one row made by `binning_rows`: slices and views, no copy."
+    B = int(row[4])
     o = _HEADER
     criteria = row[o:o + K]; o += K
     ints = row[o:o + K + 2 * B].view(np.int64); o += K + 2 * B
     g_bin = row[o:o + B]; o += B
     H_bin = row[o:o + B * (B + 1) // 2]; o += B * (B + 1) // 2
     U_bin = row[o:o + _u_size(B, K)]; o += _u_size(B, K)
-    return binned_head(g, H, l2, (row[0], int(row[1]), int(row[2]), row[3] != 0.0),
-                       (criteria, ints[:K], ints[K:K + B], ints[K + B:], g_bin, H_bin, U_bin, row[o:o + B]), head)
+    return ((row[0], int(row[1]), int(row[2]), row[3] != 0.0),
+            (criteria, ints[:K], ints[K:K + B], ints[K + B:], g_bin, H_bin, U_bin, row[o:o + B]))
+
+@kernel(inline=True)
+def binned_head_row(g, H, l2, row, head):
+    "`binned_head` with settings and work arrays taken from one row made by `binning_rows`; returns the quality."
+    settings, ws = row_workspace(row, g.shape[0])
+    return binned_head(g, H, l2, settings, ws, head)
 
 # %% ../nbs/02_label_binning.ipynb #fbin0201
 import scipy.sparse as sp

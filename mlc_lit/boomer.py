@@ -21,7 +21,7 @@ from numba.extending import intrinsic
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
-from .binning import _check_binning, binned_head_row, binning_rows
+from .binning import _check_binning, _many_bins_head, _two_bins_head, bins_per_sign, binning_rows, row_workspace
 from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, borrow, by_constant,
                           check_memory, clipped_proba, compile_seconds, compiled, int_at_least, kernel, n_threads, numba_threads,
                           spawn_seeds, specialize)
@@ -51,6 +51,7 @@ def _refresh_stats(loss, Y, S, stats, rows):
 
 # %% ../nbs/01a_boomer.ipynb #phead02
 HEAD_PARTIAL, HEAD_PARTIAL_PACKED = 5, 6   # partial heads on label-wise sums [g, h] / on example-wise sums [g, packed H]
+HEAD_TWO_BINS = 7                          # kernels only: label bins where each sign has one (`_kernel_head_mode`)
 _N_PARTIAL = 5                             # a partial mode's work row ends with (n_fixed, threshold, exponent, by_abs, root)
 
 @kernel(inline=True)
@@ -164,15 +165,21 @@ def _quality_single(v, mode, K, label, l2, scores, work):
     return reg_single_label_quality(v, K, l2, mode == HEAD_SINGLE_PACKED, label == -2)
 
 def _quality_complete(v, mode, K, label, l2, scores, work): return reg_complete_head(v[:K], v[K:], l2, scores, work), label
-def _quality_binned(v, mode, K, label, l2, scores, work): return binned_head_row(v[:K], v[K:], l2, work, scores), label  # paper 2
+def _quality_binned(v, mode, K, label, l2, scores, work):       # paper 2: label bins, any number of them
+    settings, ws = row_workspace(work, K)
+    return _many_bins_head(v[:K], v[K:], l2, settings, ws, scores), label
+
+def _quality_two_bins(v, mode, K, label, l2, scores, work):     # paper 2 with one bin per sign
+    settings, ws = row_workspace(work, K)
+    return _two_bins_head(v[:K], v[K:], l2, settings[3], ws, scores), label
 
 @by_constant("mode", {HEAD_DECOMPOSABLE: _quality_decomposable, HEAD_SINGLE: _quality_single,
                       HEAD_COMPLETE: _quality_complete, HEAD_SINGLE_PACKED: _quality_single, HEAD_BINNED: _quality_binned,
-                      HEAD_PARTIAL: _quality_partial, HEAD_PARTIAL_PACKED: _quality_partial_packed})
+                      HEAD_PARTIAL: _quality_partial, HEAD_PARTIAL_PACKED: _quality_partial_packed, HEAD_TWO_BINS: _quality_two_bins})
 def _quality(v, mode, K, label, l2, scores, work):
     "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
     return (_quality_decomposable, _quality_single, _quality_complete, _quality_single, _quality_binned, _quality_partial,
-            _quality_partial_packed)[mode](
+            _quality_partial_packed, _quality_two_bins)[mode](
         v, mode, K, label, l2, scores, work)
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
@@ -696,7 +703,7 @@ def _prefix_update(covered, depth, grown, stats, cols, n_sum, low_rank, K, acc, 
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
     if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
-    else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2 and 4 write their head into `head`
+    else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2, 4 and 7 write their head into `head`
 
 # %% ../nbs/01a_boomer.ipynb #d0ae2d32
 def _rule_start(state, cfg, data, ws, covered, total, tim):
@@ -1017,8 +1024,8 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     never freezes a label, so it needs the scalar sweeps only for one output and the frozen general sweep only with
     `opts`. (The kernels copy arrays with loops, not `a[:] = b`: a slice assignment makes Numba compile its
     shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
-    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2)[mode]))
-    frozen = (0, 1, 2, 1, 0, 0, 2)[mode] if opts else 0
+    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2, 7)[mode]))
+    frozen = (0, 1, 2, 1, 0, 0, 2, 0)[mode] if opts else 0
     extra = {1: dict(IREP=True), 2: dict(IREP=2)}.get(int(irep), {})   # True: the kernel (and cache entry) as before
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
     sweeps = dict(SCALAR=bool(single or opts or one_output),
@@ -1624,9 +1631,18 @@ def _head_buffers(est, Y, mode, n_feat):
                              float(est.partial_threshold), float(est.partial_exponent), est.single_label == "abs_score")
     return reg, head, work
 
+def _kernel_head_mode(est, mode, K):
+    """The head mode the kernels compile: `HEAD_TWO_BINS` for label bins where each sign has one bin (fewer than 26
+    labels at the default ratio), so that a fit compiles only the two-bin path of paper 2's head (a first fit 5 s
+    shorter); else `mode`."""
+    if mode != HEAD_BINNED or K < 2: return mode
+    one = bins_per_sign(K, float(est.bin_ratio), int(est.min_bins), _check_binning(est.bin_ratio, est.min_bins, est.max_bins)) == 1
+    return HEAD_TWO_BINS if one else mode
+
 def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A, one_value=True):
     """(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`);
     `one_value`: some feature has a single non-zero value (`_has_one_value`)."""
+    mode, search_mode = _kernel_head_mode(est, mode, K), _kernel_head_mode(est, search_mode, K)
     default_head = _grow_rule_kernel(mode, False)[0]
     irep = 0                                         # IREP compiled in: 1 the pruned rule's update, 2 mlrl-boomer's
     if est.rule_pruning == "irep" and sampling != 0:
