@@ -11,9 +11,9 @@ __all__ = ['label_wise_logistic', 'example_wise_logistic', 'example_wise_logisti
            'HEAD_BINNED', 'label_wise_logistic_loss', 'example_wise_logistic_loss', 'label_wise_squared_error_loss',
            'label_wise_squared_hinge_loss', 'example_wise_squared_hinge_loss', 'example_wise_squared_error_loss',
            'reg_newton_step', 'reg_decomposable_quality', 'reg_decomposable_head', 'reg_single_label_quality',
-           'reg_complete_head', 'packed_index', 'packed_layout', 'mean_loss', 'newton_step', 'newton_quality',
-           'decomposable_quality', 'single_label_quality', 'soft_threshold', 'l1_newton_step', 'l1_newton_quality',
-           'regularised']
+           'packed_index', 'packed_layout', 'mean_loss', 'newton_step', 'newton_quality', 'decomposable_quality',
+           'single_label_quality', 'soft_threshold', 'l1_newton_step', 'l1_newton_quality', 'regularised',
+           'reg_complete_head']
 
 # %% ../nbs/01_taylor_boosting.ipynb #ddb20d49
 import functools
@@ -462,17 +462,6 @@ def _single_label_quality_l1(v, K, l2, packed, by_abs):
         elif q < best_q: best_q, best_k = q, k
     return best_q, best_k
 
-@kernel(inline=True)
-def _complete_head_l1(g, hp, l2, scores_out, work):
-    """`_complete_head` with `l2` = (l2, l1): solve (H + l2·I) p = -soft_threshold(g, l1); return g·p − ½ g̃·p + l1‖p‖₁.
-    `work` holds K(K+1)/2 values for the factor and, at its end, K more for g̃."""
-    K = g.shape[0]
-    gs = work[work.shape[0] - K:]
-    for k in range(K): gs[k] = soft_threshold(g[k], l2[1])
-    _complete_head(gs, hp, l2[0], scores_out, work)
-    q = 0.0
-    for k in range(K): q += (g[k] - 0.5 * gs[k]) * scores_out[k] + l2[1] * abs(scores_out[k])
-    return q
 
 # %% ../nbs/01_taylor_boosting.ipynb #9b36e8ab
 import inspect
@@ -480,7 +469,7 @@ import inspect
 from numba.core import types as _nbtypes
 from numba.extending import overload as _overload
 
-from .core import _forwarder
+from .core import _forwarder, borrow as _borrow
 
 # %% ../nbs/01_taylor_boosting.ipynb #l1h
 def regularised(plain, with_l1):
@@ -507,4 +496,28 @@ reg_newton_step = regularised(newton_step, _newton_step_l1)
 reg_decomposable_quality = regularised(decomposable_quality, _decomposable_quality_l1)
 reg_decomposable_head = regularised(_decomposable_head, _decomposable_head_l1)
 reg_single_label_quality = regularised(single_label_quality, _single_label_quality_l1)
-reg_complete_head = regularised(_complete_head, _complete_head_l1)
+
+@kernel(inline=True)
+def _plain_l2(l2): return l2, 0.0
+
+@kernel(inline=True)
+def _l2_pair(l2): return l2[0], l2[1]
+
+_l2_and_l1 = regularised(_plain_l2, _l2_pair)   # (l2, l1) of either form; l1 the constant 0.0 for a number
+
+@kernel(inline=True)
+def reg_complete_head(g, hp, l2, scores_out, work):
+    """`_complete_head` for a number `l2`; for the pair (l2, l1): solve (H + l2·I) p = -soft_threshold(g, l1) and return
+    g·p − ½ g̃·p + l1‖p‖₁, with `work` K values longer for g̃ (at its end). One body, not `regularised`: the overload
+    that chooses between two kernels compiles the one it picks three times, 1 s of a first fit with complete heads."""
+    K = g.shape[0]
+    l2_, l1 = _l2_and_l1(l2)
+    gs = _borrow(g)                             # views without memory records: no reference counts per call
+    if l1 != 0.0:
+        gs = _borrow(work[work.shape[0] - K:])
+        for k in range(K): gs[k] = soft_threshold(g[k], l1)
+    q = _complete_head(gs, hp, l2_, scores_out, work)
+    if l1 == 0.0: return q
+    q = 0.0
+    for k in range(K): q += (g[k] - 0.5 * gs[k]) * scores_out[k] + l1 * abs(scores_out[k])
+    return q
