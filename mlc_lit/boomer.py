@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, _many_bins_head, _two_bins_head, bins_per_sign, binning_rows, row_workspace
-from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, borrow, by_constant,
+from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, _renamed, borrow, by_constant,
                           check_memory, clipped_proba, compile_seconds, compiled, int_at_least, kernel, n_threads, numba_threads,
                           spawn_seeds, specialize)
 from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
@@ -363,14 +363,18 @@ def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, out, tim):
         _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
-@kernel(literal=("mode", "low_rank"))
-def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low_rank=False):
+NOMINAL, LOW_RANK = True, False   # `_search_feature` as written: the nominal sweep compiled in, rows [g, H] stored
+
+@kernel(literal=("mode",))
+def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
     """Best condition on feature `f` (`nominal` or numeric) for the examples with `covered == level` and weight > 0,
     into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X` = (ptr, val, row, pos_start,
     nan_ptr, nan_row), the presorted features (`_presort`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
     (w, covered, level); `sums` = (total, cnt_total), the sums and weight of those examples; `hd` = (K, label, l2,
-    scores, work) and `tim` as in `_offer`; `bufs` = (tot, pre, suf, tmp), the running sums. `low_rank`: `stats` rows
-    are [g, h], the running sums packed (`_accumulate_low_rank`, scratch `scores`)."""
+    scores, work) and `tim` as in `_offer`; `bufs` = (tot, pre, suf, tmp), the running sums. Two globals say what a fit
+    can meet, and the rule kernels compile a copy with their own (`_GROW_CALLS`): `NOMINAL`, whether any feature is
+    nominal (without, the nominal sweep is not compiled), and `LOW_RANK`, whether `stats` rows are [g, h] with the running
+    sums packed (`_accumulate_low_rank`, scratch `scores`; with stored rows that kernel is not compiled either)."""
     numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
     ptr, val, row, pos_start, nan_ptr, nan_row = X
     (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
@@ -380,9 +384,9 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
-            _add(tot, stats, i, -float(w[i]), cols, all_cols, low_rank, K, scores); cnt_f -= w[i]
+            _add(tot, stats, i, -float(w[i]), cols, all_cols, LOW_RANK, K, scores); cnt_f -= w[i]
     pre[:] = 0.0; suf[:] = 0.0
-    if nominal:
+    if NOMINAL and nominal:
         cnt_all, cnt_g, last = 0, 0, 0.0
         for k in range(ptr[f], ptr[f + 1]):
             i = row[k]
@@ -392,7 +396,7 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
                 _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
                 _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
                 suf[:] = 0.0; cnt_g = 0
-            _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
+            _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores); _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
             cnt_g += w[i]; cnt_all += w[i]; last = v
         if cnt_g > 0:
             _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
@@ -410,7 +414,7 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
             thr = 0.5 * (last_neg + v)
             _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
             _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
-        _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_neg += w[i]; last_neg = v
+        _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores); cnt_neg += w[i]; last_neg = v
     cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
         i = row[k]
@@ -420,7 +424,7 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim, low
             thr = 0.5 * (v + first_pos)
             _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
             _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
-        _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores); cnt_pos += w[i]; first_pos = v
+        _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores); cnt_pos += w[i]; first_pos = v
     _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
@@ -793,7 +797,7 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
     elif label < 0 and sub == 0:                     # the rule's own head mode, on all W statistics
         if GENERAL:
             _search_feature(f, nominal, X, (stats, cols[:nc], True), sel, (total[:nc], cnt), mode, (K, label, l2, scores, work),
-                            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t, LOW_RANK)
+                            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t)
     elif FROZEN:                                     # a frozen single label (nominal feature), or kf chosen outputs
         _search_feature(f, nominal, X, (stats, cols[:nc], False), sel, (total[:nc], cnt), FROZEN_MODE,
                         (kf, label, l2, scores, work), (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]),
@@ -947,7 +951,7 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
 # %% ../nbs/01a_boomer.ipynb #6624e83b
 _GROW_STEPS = (_rule_start, _rule_outputs, _histogram_start, _search_slot, _search_slot_binned, _narrow, _covered_sums,
                _rule_head, _update_scores)   # compiled with the kernel's constants and inlined (`specialize`); and
-_GROW_CALLS = (_finish_rule,)                # compiled with them and called: inlined, a first fit compiled 0.1–1.6 s longer
+_GROW_CALLS = (_finish_rule, _search_feature)   # compiled with them and called: inlined, a first fit compiled 0.1–1.6 s longer
 
 def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
     """Grow one rule and add it to the scores; returns (n_conditions, label, n_covered), label -1 for all labels and
@@ -1030,7 +1034,7 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
     sweeps = dict(SCALAR=bool(single or opts or one_output),
                   GENERAL=bool(not single or abs_score or nominal or binned or one_value),
-                  FROZEN=bool(opts or single and nominal))
+                  FROZEN=bool(opts or single and nominal), NOMINAL=bool(nominal))   # NOMINAL: in `_search_feature`
     sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
     return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, _GROW_STEPS, _GROW_CALLS, HEAD_MODE=mode,
                                                       LOW_RANK=bool(low_rank),
@@ -1997,10 +2001,10 @@ def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, out, opts):
     best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, lab, cnt
     best_v[j, :] = v
 
-_search_feature_beam = kernel(literal=("mode", "low_rank"))(specialize(   # its zeros' thresholds offered to the beam too
-    getattr(_search_feature, "py_func", _search_feature), _offer=_offer_beam,
+_search_feature_beam = kernel(literal=("mode",))(_renamed(   # its zeros' thresholds offered to the beam too
+    getattr(_search_feature, "py_func", _search_feature), "_beam", dict(_offer=_offer_beam,
     _offer_zero_gaps=kernel(inline=True, literal=("mode",))(specialize(getattr(_offer_zero_gaps, "py_func", _offer_zero_gaps),
-                                                                       _offer=_offer_beam))))
+                                                                       _offer=_offer_beam)))))
 
 # %% ../nbs/01a_boomer.ipynb #44c67f6a
 @kernel()
@@ -2061,7 +2065,7 @@ def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, opts):
     (tot, cnt), (cand, cand_v, buf, scores, work) = sums, outs
     if lab < 0:                                      # the rule's own head mode, on all W sums
         _search_feature_beam(f, nominal, X, (stats, cols, True), sel, (tot, cnt), HEAD_MODE, (K, lab, l2, scores, work),
-                             (buf[0], buf[1], buf[2], buf[3]), (cand, cand_v), opts, LOW_RANK)
+                             (buf[0], buf[1], buf[2], buf[3]), (cand, cand_v), opts)
     elif not nominal:                                # a frozen single label, numeric feature: the scalar sweep
         _search_numeric_frozen_beam(f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]),
                                     opts)
@@ -2116,6 +2120,7 @@ def _beam_advance(cur, m_new, beam, data, K, max_head):
 
 # %% ../nbs/01a_boomer.ipynb #0b78731f
 _BEAM_STEPS = (_rule_start, _beam_slot, _beam_advance, _covered_sums, _rule_head, _update_scores)   # as `_GROW_STEPS`
+_BEAM_CALLS = (_finish_rule, _search_feature_beam)                                                  # as `_GROW_CALLS`
 
 def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     """Grow one rule by a top-down beam search and add it to the scores; returns what `_grow_rule_impl` returns and takes
@@ -2202,7 +2207,7 @@ def _uses_beam_kernel(est, o):
 @functools.cache
 def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
-    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, _BEAM_STEPS, _GROW_CALLS, HEAD_MODE=mode,
+    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, _BEAM_STEPS, _BEAM_CALLS, HEAD_MODE=mode,
                                                    LOW_RANK=bool(low_rank), IREP=bool(irep), LOSS=int(loss), OPTS=False,
                                                    FROZEN_MODE=0))
 

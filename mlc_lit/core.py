@@ -65,10 +65,13 @@ def specialize(f, steps=(), calls=(), **constants):
     `steps`: functions `f` (or another step) calls that read the same constants, each specialised alike and inlined
     into its caller (`kernel(inline=True)`) under its own name. `calls`: the same, but each compiled as a kernel of its
     own (`kernel()`): Numba copies an inlined function's code into every caller, which costs compile time for a large
-    one. Both follow from the constants and do not change the copy's name."""
+    one. Both follow from the constants and do not change the copy's name; a kernel given as a step or call is copied
+    from its function and keeps its `literal` parameters."""
     suffix = "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items()))
-    copies = [_renamed(s, suffix, dict(constants)) for s in (*steps, *calls)]   # each with globals of its own
-    named = {s.__name__: kernel(inline=s in steps)(c) for s, c in zip((*steps, *calls), copies)}
+    fns = [getattr(s, "py_func", s) for s in (*steps, *calls)]
+    copies = [_renamed(fn, suffix, dict(constants)) for fn in fns]           # each with globals of its own
+    named = {fn.__name__: kernel(inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(c)
+             for s, fn, c in zip((*steps, *calls), fns, copies)}
     for c in copies: c.__globals__.update(named)                              # steps may call steps
     return _renamed(f, suffix, {**constants, **named})
 
