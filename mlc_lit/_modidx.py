@@ -175,6 +175,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'mlc_lit.binning._bin_columns_numpy': ('label_binning.html#_bin_columns_numpy', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._bin_index': ('label_binning.html#_bin_index', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._check_binning': ('label_binning.html#_check_binning', 'mlc_lit/binning.py'),
+                                 'mlc_lit.binning._cholesky_two': ('label_binning.html#_cholesky_two', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._column_bounds': ('label_binning.html#_column_bounds', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._column_by_two_bins': ('label_binning.html#_column_by_two_bins', 'mlc_lit/binning.py'),
                                  'mlc_lit.binning._criteria': ('label_binning.html#_criteria', 'mlc_lit/binning.py'),
