@@ -462,7 +462,6 @@ def _single_label_quality_l1(v, K, l2, packed, by_abs):
         elif q < best_q: best_q, best_k = q, k
     return best_q, best_k
 
-
 # %% ../nbs/01_taylor_boosting.ipynb #9b36e8ab
 import inspect
 

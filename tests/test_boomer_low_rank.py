@@ -13,7 +13,10 @@ from mlc_lit.losses import LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_LABEL_WISE
 ATTRS = ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_")
 CONFIGS = {"b": dict(loss="logistic_example_wise", head="complete"),
            "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
-           "single": dict(loss="logistic_example_wise", head="single")}
+           "single": dict(loss="logistic_example_wise", head="single"),
+           "nominal": dict(loss="logistic_example_wise", head="complete", nominal_features=[0, 3]),   # the nominal sweep
+           "beam": dict(loss="logistic_example_wise", head="complete", rule_induction="top_down_beam_search",
+                        rule_induction_options={"beam_width": 3})}
 
 
 def _fit_both(monkeypatch, params, X, Y):
@@ -46,7 +49,7 @@ def test_memory_estimate_delicious_shape():
 
 
 @pytest.mark.parametrize("name, rules", [("emotions", 60), ("yeast", 8)])
-@pytest.mark.parametrize("config", ["b", "c", "single"])
+@pytest.mark.parametrize("config", ["b", "c", "single", "nominal", "beam"])
 @pytest.mark.parametrize("sampling", [None, "bootstrap"])
 def test_real_data(monkeypatch, name, rules, config, sampling):
     data_dir = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
