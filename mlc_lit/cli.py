@@ -139,7 +139,9 @@ COMPILE_CONFIGS = {   # name -> (module, class, [parameters of each configuratio
         for loss, head, pred in [("logistic_label_wise", "single", "label_wise"), ("logistic_label_wise", "complete", "label_wise"),
                                  ("logistic_example_wise", "single", "example_wise"), ("logistic_example_wise", "complete", "example_wise"),
                                  ("squared_error_label_wise", "single", "label_wise")]] +
-        [dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", max_rules=3)]),
+        [dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", max_rules=3),
+         dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", bin_ratio=0.5, max_rules=3),  # > 2 bins
+         dict(loss="logistic_example_wise", head="complete", nominal_features=[0], max_rules=3)]),   # the nominal sweep
     "mlxgb": ("mlc_lit.mlxgb", "MLXGBClassifier", [dict(n_estimators=2, tree_method=m) for m in ("exact", "hist")]),
     "xdcc": ("mlc_lit.xdcc", "XDCCClassifier", [dict(n_estimators=2, chain_length=2, tree_method=m) for m in ("exact", "hist")]),
     "pairwise": ("mlc_lit.qweighted", "CalibratedPairwiseClassifier", [dict(voting=v) for v in ("qweighted2", "qweighted1", "full")]),
