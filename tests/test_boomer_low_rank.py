@@ -14,7 +14,7 @@ ATTRS = ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_
 CONFIGS = {"b": dict(loss="logistic_example_wise", head="complete"),
            "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
            "single": dict(loss="logistic_example_wise", head="single"),
-           "nominal": dict(loss="logistic_example_wise", head="complete", nominal_features=[0, 3]),   # the nominal sweep
+           "nominal": dict(loss="logistic_example_wise", head="complete", nominal_features=[0]),   # the nominal sweep
            "beam": dict(loss="logistic_example_wise", head="complete", rule_induction="top_down_beam_search",
                         rule_induction_options={"beam_width": 3})}
 
