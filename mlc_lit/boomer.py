@@ -1637,8 +1637,8 @@ def _head_buffers(est, Y, mode, n_feat):
 
 def _kernel_head_mode(est, mode, K):
     """The head mode the kernels compile: `HEAD_TWO_BINS` for label bins where each sign has one bin (fewer than 26
-    labels at the default ratio), so that a fit compiles only the two-bin path of paper 2's head (a first fit 5 s
-    shorter); else `mode`."""
+    labels at the default ratio), so that a fit compiles only the two-bin path of paper 2's head (a first binned fit
+    on emotions about 6 s shorter, `06f_bench_coldstart`); else `mode`."""
     if mode != HEAD_BINNED or K < 2: return mode
     one = bins_per_sign(K, float(est.bin_ratio), int(est.min_bins), _check_binning(est.bin_ratio, est.min_bins, est.max_bins)) == 1
     return HEAD_TWO_BINS if one else mode
