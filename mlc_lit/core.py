@@ -58,7 +58,8 @@ def _constant_name(v) -> str:
     return f.__qualname__ if isinstance(f, types.FunctionType) else str(v)
 
 def specialize(f, steps=(), calls=(), **constants):
-    """A copy of `f` that reads `constants` as globals, for a kernel that compiles only the code of those values.
+    """A copy of `f` (a function, or a kernel's function) that reads `constants` as globals, for a kernel that compiles
+    only the code of those values.
 
     Numba compiles a global's value into the code and drops the branches it rules out; the copy is named after
     the constants (functions by their names), so its kernel has its own cache entry, the same in every process.
@@ -66,11 +67,12 @@ def specialize(f, steps=(), calls=(), **constants):
     into its caller (`kernel(inline=True)`) under its own name. `calls`: the same, but each compiled as a kernel of its
     own (`kernel()`): Numba copies an inlined function's code into every caller, which costs compile time for a large
     one. Both follow from the constants and do not change the copy's name; a kernel given as a step or call is copied
-    from its function and keeps its `literal` parameters."""
+    from its function and keeps its options (`vectorize`, `reassoc`, ...) and `literal` parameters."""
+    f = getattr(f, "py_func", f)                                              # a kernel: copied from its function
     suffix = "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items()))
     fns = [getattr(s, "py_func", s) for s in (*steps, *calls)]
     copies = [_renamed(fn, suffix, dict(constants)) for fn in fns]           # each with globals of its own
-    named = {fn.__name__: kernel(inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(c)
+    named = {fn.__name__: kernel(**getattr(s, "_options", {}), inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(c)
              for s, fn, c in zip((*steps, *calls), fns, copies)}
     for c in copies: c.__globals__.update(named)                              # steps may call steps
     return _renamed(f, suffix, {**constants, **named})
@@ -167,6 +169,7 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
         py_func = _renamed(f, "_parallel") if parallel else f
         disp = _Kernel(py_func=py_func, locals={}, targetoptions=options)
         disp._literal = frozenset(literal)
+        disp._options = dict(fastmath=fastmath, vectorize=vectorize, reassoc=reassoc)   # what `specialize` copies
         disp.enable_caching()
         if not inline:                               # (an inlined kernel's code is copied into its callers instead)
             bare = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)

@@ -5,6 +5,7 @@
 # %% ../nbs/03_mlxgb.ipynb #ffbc9a06
 from __future__ import annotations
 
+import functools
 import numbers
 from numbers import Real
 from typing import NamedTuple
@@ -15,7 +16,7 @@ from numba import prange
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
-                          borrow, int_at_least, kernel, n_threads, numba_threads, spawn_seeds)
+                          borrow, int_at_least, kernel, n_threads, numba_threads, spawn_seeds, specialize)
 from .losses import label_wise_logistic
 
 # %% auto #0
@@ -258,26 +259,30 @@ def _node_sums(gh, slot, sums, counts):
         for t in range(gh.shape[1]): sums[s, t] += gh[i, t]
 
 # %% ../nbs/03_mlxgb.ipynb #c354cebe
+FAMILY, SUM, MIN_LABEL = 0, True, False   # 'sum_gain', mcw_mode 'per_label': `_split_kernel` compiles the others
+
 @kernel(vectorize=True)
-def _gains(C, nc, K, lam, mcw, kind, min_label, out):
-    "Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its right sums."
+def _gains(C, nc, K, lam, mcw, out):
+    """Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its
+    right sums. The node score is the kernel's: `FAMILY` (0 gain, 1 weight, 2 abs), `SUM` and `MIN_LABEL`."""
     T = 2 * K
-    c2, c1, ca = (1.0, 0.0, 0.0) if kind < 2 else ((0.0, -1.0, 0.0) if kind < 4 else (0.0, 0.0, 1.0))
-    total = kind % 2 == 0
-    for c in range(nc): out[0, c] = 0.0 if total else -np.inf; out[1, c] = -np.inf
+    if FAMILY == 0: c2, c1, ca = 1.0, 0.0, 0.0
+    elif FAMILY == 1: c2, c1, ca = 0.0, -1.0, 0.0
+    else: c2, c1, ca = 0.0, 0.0, 1.0
+    for c in range(nc): out[0, c] = 0.0 if SUM else -np.inf; out[1, c] = -np.inf
     for j in range(K):                         # labels outside, candidates inside: this loop vectorises
         for c in range(nc):
             gl, hl, gr, hr = C[j, c], C[K + j, c], C[T + j, c], C[T + K + j, c]
             vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
             vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
             okl = (hl > 0.0) & (hl >= mcw); okr = (hr > 0.0) & (hr >= mcw)
-            if total: out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
+            if SUM: out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
             else:
                 out[0, c] = max(out[0, c], vl if okl else -np.inf); out[1, c] = max(out[1, c], vr if okr else -np.inf)
-    if not total:
+    if not SUM:
         for c in range(nc):
             out[0, c] = (out[0, c] if out[0, c] > -np.inf else 0.0) + (out[1, c] if out[1, c] > -np.inf else 0.0)
-    if min_label:
+    if MIN_LABEL:
         for j in range(K):
             for c in range(nc):
                 if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw): out[0, c] = -np.inf
@@ -311,10 +316,10 @@ def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
 def _settle(buf, nc, miss, cmiss, best, score_p, gp):
     "Score the recorded candidates in order, keeping each slot's best with missing rows right (best[:, :2]) and left (best[:, 2:])."
     C, cs, ct, cf, g = buf
-    lam, mcw, kind, min_label = gp
+    lam, mcw = gp.lam, gp.mcw
     K = miss.shape[1] // 2
     T = 2 * K
-    _gains(C, nc, K, lam, mcw, kind, min_label, g)
+    _gains(C, nc, K, lam, mcw, g)
     left = False
     for c in range(nc):
         s = cs[c]
@@ -323,7 +328,7 @@ def _settle(buf, nc, miss, cmiss, best, score_p, gp):
             left = True
             for t in range(T): C[t, c] += miss[s, t]; C[T + t, c] -= miss[s, t]
     if not left: return
-    _gains(C, nc, K, lam, mcw, kind, min_label, g)
+    _gains(C, nc, K, lam, mcw, g)
     for c in range(nc):
         s = cs[c]
         if cf[c] == 0 and cmiss[s] > 0 and _better(g[0, c] - score_p[s], best[s, 2]):
@@ -338,7 +343,7 @@ def _choose(best, fi, gain, threshold, default_left):
 
 # %% ../nbs/03_mlxgb.ipynb #4e4df9b6
 def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
-    (sparse, ptr, rows, vals, nptr, nrows), (sums, counts, score_p), (gain, thr_out, dl_out) = cols, nodes, out
+    (_, ptr, rows, vals, nptr, nrows), (sums, counts, score_p), (gain, thr_out, dl_out) = cols, nodes, out
     ns, T = sums.shape
     nf = features.shape[0]; n_chunks = min(nf, 64)
     for c in prange(n_chunks):                 # buffers once per chunk; each feature stays in one chunk
@@ -353,8 +358,8 @@ def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
                 if s < 0: continue
                 cmiss[s] += 1
                 for t in range(T): miss[s, t] += gh[i, t]
-            crossed = not sparse
-            if sparse:                         # implicit zeros = slot total - stored - missing
+            crossed = DENSE
+            if not DENSE:                      # implicit zeros = slot total - stored - missing
                 imp[:] = sums; cimp[:] = counts
                 for s in range(ns):
                     cimp[s] -= cmiss[s]
@@ -394,8 +399,20 @@ def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
             _choose(best, fi, gain, thr_out, dl_out)
 
 # %% ../nbs/03_mlxgb.ipynb #961e118a
-_exact_splits = kernel()(_exact_splits_impl)
-_exact_splits_par = kernel(parallel=True)(_exact_splits_impl)
+@functools.cache
+def _split_kernel(impl, dense: bool, kind: int, min_label: bool, parallel: bool = False):
+    """`impl`, a split search, compiled for one data layout and one node score: it reads `DENSE`, and the `_settle` and
+    `_gains` it calls read the score's `FAMILY`, `SUM` and `MIN_LABEL` (`specialize`). So a fit compiles its own
+    layout's and score's code only; one kernel per combination and process."""
+    return kernel(parallel=parallel)(specialize(impl, calls=(_settle, _gains), DENSE=dense, FAMILY=kind // 2,
+                                                SUM=kind % 2 == 0, MIN_LABEL=bool(min_label)))
+
+def _exact_splits(cols, features, gh, slot, nodes, gp, out, parallel=False):
+    "The exact search on `Columns` `cols` (arguments as `_exact_splits_impl`'s), by the kernel of their layout and `gp`'s score."
+    search = _split_kernel(_exact_splits_impl, not cols.sparse, gp.kind, gp.min_label, parallel)
+    search(cols, features, gh, slot, nodes, gp, out)
+
+def _exact_splits_par(*args): return _exact_splits(*args, parallel=True)
 
 # %% ../nbs/03_mlxgb.ipynb #b41e9d07
 GH_CACHED_BYTES = 2 << 20      # gradients below this size stay in cache: build one feature at a time
@@ -415,33 +432,33 @@ def _block_rows(T):
 
 # %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
 def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, group):
-    (dense, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
+    (_, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
     (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
     ns, T = sums.shape
     n, nf = slot.shape[0], features.shape[0]; max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, n_bins[features[fi]] + 1)
-    G = group if group > 0 else (_group_size(n, ns, max_nb, T, nf) if dense else 1)
+    G = (group if group > 0 else _group_size(n, ns, max_nb, T, nf)) if DENSE else 1
     n_groups = (nf + G - 1) // G; n_chunks = min(n_groups, 64)
-    B = _block_rows(T) if dense else max(n, 1)
+    B = _block_rows(T) if DENSE else max(n, 1)
     for c in prange(n_chunks):
         hist = np.zeros((G * ns, max_nb, T)); cnt = np.zeros((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
-        run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
-        miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
+        run = np.empty((ns, T)); crun = np.empty(ns, np.int64)       # (each slot's set before it is read)
+        miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
         best = np.empty((ns, 4)); buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
         for j in range(c, n_groups, n_chunks):
             f0 = j * G; ng = min(G, nf - f0)
             for i0 in range(0, n, B):                  # dense: a block of rows, read by every feature of the group
                 for fi in range(f0, f0 + ng):
                     f, o = features[fi], (fi - f0) * ns
-                    lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
+                    lo, hi = (i0, min(n, i0 + B)) if DENSE else (cptr[f], cptr[f + 1])
                     for e in range(lo, hi):
-                        i = e if dense else crows[e]; s = slot[i]
+                        i = e if DENSE else crows[e]; s = slot[i]
                         if s < 0: continue
-                        b = bins[f, i] if dense else bins[0, e]; cnt[o + s, b] += 1
+                        b = bins[f, i] if DENSE else bins[0, e]; cnt[o + s, b] += 1
                         for t in range(T): hist[o + s, b, t] += gh[i, t]
             for fi in range(f0, f0 + ng):
                 f, o = features[fi], (fi - f0) * ns; nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
-                if not dense:                              # implicit zeros: total minus everything stored
+                if not DENSE:                              # implicit zeros: total minus everything stored
                     for s in range(ns):
                         m = counts[s]
                         for b in range(nb + 1): m -= cnt[o + s, b]
@@ -474,8 +491,12 @@ def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, group):
                 _choose(best, fi, out_gain, out_thr, out_dl)
 
 # %% ../nbs/03_mlxgb.ipynb #d51d6ac4
-_hist_splits = kernel()(_hist_splits_impl)
-_hist_splits_par = kernel(parallel=True)(_hist_splits_impl)
+def _hist_splits(binned, cuts, features, gh, slot, nodes, gp, out, group, parallel=False):
+    "The histogram search (arguments as `_hist_splits_impl`'s), by the kernel of the `Bins`' layout and `gp`'s score."
+    search = _split_kernel(_hist_splits_impl, binned.dense, gp.kind, gp.min_label, parallel)
+    search(binned, cuts, features, gh, slot, nodes, gp, out, group)
+
+def _hist_splits_par(*args): return _hist_splits(*args, parallel=True)
 
 # %% ../nbs/03_mlxgb.ipynb #f9624fbb
 class XData(NamedTuple):
@@ -504,19 +525,26 @@ def _value(xd, i, f):
         else: hi = mid
     return data[lo] if lo < indptr[i + 1] and indices[lo] == f else 0.0
 
-@kernel()
-def _route(xd, slot, feat, thr, dl, to_left, to_right):
-    "Move each row to the slot of its child (`feat[s] < 0`: its node is a leaf, the row leaves the level)."
+@functools.cache
+def _layout_kernel(impl, dense: bool, parallel: bool = False):
+    "`impl` compiled for one layout (`DENSE`): the dense kernel has no search in CSR rows, the CSR one no dense reads."
+    return kernel(parallel=parallel)(specialize(impl, DENSE=bool(dense)))
+
+def _route_impl(xd, slot, feat, thr, dl, to_left, to_right):
     xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
     slot, feat, thr, dl, to_left, to_right = borrow(slot, feat, thr, dl, to_left, to_right)
-    dense, X = xd.dense, xd.X
+    X = xd.X
     for i in range(slot.shape[0]):
         s = slot[i]
         if s < 0: continue
         if feat[s] < 0: slot[i] = -1; continue
-        x = X[i, feat[s]] if dense else _value(xd, i, feat[s])
+        x = X[i, feat[s]] if DENSE else _value(xd, i, feat[s])
         left = dl[s] == 1 if np.isnan(x) else x < thr[s]
         slot[i] = to_left[s] if left else to_right[s]
+
+def _route(xd, slot, feat, thr, dl, to_left, to_right):
+    "Move each row to the slot of its child (`feat[s] < 0`: its node is a leaf, the row leaves the level)."
+    _layout_kernel(_route_impl, xd.dense)(xd, slot, feat, thr, dl, to_left, to_right)
 
 # %% ../nbs/03_mlxgb.ipynb #6838f275
 class Tree(NamedTuple):
@@ -532,19 +560,22 @@ def _predict_impl(xd, roots, tree, out):
     xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
     feature, threshold, default_left, left, right, value = borrow(*tree)
     roots, out = borrow(roots, out)
-    dense, X = xd.dense, xd.X
+    X = xd.X
     for i in prange(out.shape[0]):
         for r in range(roots.shape[0]):
             node = roots[r]
             while feature[node] >= 0:
-                x = X[i, feature[node]] if dense else _value(xd, i, feature[node])
+                x = X[i, feature[node]] if DENSE else _value(xd, i, feature[node])
                 if np.isnan(x): node = left[node] if default_left[node] == 1 else right[node]
                 elif x < threshold[node]: node = left[node]
                 else: node = right[node]
             for k in range(out.shape[1]): out[i, k] += value[node, k]
 
-_predict_trees = kernel()(_predict_impl)
-_predict_trees_par = kernel(parallel=True)(_predict_impl)
+def _predict_trees(xd, roots, tree, out, parallel=False):
+    "Add to `out` each row's leaf values in the trees rooted at `roots` of the flat `tree` (`parallel`: rows over threads)."
+    _layout_kernel(_predict_impl, xd.dense, parallel)(xd, roots, tree, out)
+
+def _predict_trees_par(*args): return _predict_trees(*args, parallel=True)
 
 # %% ../nbs/03_mlxgb.ipynb #281bad62
 def _naive_leaf(feature, threshold, default_left, left, right, root, x):

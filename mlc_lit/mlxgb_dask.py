@@ -17,7 +17,8 @@ from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn
 from .losses import _label_wise_logistic_row
 from .mlxgb import (SPLITS, _EPS_GAIN, Bins, Cuts, Nodes, Tree, _base_margin, _bin_dense, _block_rows, _buffer, _choose,
                            _concat_trees, _data_args, _draw_features, _first_best, _group_size, _leaf_weights, _no_splits,
-                           _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle, _split_nodes)
+                           _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle, _split_kernel,
+                           _split_nodes)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -265,10 +266,9 @@ class LevelHist(NamedTuple):
     hist: np.ndarray          # (entries, 2K) their sums [G, H]
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #5p11h157
-@kernel()
-def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
+def _splits_from_hist_impl(level, off, cuts, features, nodes, gp, out):
     """Best split per node and feature from a level's summed histograms (a `LevelHist`; bins no row reached are
-    absent): the candidate walk of the single-process kernel."""
+    absent): the candidate walk of the single-process kernel, compiled as it is (`_split_kernel`: `DENSE` and the score)."""
     (ptr, lbins, lcnt, lhist), (n_bins, zero_bin, cut_ptr, cut_vals) = level, cuts
     (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
     ns, T = sums.shape
@@ -291,7 +291,7 @@ def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
                 b = lbins[e] - o
                 c[s, b] = lcnt[e]
                 for t in range(T): h[s, b, t] = lhist[e, t]
-        if not dense:                              # implicit zeros: the node's total minus everything stored
+        if not DENSE:                              # implicit zeros: the node's total minus everything stored
             for s in range(ns):
                 m = counts[s]
                 for b in range(nb + 1): m -= c[s, b]
@@ -320,6 +320,10 @@ def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
                 nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
         _settle(buf, nc, miss, cmiss, best, score_p, gp)
         _choose(best, fi, out_gain, out_thr, out_dl)
+
+def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
+    "`_splits_from_hist_impl` by the kernel of the layout (`dense`) and `gp`'s score."
+    _split_kernel(_splits_from_hist_impl, dense, gp.kind, gp.min_label)(level, off, cuts, features, nodes, gp, out)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0709cba5
 @kernel(fastmath=False)
