@@ -444,6 +444,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core._from_labels': ('core.html#_from_labels', 'mlc_lit/core.py'),
                               'mlc_lit.core._has': ('core.html#_has', 'mlc_lit/core.py'),
                               'mlc_lit.core._is_class_column': ('core.html#_is_class_column', 'mlc_lit/core.py'),
+                              'mlc_lit.core._names_read': ('core.html#_names_read', 'mlc_lit/core.py'),
                               'mlc_lit.core._package_stamp': ('core.html#_package_stamp', 'mlc_lit/core.py'),
                               'mlc_lit.core._predict_top_k': ('core.html#_predict_top_k', 'mlc_lit/core.py'),
                               'mlc_lit.core._predictions': ('core.html#_predictions', 'mlc_lit/core.py'),

@@ -142,7 +142,9 @@ COMPILE_CONFIGS = {   # name -> (module, class, [parameters of each configuratio
         [dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", max_rules=3),
          dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", bin_ratio=0.5, max_rules=3),  # > 2 bins
          dict(loss="logistic_example_wise", head="complete", nominal_features=[0], max_rules=3)]),   # the nominal sweep
-    "mlxgb": ("mlc_lit.mlxgb", "MLXGBClassifier", [dict(n_estimators=2, tree_method=m) for m in ("exact", "hist")]),
+    "mlxgb": ("mlc_lit.mlxgb", "MLXGBClassifier", [   # a split search is compiled per gain and mcw_mode
+        dict(n_estimators=2, tree_method=m, split=s, mcw_mode=c) for m in ("exact", "hist") for c in ("per_label", "min_label")
+        for s in ("sum_gain", "max_gain", "sum_weight", "max_weight", "sum_abs", "max_abs")]),
     "xdcc": ("mlc_lit.xdcc", "XDCCClassifier", [dict(n_estimators=2, chain_length=2, tree_method=m) for m in ("exact", "hist")]),
     "pairwise": ("mlc_lit.qweighted", "CalibratedPairwiseClassifier", [dict(voting=v) for v in ("qweighted2", "qweighted1", "full")]),
     "rembed": ("mlc_lit.rembed", "RandomizedEmbeddingClassifier", [dict(loss=l, n_random_features=50) for l in ("squared", "logistic")]),

@@ -57,6 +57,10 @@ def _constant_name(v) -> str:
     f = getattr(v, "py_func", v)
     return f.__qualname__ if isinstance(f, types.FunctionType) else str(v)
 
+def _names_read(code) -> set:
+    "The global (and attribute) names a function's code reads, its nested code's included."
+    return set(code.co_names).union(*(_names_read(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
 def specialize(f, steps=(), calls=(), **constants):
     """A copy of `f` (a function, or a kernel's function) that reads `constants` as globals, for a kernel that compiles
     only the code of those values.
@@ -67,15 +71,21 @@ def specialize(f, steps=(), calls=(), **constants):
     into its caller (`kernel(inline=True)`) under its own name. `calls`: the same, but each compiled as a kernel of its
     own (`kernel()`): Numba copies an inlined function's code into every caller, which costs compile time for a large
     one. Both follow from the constants and do not change the copy's name; a kernel given as a step or call is copied
-    from its function and keeps its options (`vectorize`, `reassoc`, ...) and `literal` parameters."""
+    from its function and keeps its options (`vectorize`, `reassoc`, ...) and `literal` parameters. Each step or call
+    is named after the constants it reads, itself or through the steps and calls it names (after all of them if none),
+    so copies made for different constants that read the same ones share their kernel's cache entry."""
     f = getattr(f, "py_func", f)                                              # a kernel: copied from its function
-    suffix = "".join(f"_{k}{_constant_name(v)}" for k, v in sorted(constants.items()))
+    suffix = lambda keys: "".join(f"_{k}{_constant_name(constants[k])}" for k in sorted(keys))
     fns = [getattr(s, "py_func", s) for s in (*steps, *calls)]
-    copies = [_renamed(fn, suffix, dict(constants)) for fn in fns]           # each with globals of its own
+    reads = {fn.__name__: _names_read(fn.__code__) for fn in fns}
+    def read(name, seen):                                                    # the constants `name` depends on
+        return (reads[name] & constants.keys()).union(*(read(g, seen | {g}) for g in reads[name] & reads.keys() - seen))
+    copies = [_renamed(fn, suffix(read(fn.__name__, {fn.__name__}) or constants), dict(constants))   # globals of its own
+              for fn in fns]
     named = {fn.__name__: kernel(**getattr(s, "_options", {}), inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(c)
              for s, fn, c in zip((*steps, *calls), fns, copies)}
     for c in copies: c.__globals__.update(named)                              # steps may call steps
-    return _renamed(f, suffix, {**constants, **named})
+    return _renamed(f, suffix(constants), {**constants, **named})
 
 # %% ../nbs/00_core.ipynb #e7d335a8
 @functools.cache
