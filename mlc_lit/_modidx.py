@@ -750,6 +750,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'mlc_lit.mlxgb_dask._cuts_of': ('mlxgb_dask.html#_cuts_of', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._feature_ranges': ('mlxgb_dask.html#_feature_ranges', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._fill_dense': ('mlxgb_dask.html#_fill_dense', 'mlc_lit/mlxgb_dask.py'),
+                                    'mlc_lit.mlxgb_dask._fill_groups': ('mlxgb_dask.html#_fill_groups', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._fill_hist': ('mlxgb_dask.html#_fill_hist', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._first_slots': ('mlxgb_dask.html#_first_slots', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._grad': ('mlxgb_dask.html#_grad', 'mlc_lit/mlxgb_dask.py'),

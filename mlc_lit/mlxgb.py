@@ -296,9 +296,10 @@ def _better(g, b):
     return g > b + _TIE * (1.0 + abs(b)) if b > -np.inf else g > b
 
 # %% ../nbs/03_mlxgb.ipynb #b37066e8
-@kernel()
+@kernel(inline=True)
 def _buffer(ns, T, n_max):
-    "Candidate buffer: sums (2T x cap), slot, thresholds (missing right, left), flag; cap bounds it to ~1 MB."
+    """Candidate buffer: sums (2T x cap), slot, thresholds (missing right, left), flag; cap bounds it to ~1 MB. Inlined:
+    as a kernel of its own it took 0.1-0.2 s of a first fit to compile."""
     cap = max(16, min(n_max, (1 << 16) // T))
     return np.empty((2 * T, cap)), np.empty(cap, np.int64), np.empty((cap, 2)), np.empty(cap, np.int64), np.empty((2, cap))
 
@@ -419,29 +420,26 @@ GH_CACHED_BYTES = 2 << 20      # gradients below this size stay in cache: build 
 GROUP_HIST_BYTES = 8 << 20     # a group's histograms, per thread
 ROW_BLOCK_BYTES = 128 << 10    # the gradients of one block of rows
 
-@kernel()
 def _group_size(n, ns, max_nb, T, nf):
     "Features whose histograms one pass over the rows builds: 1 while the gradients fit in cache, else as many as fit."
     if n * T * 8 <= GH_CACHED_BYTES: return 1
     return max(1, min(32, nf, GROUP_HIST_BYTES // (ns * max_nb * T * 8)))
 
-@kernel()
 def _block_rows(T):
     "Rows per block of a grouped pass: their gradients (T values each) fill `ROW_BLOCK_BYTES`."
     return max(16, ROW_BLOCK_BYTES // (8 * T))
 
 # %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
-def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, group):
+def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, G, B):
     (_, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
     (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
     ns, T = sums.shape
     n, nf = slot.shape[0], features.shape[0]; max_nb = 1
     for fi in range(nf): max_nb = max(max_nb, n_bins[features[fi]] + 1)
-    G = (group if group > 0 else _group_size(n, ns, max_nb, T, nf)) if DENSE else 1
     n_groups = (nf + G - 1) // G; n_chunks = min(n_groups, 64)
-    B = _block_rows(T) if DENSE else max(n, 1)
     for c in prange(n_chunks):
-        hist = np.zeros((G * ns, max_nb, T)); cnt = np.zeros((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
+        hist = np.empty((G * ns, max_nb, T)); cnt = np.empty((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
+        hist[:] = 0.0; cnt[:] = 0
         run = np.empty((ns, T)); crun = np.empty(ns, np.int64)       # (each slot's set before it is read)
         miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
         best = np.empty((ns, 4)); buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
@@ -492,9 +490,15 @@ def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, group):
 
 # %% ../nbs/03_mlxgb.ipynb #d51d6ac4
 def _hist_splits(binned, cuts, features, gh, slot, nodes, gp, out, group, parallel=False):
-    "The histogram search (arguments as `_hist_splits_impl`'s), by the kernel of the `Bins`' layout and `gp`'s score."
-    search = _split_kernel(_hist_splits_impl, binned.dense, gp.kind, gp.min_label, parallel)
-    search(binned, cuts, features, gh, slot, nodes, gp, out, group)
+    """The histogram search by the kernel of the `Bins`' layout and `gp`'s score: dense X in groups of `group` features
+    (0: `_group_size`) and blocks of `_block_rows` rows, CSR one feature and all its entries at a time."""
+    (ns, T), n = nodes.sums.shape, slot.shape[0]
+    if binned.dense:
+        max_nb = int(cuts.n_bins[features].max(initial=0)) + 1
+        G, B = (group if group > 0 else _group_size(n, ns, max_nb, T, len(features))), _block_rows(T)
+    else: G, B = 1, max(n, 1)
+    _split_kernel(_hist_splits_impl, binned.dense, gp.kind, gp.min_label, parallel)(binned, cuts, features, gh, slot,
+                                                                                      nodes, gp, out, G, B)
 
 def _hist_splits_par(*args): return _hist_splits(*args, parallel=True)
 

@@ -221,10 +221,10 @@ def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #f111d3n5
 @kernel()
-def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
+def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist, G, B):
     """Dense input: the same for the rows in `rows` (ascending), node by node: the rows sorted by node (stably, so each
-    bin still adds its rows in row order), and for each node a group of features (`_group_size` of one node), block of
-    rows by block of rows, each block's gradients and bins first gathered into small contiguous arrays. The buffer
+    bin still adds its rows in row order), and for each node a group of G features (`_fill_groups`), block of B
+    rows by block of B rows, each block's gradients and bins first gathered into small contiguous arrays. The buffer
     holds one node's bins, and the gradients are read in order, not scattered over the level."""
     T, nb_, nf, m = gh.shape[1], pos.shape[0], features.shape[0], rows.shape[0]
     max_nb = 1
@@ -235,7 +235,6 @@ def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
     order, at = np.empty(m, np.int64), start[:-1].copy()
     for e in range(m):
         s = bslot[rows[e]]; order[at[s]] = rows[e]; at[s] += 1
-    G, B = _group_size(m, 1, max_nb, T, nf), _block_rows(T)                 # one node's bins per group
     buf, ghb, bb = np.zeros((G, max_nb, T)), np.empty((B, T)), np.empty((G, B), np.uint16)
     for s in range(nb_):
         for f0 in range(0, nf, G):
@@ -256,6 +255,10 @@ def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist):
                     r = pos[s, o + b]
                     if r < 0: continue
                     for t in range(T): hist[r, t] += buf[g, b, t]; buf[g, b, t] = 0.0
+
+def _fill_groups(rows, features, off, T):
+    "`_fill_dense`'s G and B for `rows`: the features of one node's bins per group (`_group_size`), `_block_rows` rows."
+    return _group_size(len(rows), 1, int(np.diff(off).max(initial=1)), T, len(features)), _block_rows(T)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 class LevelHist(NamedTuple):
@@ -411,7 +414,8 @@ def _level_hist(parts, ghs, slots, ns, features, off, build, sums_of=None):
     if not full: pos[idx] = np.arange(len(idx))
     hist = np.zeros((cnt.size if full else len(idx), T))
     for (dense, bins, cptr, crows), rows, gh, bslot in work:
-        if dense: _fill_dense(bins, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
+        if dense: _fill_dense(bins, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist,
+                              *_fill_groups(rows, features, off, T))
         else: _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
     return sums, counts, ((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
 
