@@ -71,17 +71,17 @@ def specialize(f, steps=(), calls=(), **constants):
     into its caller (`kernel(inline=True)`) under its own name. `calls`: the same, but each compiled as a kernel of its
     own (`kernel()`): Numba copies an inlined function's code into every caller, which costs compile time for a large
     one. Both follow from the constants and do not change the copy's name; a kernel given as a step or call is copied
-    from its function and keeps its options (`vectorize`, `reassoc`, ...) and `literal` parameters. Each step or call
-    is named after the constants it reads, itself or through the steps and calls it names (after all of them if none),
-    so copies made for different constants that read the same ones share their kernel's cache entry."""
+    from its function and keeps its options (`vectorize`, `reassoc`, ...) and `literal` parameters. A step or call
+    that names no other step or call is named after the constants it reads (after all of them if none), so copies made
+    for different constants that read the same ones share their kernel's cache entry; one that does is named after all
+    of them, since its code also depends on whether what it names is inlined or called."""
     f = getattr(f, "py_func", f)                                              # a kernel: copied from its function
     suffix = lambda keys: "".join(f"_{k}{_constant_name(constants[k])}" for k in sorted(keys))
     fns = [getattr(s, "py_func", s) for s in (*steps, *calls)]
-    reads = {fn.__name__: _names_read(fn.__code__) for fn in fns}
-    def read(name, seen):                                                    # the constants `name` depends on
-        return (reads[name] & constants.keys()).union(*(read(g, seen | {g}) for g in reads[name] & reads.keys() - seen))
-    copies = [_renamed(fn, suffix(read(fn.__name__, {fn.__name__}) or constants), dict(constants))   # globals of its own
-              for fn in fns]
+    reads = [_names_read(fn.__code__) for fn in fns]
+    leaf = lambda names: not names & {fn.__name__ for fn in fns}                # names no step or call
+    copies = [_renamed(fn, suffix((names & constants.keys() if leaf(names) else None) or constants), dict(constants))
+              for fn, names in zip(fns, reads)]                               # each with globals of its own
     named = {fn.__name__: kernel(**getattr(s, "_options", {}), inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(c)
              for s, fn, c in zip((*steps, *calls), fns, copies)}
     for c in copies: c.__globals__.update(named)                              # steps may call steps
