@@ -707,6 +707,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'mlc_lit.mlxgb._exact_splits_par': ('mlxgb.html#_exact_splits_par', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._feature_cuts': ('mlxgb.html#_feature_cuts', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._first_best': ('mlxgb.html#_first_best', 'mlc_lit/mlxgb.py'),
+                               'mlc_lit.mlxgb._gain_constants': ('mlxgb.html#_gain_constants', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._gains': ('mlxgb.html#_gains', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._group_size': ('mlxgb.html#_group_size', 'mlc_lit/mlxgb.py'),
                                'mlc_lit.mlxgb._grow_tree': ('mlxgb.html#_grow_tree', 'mlc_lit/mlxgb.py'),

@@ -18,6 +18,7 @@ import numpy as np
 from .bench import DATA_ENV, DEFAULT_DATA, data_folder, format_table, write_rows
 from .bench.suites import SUITES, report, run_suite
 from .core import MultiLabelClassifier, compile_seconds
+from .mlxgb import SPLITS
 
 # %% auto #0
 __all__ = ['DEMO_ESTIMATORS', 'COMPILE_CONFIGS', 'MajorityBaseline', 'demo_estimators', 'evaluate', 'demo', 'compile_kernels',
@@ -144,7 +145,7 @@ COMPILE_CONFIGS = {   # name -> (module, class, [parameters of each configuratio
          dict(loss="logistic_example_wise", head="complete", nominal_features=[0], max_rules=3)]),   # the nominal sweep
     "mlxgb": ("mlc_lit.mlxgb", "MLXGBClassifier", [   # a split search is compiled per gain and mcw_mode
         dict(n_estimators=2, tree_method=m, split=s, mcw_mode=c) for m in ("exact", "hist") for c in ("per_label", "min_label")
-        for s in ("sum_gain", "max_gain", "sum_weight", "max_weight", "sum_abs", "max_abs")]),
+        for s in SPLITS]),
     "xdcc": ("mlc_lit.xdcc", "XDCCClassifier", [dict(n_estimators=2, chain_length=2, tree_method=m) for m in ("exact", "hist")]),
     "pairwise": ("mlc_lit.qweighted", "CalibratedPairwiseClassifier", [dict(voting=v) for v in ("qweighted2", "qweighted1", "full")]),
     "rembed": ("mlc_lit.rembed", "RandomizedEmbeddingClassifier", [dict(loss=l, n_random_features=50) for l in ("squared", "logistic")]),

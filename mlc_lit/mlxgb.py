@@ -261,6 +261,10 @@ def _node_sums(gh, slot, sums, counts):
 # %% ../nbs/03_mlxgb.ipynb #c354cebe
 FAMILY, SUM, MIN_LABEL = 0, True, False   # 'sum_gain', mcw_mode 'per_label': `_split_kernel` compiles the others
 
+def _gain_constants(kind: int, min_label: bool) -> dict:
+    "What `_gains` reads for node score `kind` (an index into `SPLITS`) and `mcw_mode` 'min_label' or not."
+    return dict(FAMILY=kind // 2, SUM=kind % 2 == 0, MIN_LABEL=bool(min_label))
+
 @kernel(vectorize=True)
 def _gains(C, nc, K, lam, mcw, out):
     """Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its
@@ -405,8 +409,7 @@ def _split_kernel(impl, dense: bool, kind: int, min_label: bool, parallel: bool 
     """`impl`, a split search, compiled for one data layout and one node score: it reads `DENSE`, and the `_settle` and
     `_gains` it calls read the score's `FAMILY`, `SUM` and `MIN_LABEL` (`specialize`). So a fit compiles its own
     layout's and score's code only; one kernel per combination and process."""
-    return kernel(parallel=parallel)(specialize(impl, calls=(_settle, _gains), DENSE=dense, FAMILY=kind // 2,
-                                                SUM=kind % 2 == 0, MIN_LABEL=bool(min_label)))
+    return kernel(parallel=parallel)(specialize(impl, calls=(_settle, _gains), DENSE=dense, **_gain_constants(kind, min_label)))
 
 def _exact_splits(cols, features, gh, slot, nodes, gp, out, parallel=False):
     "The exact search on `Columns` `cols` (arguments as `_exact_splits_impl`'s), by the kernel of their layout and `gp`'s score."
