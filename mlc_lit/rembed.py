@@ -514,8 +514,9 @@ _MODEL_DOC = """\
         Kernel bandwidth as a multiple of the median pairwise distance of the projected training points.
     l2 : float, default=1.0
         Trace-relative ridge penalty of the embedding and of W (λ = l2·tr(XᵀX)/d).
-    l2_link : float or None, default=0.1
-        Trace-relative penalty of the read-out V (None: same as `l2`).
+    l2_link : float, 'auto' or None, default='auto'
+        Trace-relative penalty of the read-out V (None: same as `l2`). 'auto': 0.1 up to 500 training examples,
+        50/n beyond, so that the penalty stops growing with n (*Defaults* in the chapter says why).
     loss : {'squared', 'logistic', 'softmax'}, default='squared'
         Read-out loss: ridge in closed form, per-class logistic (L-BFGS warm-started from ridge, or SGD),
         or the multiclass softmax for one label per example (always SGD).
@@ -527,7 +528,7 @@ _MODEL_CONSTRAINTS = {
     "rank": [int_at_least(1), StrOptions({"spectral90"})], "oversample": [int_at_least(0)], "n_iter": [int_at_least(0)],
     "embedding": [StrOptions({"randomized", "gaussian"})], "n_random_features": [int_at_least(0)],
     "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})], "nu": [POSITIVE], "bandwidth": [POSITIVE],
-    "l2": [POSITIVE], "l2_link": [POSITIVE, None], "loss": [StrOptions({"squared", "logistic", "softmax"})],
+    "l2": [POSITIVE], "l2_link": [POSITIVE, StrOptions({"auto"}), None], "loss": [StrOptions({"squared", "logistic", "softmax"})],
     "inference": [StrOptions({"example", "class_f1"})]}
 
 # %% ../nbs/05_rembed.ipynb #739dabfa
@@ -632,7 +633,7 @@ class RandomizedEmbeddingClassifier(_DaskInput):
     _parameter_constraints = {**_MODEL_CONSTRAINTS, **_FIT_CONSTRAINTS}
 
     def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, embedding="randomized", n_random_features=1000,
-                 kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1, loss="squared",
+                 kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link="auto", loss="squared",
                  inference="example", fit_intercept=True, max_iter=100, tol=1e-5, optimizer="lbfgs", n_epochs=10,
                  batch_size=256, learning_rate=0.1, learning_rate_decay=1.0, momentum=0.9, solver="auto",
                  random_state=None, n_jobs=None):
@@ -686,7 +687,7 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
         _draw_frequencies(P.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
     Phi = P if s == 0 else _random_features(P, est.frequencies_, est.phases_)
     del P
-    l2_link = est.l2 if est.l2_link is None else est.l2_link
+    l2_link = _link_penalty(est.l2, est.l2_link, Y.shape[0])
     est.label_prior_ = np.asarray(Y.mean(axis=0), dtype=np.float64).ravel()
     if est.loss == "squared":
         est.coef_, est.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
@@ -717,6 +718,19 @@ def _link_features(est: RandomizedEmbeddingClassifier, X):
     "Projected activations XW + w₀ and their random Fourier features."
     P = np.asarray(_dense_if_full(X) @ est._W_x) + est._W_0
     return P if est.frequencies_ is None else _random_features(P, est.frequencies_, est.phases_)
+
+# %% ../nbs/05_rembed.ipynb #f9b8a52e
+_AUTO_LINK = (0.1, 500)    # l2_link='auto': 0.1 up to 500 examples, then 0.1·500/n
+
+def _link_penalty(l2: float, l2_link, n: int) -> float:
+    """The read-out's trace-relative penalty for `n` training examples: `l2_link`, `l2` when it is None, and for
+    'auto' 0.1·min(1, 500/n). The trace grows like n, so 'auto' holds λ itself fixed once n passes 500."""
+    if l2_link is None: return l2
+    if isinstance(l2_link, str):
+        value, n0 = _AUTO_LINK
+        return value * min(1.0, n0 / max(int(n), 1))
+    return l2_link
+
 
 # %% ../nbs/05_rembed.ipynb #cbc752aa
 def _softmax_rows(S):
@@ -789,12 +803,12 @@ from scipy.stats import loguniform
 
 # lists in order, so that a move of the local search goes to a neighbouring value; 'spectral90' keeps most directions
 _DEFAULT_SPACE = {"rank": [4, 8, 16, 32, 64, "spectral90"], "n_random_features": [250, 500, 1000, 2000],
-                  "kernel": ["gaussian", "cauchy", "student"], "bandwidth": loguniform(0.25, 8.0),
+                  "kernel": ["linear", "gaussian", "cauchy", "student"], "bandwidth": loguniform(0.25, 8.0),
                   "l2": loguniform(1e-4, 10.0), "l2_link": loguniform(1e-4, 10.0), "loss": ["squared", "logistic"]}
 
 def default_search_space(scoring="precision@1") -> dict:
     """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank
-    (4, …, 64 capped at the number of labels, then 'spectral90'), 250–2,000 random features, the three kernels,
+    (4, …, 64 capped at the number of labels, then 'spectral90'), 250–2,000 random features, the linear read-out and the three kernels,
     bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out losses;
     for 'macro_f1' also both inference rules."""
     space = dict(_DEFAULT_SPACE)
@@ -973,17 +987,25 @@ def _holds(values, v) -> bool:
     discrete = hasattr(values.dist, "pmf")
     return isinstance(v, Real) and lo <= v <= hi and (not discrete or float(v).is_integer())
 
-def _start(space: dict, n_labels: int) -> dict | None:
-    "The classifier's defaults for the searched names, if the space holds every one of them; else None."
+def _numeric(name: str, v, n_train: int):
+    "`l2_link='auto'` as its value for `n_train` training examples (where a distribution must place it); else `v`."
+    return _link_penalty(None, v, n_train) if name == "l2_link" and isinstance(v, str) else v
+
+def _start(space: dict, n_labels: int, n_train: int) -> dict | None:
+    """The classifier's defaults for the searched names, if the space holds every one of them (`l2_link='auto'` at its
+    value for `n_train` examples); else None. 'auto' stays 'auto', so that the refit of an unmoved start is the defaults."""
     defaults = RandomizedEmbeddingClassifier().get_params()
     p = {name: defaults[name] for name in space}
-    return _plain(p, n_labels) if all(_holds(space[name], v) for name, v in p.items()) else None
+    held = all(_holds(space[name], v if isinstance(space[name], (list, tuple)) else _numeric(name, v, n_train))
+               for name, v in p.items())
+    return _plain(p, n_labels) if held else None
 
 _MOVE_SPREAD = 0.15     # a move's step in a distribution's quantiles (for loguniform(1e-4, 10): 0.75 decades)
 
-def _move(space: dict, p: dict, rng, n_labels: int) -> dict:
+def _move(space: dict, p: dict, rng, n_labels: int, n_train: int = 1) -> dict:
     """A neighbour of `p`: each searched name (with a choice) changed with probability 1/3, at least one. A list value
-    goes to a neighbouring entry; a distribution's value moves by a normal step in its quantiles."""
+    goes to a neighbouring entry; a distribution's value moves by a normal step in its quantiles (from 'auto''s value
+    for `n_train` examples)."""
     movable = [k for k, v in space.items() if not isinstance(v, (list, tuple)) or len(v) > 1]
     if not movable: return dict(p)
     names = [k for k in movable if rng.random() < 1 / 3] or [movable[rng.integers(len(movable))]]
@@ -996,7 +1018,7 @@ def _move(space: dict, p: dict, rng, n_labels: int) -> dict:
             step = rng.choice([-1, 1]) if 0 < i < len(values) - 1 else (1 if i == 0 else -1)
             q[k] = values[i + step]
         else:
-            u = float(np.clip(values.cdf(p[k]) + rng.normal(0.0, _MOVE_SPREAD), 1e-9, 1 - 1e-9))
+            u = float(np.clip(values.cdf(_numeric(k, p[k], n_train)) + rng.normal(0.0, _MOVE_SPREAD), 1e-9, 1 - 1e-9))
             v = values.ppf(u)
             q[k] = int(round(v)) if hasattr(values.dist, "pmf") else float(v)
     return _plain(q, n_labels)
@@ -1030,7 +1052,7 @@ _ROUND = 4      # candidates per round of the local search: three moves (or the 
 
 def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
     "A move from `centre` that is none of `seen` (20 tries), or None."
-    return next((q for q in (_move(state["space"], centre, state["rng"], state["n_labels"]) for _ in range(20))
+    return next((q for q in (_move(state["space"], centre, state["rng"], state["n_labels"], state["n_train"]) for _ in range(20))
                  if q not in seen), None)
 
 def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results: list) -> list:
@@ -1086,8 +1108,9 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=Non
     seeds = spawn_seeds(search.random_state, 3)
     splits, space = _search_splits(search, X, Y, seeds[0]), _search_space(search)
     n_labels = Y.shape[1]
-    state = dict(space=space, n_labels=n_labels, draws=_search_candidates(search, n_labels, seeds[1]), next_draw=0,
-                 start=_start(space, n_labels), rng=np.random.default_rng([int(seeds[1]), 1]))
+    n_train = len(splits[0][0])
+    state = dict(space=space, n_labels=n_labels, n_train=n_train, draws=_search_candidates(search, n_labels, seeds[1]),
+                 next_draw=0, start=_start(space, n_labels, n_train), rng=np.random.default_rng([int(seeds[1]), 1]))
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
     n_jobs = search.n_jobs if evaluate is None else 1
     workers = 1 if n_jobs in (None, 1) else n_threads(n_jobs)

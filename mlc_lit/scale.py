@@ -338,7 +338,7 @@ def _fit_link_dask(est, X, Y, counts, seed):
     est.frequencies_, est.phases_ = (None, None) if s == 0 else \
         _re._draw_frequencies(P_sub.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
     est.label_prior_ = counts / n
-    l2_link = est.l2 if est.l2_link is None else est.l2_link
+    l2_link = _re._link_penalty(est.l2, est.l2_link, n)
     if est.loss != "squared":                       # softmax, or logistic with optimizer='sgd'
         est.coef_, est.intercept_ = _fit_sgd_link_dask(est, X, Y, counts, l2_link, int(rng.integers(2**63 - 1)))
         est.n_iter_ = int(est.n_epochs)

@@ -215,17 +215,21 @@ def summary(rows: list[dict]) -> str:
            "peak memory at most 2x the larger peer's)\n" + format_table(out)
 
 # %% ../../nbs/06g_bench_xmc.ipynb #f644e4e4
-SETTINGS = {"defaults": {}, "bandwidth=1": {"bandwidth": 1.0}, "l2=0.1": {"l2": 0.1}, "l2_link=0.01": {"l2_link": 0.01},
-            "n_random_features=2000": {"n_random_features": 2000}, "kernel=cauchy": {"kernel": "cauchy"}}
+SETTINGS = {"defaults": {}, "l2_link=0.1": {"l2_link": 0.1}, "l2_link=min(0.1,20/n)": lambda n: {"l2_link": min(0.1, 20 / n)},
+            "l2_link=min(0.1,100/n)": lambda n: {"l2_link": min(0.1, 100 / n)}, "l2_link=0.01": {"l2_link": 0.01},
+            "bandwidth=1": {"bandwidth": 1.0}, "l2=0.1": {"l2": 0.1}, "n_random_features=2000": {"n_random_features": 2000},
+            "kernel=cauchy": {"kernel": "cauchy"}, "kernel=linear": {"kernel": "linear"}}
 
 def compare_settings(data_dir, datasets=None, settings: dict | None = None) -> list[dict]:
-    """`run_one('rembed', ...)` with each of `settings` ({name: parameters changed from the defaults}; default
-    `SETTINGS`) on each data set (default: those of `run`): one row per data set and setting."""
+    """`run_one('rembed', ...)` with each of `settings` ({name: parameters changed from the defaults, or a function of
+    the number of training examples giving them}; default `SETTINGS`) on each data set (default: those of `run`): one
+    row per data set and setting."""
     settings = SETTINGS if settings is None else settings
     rows = []
     for name in datasets or [*SHARED, "clusters1000", "lshtc"]:
         X, Y, Xt, Yt = xmc_split(name, data_dir)
         for label, params in settings.items():
+            params = params(X.shape[0]) if callable(params) else params
             rows.append(dict(dataset=os.path.basename(name), setting=label, **run_one("rembed", X, Y, Xt, Yt, params=params)))
     return rows
 
