@@ -515,8 +515,8 @@ _MODEL_DOC = """\
     l2 : float, default=1.0
         Trace-relative ridge penalty of the embedding and of W (λ = l2·tr(XᵀX)/d).
     l2_link : float, 'auto' or None, default='auto'
-        Trace-relative penalty of the read-out V (None: same as `l2`). 'auto': 0.1 up to 500 training examples,
-        50/n beyond, so that the penalty stops growing with n (*Defaults* in the chapter says why).
+        Trace-relative penalty of the read-out V (None: same as `l2`). 'auto': 0.1 up to 200 training examples,
+        20/n beyond, so that the penalty stops growing with n (*Defaults* in the chapter says why).
     loss : {'squared', 'logistic', 'softmax'}, default='squared'
         Read-out loss: ridge in closed form, per-class logistic (L-BFGS warm-started from ridge, or SGD),
         or the multiclass softmax for one label per example (always SGD).
@@ -720,11 +720,11 @@ def _link_features(est: RandomizedEmbeddingClassifier, X):
     return P if est.frequencies_ is None else _random_features(P, est.frequencies_, est.phases_)
 
 # %% ../nbs/05_rembed.ipynb #f9b8a52e
-_AUTO_LINK = (0.1, 500)    # l2_link='auto': 0.1 up to 500 examples, then 0.1·500/n
+_AUTO_LINK = (0.1, 200)    # l2_link='auto': 0.1 up to 200 examples, then 0.1·200/n
 
 def _link_penalty(l2: float, l2_link, n: int) -> float:
     """The read-out's trace-relative penalty for `n` training examples: `l2_link`, `l2` when it is None, and for
-    'auto' 0.1·min(1, 500/n). The trace grows like n, so 'auto' holds λ itself fixed once n passes 500."""
+    'auto' 0.1·min(1, 200/n). The trace grows like n, so 'auto' holds λ itself fixed once n passes 200."""
     if l2_link is None: return l2
     if isinstance(l2_link, str):
         value, n0 = _AUTO_LINK
