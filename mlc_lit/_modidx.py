@@ -943,6 +943,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.rembed._RidgeSolver': ('rembed.html#_ridgesolver', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._RidgeSolver.__init__': ('rembed.html#_ridgesolver.__init__', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._RidgeSolver.solve': ('rembed.html#_ridgesolver.solve', 'mlc_lit/rembed.py'),
+                                'mlc_lit.rembed._alternatives': ('rembed.html#_alternatives', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._best_so_far': ('rembed.html#_best_so_far', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._candidate': ('rembed.html#_candidate', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._centred_gram': ('rembed.html#_centred_gram', 'mlc_lit/rembed.py'),

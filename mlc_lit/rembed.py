@@ -802,13 +802,13 @@ def make_sparse_problem(n: int, d: int = 100_000, c: int = 10_000, words: int = 
 from scipy.stats import loguniform
 
 # lists in order, so that a move of the local search goes to a neighbouring value; 'spectral90' keeps most directions
-_DEFAULT_SPACE = {"rank": [4, 8, 16, 32, 64, "spectral90"], "n_random_features": [250, 500, 1000, 2000],
+_DEFAULT_SPACE = {"rank": [4, 8, 16, 32, 64, "spectral90", 512], "n_random_features": [250, 500, 1000, 2000],
                   "kernel": ["linear", "gaussian", "cauchy", "student"], "bandwidth": loguniform(0.25, 8.0),
                   "l2": loguniform(1e-4, 10.0), "l2_link": loguniform(1e-4, 10.0), "loss": ["squared", "logistic"]}
 
 def default_search_space(scoring="precision@1") -> dict:
     """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank
-    (4, …, 64 capped at the number of labels, then 'spectral90'), 250–2,000 random features, the linear read-out and the three kernels,
+    (4, …, 64, 'spectral90', 512; integers capped at the number of labels), 250–2,000 random features, the linear read-out and the three kernels,
     bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out losses;
     for 'macro_f1' also both inference rules."""
     space = dict(_DEFAULT_SPACE)
@@ -855,9 +855,9 @@ _SEARCH_DOC = """\
         Number of candidates evaluated (at most).
     strategy : {'local', 'random'}, default='local'
         'random': `n_iter` independent draws from the space (scikit-learn's `RandomizedSearchCV`). 'local': rounds
-        of four; the first is the classifier's defaults (when the space holds them), two moves from them
-        (a few parameters to neighbouring values) and a draw; each later round three moves from the best so far
-        and a draw.
+        of four; the first is the classifier's defaults (when the space holds them), the two alternatives of
+        `_ALTERNATIVES` the space holds (else moves: a few parameters to neighbouring values) and a draw; each
+        later round three moves from the best so far and a draw.
     scoring : str or callable, default='precision@1'
         One of 'precision@1', 'precision@3', 'precision@5', 'ndcg@3', 'example_f1', 'macro_f1', 'micro_f1'
         (maximised), 'hamming', 'subset01' (losses, minimised); or scorer(estimator, X, Y), maximised.
@@ -1048,7 +1048,18 @@ def _best_so_far(search: RandomizedEmbeddingCV, results) -> int:
     return int(np.argmax(mean if _greater(search) else -mean))
 
 # %% ../nbs/05_rembed.ipynb #2049c17a
-_ROUND = 4      # candidates per round of the local search: three moves (or the start and two moves) and a draw
+_ROUND = 4      # candidates per round of the local search: three moves (or the start and two alternatives) and a draw
+# the first round's alternatives to the defaults, the suite's best where the defaults are weak (05, *Defaults*)
+_ALTERNATIVES = ({"kernel": "linear", "rank": 512}, {"kernel": "cauchy"})
+
+def _alternatives(state: dict, start: dict) -> list:
+    "The start with each of `_ALTERNATIVES`' changes, where the space holds every changed value; ranks are capped."
+    space, out = state["space"], []
+    for alt in _ALTERNATIVES:
+        if all(k in space and _holds(space[k], v) for k, v in alt.items()):
+            q = _plain({**start, **alt}, state["n_labels"])
+            if q != start and q not in out: out.append(q)
+    return out
 
 def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
     "A move from `centre` that is none of `seen` (20 tries), or None."
@@ -1057,13 +1068,13 @@ def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
 
 def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results: list) -> list:
     """The candidates of the next round, at most `n_iter` in all. 'random': every draw at once. 'local': the start
-    (the defaults, if the space holds them), moves from it and a draw; later three moves from the best so far and a
-    draw. Without a centre (no start yet), draws; once the draws run out (a small grid), moves."""
+    (the defaults, if the space holds them), its alternatives, moves from it and a draw; later three moves from the
+    best so far and a draw. Without a centre (no start yet), draws; once the draws run out (a small grid), moves."""
     left = search.n_iter - len(cands)
     if search.strategy == "random": return [] if cands else state["draws"]
     if left <= 0: return []
     centre = cands[_best_so_far(search, results)] if cands else state["start"]
-    out = [centre] if not cands and centre is not None else []
+    out = [centre, *_alternatives(state, centre)][:_ROUND - 1] if not cands and centre is not None else []
     for _ in range(_ROUND - 1 - len(out) if centre is not None else 0):
         q = _fresh_move(state, centre, cands + out)
         if q is not None: out.append(q)
