@@ -152,6 +152,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                          'mlc_lit.bench.xdcc_dask.stacked': ('bench_xdcc_dask.html#stacked', 'mlc_lit/bench/xdcc_dask.py'),
                                          'mlc_lit.bench.xdcc_dask.summary': ('bench_xdcc_dask.html#summary', 'mlc_lit/bench/xdcc_dask.py')},
             'mlc_lit.bench.xmc': { 'mlc_lit.bench.xmc._fit_predict': ('bench_xmc.html#_fit_predict', 'mlc_lit/bench/xmc.py'),
+                                   'mlc_lit.bench.xmc._mean_of_runs': ('bench_xmc.html#_mean_of_runs', 'mlc_lit/bench/xmc.py'),
                                    'mlc_lit.bench.xmc._ranked': ('bench_xmc.html#_ranked', 'mlc_lit/bench/xmc.py'),
                                    'mlc_lit.bench.xmc._write_xc': ('bench_xmc.html#_write_xc', 'mlc_lit/bench/xmc.py'),
                                    'mlc_lit.bench.xmc.compare_settings': ('bench_xmc.html#compare_settings', 'mlc_lit/bench/xmc.py'),

@@ -807,10 +807,10 @@ _DEFAULT_SPACE = {"rank": [4, 8, 16, 32, 64, "spectral90", 512], "n_random_featu
                   "l2": loguniform(1e-4, 10.0), "l2_link": loguniform(1e-4, 10.0), "loss": ["squared", "logistic"]}
 
 def default_search_space(scoring="precision@1") -> dict:
-    """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank
-    (4, …, 64, 'spectral90', 512; integers capped at the number of labels), 250–2,000 random features, the linear read-out and the three kernels,
-    bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out losses;
-    for 'macro_f1' also both inference rules."""
+    """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank (4, …, 64,
+    'spectral90', 512; integers capped at the number of labels), 250–2,000 random features, the linear read-out and
+    the three kernels, bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out
+    losses; for 'macro_f1' also both inference rules."""
     space = dict(_DEFAULT_SPACE)
     if scoring == "macro_f1": space["inference"] = ["example", "class_f1"]
     return space
@@ -993,7 +993,7 @@ def _numeric(name: str, v, n_train: int):
 
 def _start(space: dict, n_labels: int, n_train: int) -> dict | None:
     """The classifier's defaults for the searched names, if the space holds every one of them (`l2_link='auto'` at its
-    value for `n_train` examples); else None. 'auto' stays 'auto', so that the refit of an unmoved start is the defaults."""
+    value for `n_train` examples); else None. 'auto' stays 'auto': the refit of an unmoved start is the defaults."""
     defaults = RandomizedEmbeddingClassifier().get_params()
     p = {name: defaults[name] for name in space}
     held = all(_holds(space[name], v if isinstance(space[name], (list, tuple)) else _numeric(name, v, n_train))
@@ -1063,8 +1063,8 @@ def _alternatives(state: dict, start: dict) -> list:
 
 def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
     "A move from `centre` that is none of `seen` (20 tries), or None."
-    return next((q for q in (_move(state["space"], centre, state["rng"], state["n_labels"], state["n_train"]) for _ in range(20))
-                 if q not in seen), None)
+    moves = (_move(state["space"], centre, state["rng"], state["n_labels"], state["n_train"]) for _ in range(20))
+    return next((q for q in moves if q not in seen), None)
 
 def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results: list) -> list:
     """The candidates of the next round, at most `n_iter` in all. 'random': every draw at once. 'local': the start
