@@ -234,8 +234,8 @@ def test_rembed_softmax_chunks_equal_the_chunkwise_api_by_hand(one_class_problem
     shift, moments = feats(X[:4096]).mean(axis=0), None
     for lo, hi in zip(cuts[:-1], cuts[1:]): moments = rembed.readout_moments(feats(X[lo:hi]), moments, shift=shift)
     seed = int(np.random.default_rng(spawn_seeds(0, 2)[1]).integers(2**63 - 1))  # ≤ 1000 rows, linear kernel: drawn first
-    params, state = rembed.sgd_setup(moments, Y.sum(axis=0), loss="softmax", l2=rembed._link_penalty(a.l2, a.l2_link, len(Y)),
-                                         shift=shift, seed=seed, batch_size=64)
+    l2 = rembed._link_penalty(a.l2, a.l2_link, len(Y))                              # the estimator's read-out penalty
+    params, state = rembed.sgd_setup(moments, Y.sum(axis=0), loss="softmax", l2=l2, shift=shift, seed=seed, batch_size=64)
     for _ in range(3):
         for lo, hi in zip(cuts[:-1], cuts[1:]): rembed.sgd_readout_chunk(feats(X[lo:hi]), cls[lo:hi], params, state)
     V = params.Q @ state.V
