@@ -757,6 +757,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'mlc_lit.mlxgb_dask._first_slots': ('mlxgb_dask.html#_first_slots', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._grad': ('mlxgb_dask.html#_grad', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._grow_tree_dask': ('mlxgb_dask.html#_grow_tree_dask', 'mlc_lit/mlxgb_dask.py'),
+                                    'mlc_lit.mlxgb_dask._held_nbytes': ('mlxgb_dask.html#_held_nbytes', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._here': ('mlxgb_dask.html#_here', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._initial_scores': ('mlxgb_dask.html#_initial_scores', 'mlc_lit/mlxgb_dask.py'),
                                     'mlc_lit.mlxgb_dask._is_sparse': ('mlxgb_dask.html#_is_sparse', 'mlc_lit/mlxgb_dask.py'),

@@ -611,6 +611,15 @@ def _sent_bytes(client):
     "Bytes the workers have sent so far (to each other and to the client)."
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
 
+def _held_nbytes(client, futures):
+    """`_nbytes` of each future's result, weighed on a worker that holds a copy. A task would not do: once a copy has
+    travelled, the scheduler may drop the one at home (it keeps one copy of what no task waits for), and a task there
+    would fetch it back, adding to the bytes it measures."""
+    keys = [f.key for f in futures]
+    held = client.run(lambda dask_worker: {k: _nbytes(dask_worker.data[k]) for k in keys if k in dask_worker.data})
+    sizes = {k: b for on_worker in held.values() for k, b in on_worker.items()}
+    return [sizes[k] for k in keys]
+
 # %% ../nbs/03b_mlxgb_dask.ipynb #c80c182e
 def _feature_ranges(off, W):
     "Boundaries (into the tree's features) of at most W contiguous ranges with about equal numbers of bins, none empty."
@@ -681,7 +690,7 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
         for s in range(ns): values[slot_nodes[s]] = vals[s]
         row = dict(depth=depth, n_nodes=ns, n_built=0 if last else len(build), hist_s=t1 - t0, reduce_s=t2 - t1) if log is not None else None
         if log is not None:        # what the reduction's cross-worker operands weighed, and what the workers sent
-            row["payload"] = int(sum(client.gather([on_home(i, _nbytes, f) for i, f in crossed])))
+            row["payload"] = int(sum(_held_nbytes(client, [f for _, f in crossed])))
         if split is None or not split[0].any():
             if log is not None: log.append(dict(row, route_s=0.0, bytes=_sent_bytes(client) - b0))
             break
