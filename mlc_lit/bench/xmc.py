@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'UNSEEDED', 'SETTINGS', 'make_clustered_classes', 'xmc_split',
+__all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'SEEDS', 'UNSEEDED', 'SETTINGS', 'make_clustered_classes', 'xmc_split',
            'xmc_metrics', 'run_one', 'run', 'summary', 'compare_settings', 'compare_strategies']
 
 # %% ../../nbs/06g_bench_xmc.ipynb #85e28ead
@@ -88,25 +88,26 @@ def xmc_metrics(Y_test, top, Y_train) -> dict:
 # %% ../../nbs/06g_bench_xmc.ipynb #1016ffcf
 METHODS = ("rembed", "rembed_cv", "napkinxc_plt", "omikuji")
 
-def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir: str, params: dict | None = None):
+def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir: str, params: dict | None = None,
+                 seed: int = 0):
     """Fit `method` on (X, Y) with one thread and rank the top `k` labels of Xt; (top, fit_s, predict_s, compile_s).
     `params` override `RandomizedEmbeddingClassifier`'s defaults for 'rembed', `RandomizedEmbeddingCV`'s for
-    'rembed_cv'. Our kernels are compiled (or loaded
+    'rembed_cv'; `seed` seeds every method that takes one (not omikuji). Our kernels are compiled (or loaded
     from Numba's cache) by a fit on 50 rows first, timed apart as `compile_s`, as in every suite."""
     import time
     t0, compile_s = time.perf_counter(), 0.0
     if method in ("rembed", "rembed_cv"):
         from mlc_lit.rembed import RandomizedEmbeddingClassifier, RandomizedEmbeddingCV, default_search_space
-        make = lambda: RandomizedEmbeddingClassifier(**{"random_state": 0, "n_jobs": 1, **((params or {}) if method == "rembed" else {})})
+        make = lambda: RandomizedEmbeddingClassifier(**{"random_state": seed, "n_jobs": 1, **((params or {}) if method == "rembed" else {})})
         make().fit(X[:50], Y[:50]).predict_top_k(Xt[:5], k)
         compile_s = time.perf_counter() - t0; t0 = time.perf_counter()
         space = {**default_search_space(), "loss": ["squared"]}   # closed-form read-outs: a candidate costs about one default fit
         est = (make() if method == "rembed" else
-               RandomizedEmbeddingCV(space, **{"time_budget": cv_budget, "random_state": 0, "n_jobs": 1, **(params or {})})).fit(X, Y)
+               RandomizedEmbeddingCV(space, **{"time_budget": cv_budget, "random_state": seed, "n_jobs": 1, **(params or {})})).fit(X, Y)
         t1 = time.perf_counter(); top = est.predict_top_k(Xt, k)
     elif method == "napkinxc_plt":
         from napkinxc.models import PLT
-        est = PLT(os.path.join(workdir, "plt"), threads=1, seed=0)
+        est = PLT(os.path.join(workdir, "plt"), threads=1, seed=seed)
         est.fit(X, sp.csr_matrix(Y, dtype=np.float64))
         t1 = time.perf_counter(); top = _ranked(est.predict(Xt, top_k=k), k, Y.shape[1])
     elif method == "omikuji":
@@ -144,35 +145,37 @@ from mlc_lit.bench.xmc import _fit_predict, xmc_metrics
 import importlib, importlib.util, mlc_lit.rembed
 for m in ("napkinxc.models", "omikuji"):           # every library loaded before the baseline, so baselines agree
     if importlib.util.find_spec(m.split(".")[0]): importlib.import_module(m)
-method, npz, workdir, cv_budget, params = json.loads(sys.argv[1])
+method, npz, workdir, cv_budget, params, seed = json.loads(sys.argv[1])
 d = np.load(npz)
 X, Xt = [sp.csr_matrix((d[p + "data"], d[p + "indices"], d[p + "indptr"]), shape=tuple(d[p + "shape"])) for p in ("X", "Xt")]
 Y, Yt = d["Y"], d["Yt"]
 rss0 = int(open("/proc/self/statm").read().split()[1]) * 4096
-top, fit_s, predict_s, compile_s = _fit_predict(method, X, Y, Xt, 5, cv_budget, workdir, params)
+top, fit_s, predict_s, compile_s = _fit_predict(method, X, Y, Xt, 5, cv_budget, workdir, params, seed)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps(dict(fit_s=fit_s, predict_s=predict_s, compile_s=compile_s, peak_mb=peak / 2**20, model_mb=(peak - rss0) / 2**20, **xmc_metrics(Yt, top, Y))))
 """
 
-def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: dict | None = None) -> dict:
+def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: dict | None = None, seed: int = 0) -> dict:
     """One method on one split, in a fresh process with one thread for every library: its metrics, fit and
     predict seconds, its process's peak memory (`peak_mb`) and the part of it above the process with all three libraries
-    imported and the data loaded (`model_mb`). `params`: settings of `RandomizedEmbeddingClassifier` for 'rembed'."""
+    imported and the data loaded (`model_mb`). `params`: settings of `RandomizedEmbeddingClassifier` for 'rembed';
+    `seed`: the methods' seed."""
     with tempfile.TemporaryDirectory() as work:
         npz = os.path.join(work, "data.npz")
         np.savez(npz, Xdata=X.data, Xindices=X.indices, Xindptr=X.indptr, Xshape=X.shape, Y=np.asarray(Y, dtype=np.int8),
                  Xtdata=Xt.data, Xtindices=Xt.indices, Xtindptr=Xt.indptr, Xtshape=Xt.shape, Yt=np.asarray(Yt, dtype=np.int8))
-        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([method, npz, work, cv_budget, params])],
+        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([method, npz, work, cv_budget, params, seed])],
                              env={**os.environ, **_ONE_THREAD}, capture_output=True, text=True)
     if out.returncode: raise RuntimeError(f"{method} failed in its process:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 # %% ../../nbs/06g_bench_xmc.ipynb #1fefd19d
 CV_FACTOR = 7.0   # the search's time budget in default fits: with the refit and one slower candidate, within the 10x target
-UNSEEDED = {"omikuji": 3}   # runs of a method with no seed; its row is their mean, with its P@1's range
+SEEDS = (0, 1, 2)           # every method runs once per seed; its row is the mean, with its P@1's range
+UNSEEDED = ("omikuji",)     # methods with no seed: as many runs, each one draw
 
 def _mean_of_runs(runs: list[dict]) -> dict:
-    "One row from several runs of an unseeded method: the mean of every figure, the runs and the range of P@1."
+    "One row from several runs of a method: the mean of every figure, the runs and the range of P@1."
     row = {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
     p1 = [r["p@1"] for r in runs]
     return {**row, "runs": len(runs), "p@1_min": min(p1), "p@1_max": max(p1)}
@@ -180,10 +183,10 @@ def _mean_of_runs(runs: list[dict]) -> dict:
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
     """The xmc suite: every method of `METHODS` on each data set (default: the shared sets with >= 100 labels and
     the two generated problems; `data_dir` may also be one Extreme Classification Repository file), one
-    thread each; a method of `UNSEEDED` runs that many times and gets the mean row. `quick`: cal500 and small versions of
+    thread each; every method runs once per seed of `SEEDS` and gets the mean row. `quick`: cal500 and small versions of
     the generated problems; `threads` and `repeats` other than 1 are refused."""
     if tuple(threads) != (1,) or repeats != 1:
-        raise ValueError("the xmc suite runs every method once with one thread (threads=(1,), repeats=1).")
+        raise ValueError(f"the xmc suite runs every method once per seed of SEEDS with one thread (threads=(1,), repeats=1).")
     if datasets is None:
         datasets = [data_dir] if os.path.isfile(data_dir) else (["cal500", "clusters1000_quick", "lshtc_quick"] if quick else [*SHARED, "clusters1000", "lshtc"])
     rows = []
@@ -193,8 +196,7 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[d
                     n_test=Xt.shape[0], n_features=X.shape[1], n_labels=Y.shape[1])
         budget = None
         for method in METHODS:
-            runs = [run_one(method, X, Y, Xt, Yt, cv_budget=budget) for _ in range(UNSEEDED.get(method, 1))]
-            r = runs[0] if len(runs) == 1 else _mean_of_runs(runs)
+            r = _mean_of_runs([run_one(method, X, Y, Xt, Yt, cv_budget=budget, seed=s) for s in SEEDS])
             if method == "rembed": budget = CV_FACTOR * r["fit_s"]
             ours = method.startswith("rembed")
             rows.append({**base, "config": "cv" if method == "rembed_cv" else "default",
