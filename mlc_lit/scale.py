@@ -485,11 +485,21 @@ def _block_rows(n: int, a: int, b: int) -> tuple:
     "The two row ranges of the weight matrix that classes a ≤ v < b own: their calibration rows and their pair rows."
     return slice(a - 1, b - 1), slice(n + (a - 1) * (a - 2) // 2, n + (b - 1) * (b - 2) // 2)
 
-def _task_bounds(bounds, n_tasks: int) -> list:
+def _class_work(Y, row_cost):
+    """The training kernel's work per class v = 1..n in one pass, each perceptron step weighted by its example's cost
+    (`row_cost`, e.g. its non-zeros + 1): the calibration step on every example; where v is relevant, a step with
+    every irrelevant u < v; where it is not, a step with every relevant u < v."""
+    Ys = sp.csr_matrix(Y, dtype=np.float64)
+    A = Ys.T @ row_cost                                           # Σ_i c_i Y_iv
+    C = np.triu((Ys.T @ sp.diags(row_cost) @ Ys).toarray(), 1).sum(axis=0)   # Σ_i c_i Y_iv · #{relevant u < v}
+    B = np.concatenate([[0.0], np.cumsum(A)[:-1]])                # Σ_i c_i · #{relevant u < v}
+    return row_cost.sum() + A * np.arange(Y.shape[1]) - C + (B - C)
+
+def _task_bounds(bounds, n_tasks: int, work=None) -> list:
     """Split the class boundaries `bounds` (the training kernel's cache-sized blocks) into at most `n_tasks` contiguous
-    runs of blocks owning about equal numbers of weight rows (classes below v own v(v-1)/2 rows)."""
+    runs of blocks with about equal `work` (per class v = 1..n; default: the weight rows they own, v - 1 each)."""
     bounds = np.asarray(bounds, dtype=np.int64)
-    owned = bounds * (bounds - 1) // 2
+    owned = bounds * (bounds - 1) // 2 if work is None else np.concatenate([[0.0], np.cumsum(work)])[bounds - 1]
     cuts = np.searchsorted(owned, owned[-1] * np.arange(1, n_tasks) / n_tasks)
     cuts = np.unique(np.concatenate([[0], np.clip(cuts, 1, len(bounds) - 1), [len(bounds) - 1]]))
     return [bounds[i:j + 1] for i, j in zip(cuts[:-1], cuts[1:])]
@@ -497,12 +507,13 @@ def _task_bounds(bounds, n_tasks: int) -> list:
 def _train_block(data, n_features: int, bounds):
     """Train the perceptrons of classes bounds[0] ≤ v < bounds[-1] (`qweighted`'s training kernel restricted to them,
     one cache-sized block of classes after another) and return their calibration rows and their pair rows, already
-    unscaled when the data were standardised (row by row, so the bits equal the in-memory fit's)."""
+    unscaled when the data were standardised (row by row, so the bits equal the in-memory fit's). The rows are views
+    of a whole-size matrix of which only they were ever written, so only their pages exist; no copy is made."""
     (Xd, indptr, indices, data_, sparse), Y, rel_ptr, rel_cls, order, stats = data
     n = Y.shape[1]
     W = np.zeros((_qw.n_pairs(n), n_features + 1))        # pages other blocks own are never touched
     _qw._train_serial(W, Xd, indptr, indices, data_, Y, rel_ptr, rel_cls, order, sparse, False, bounds)
-    parts = tuple(W[rows].copy() for rows in _block_rows(n, int(bounds[0]), int(bounds[-1])))
+    parts = tuple(W[rows] for rows in _block_rows(n, int(bounds[0]), int(bounds[-1])))
     return tuple(_qw._unscale_weights(P, *stats) for P in parts) if stats is not None else parts
 
 # %% ../nbs/08_scale.ipynb #9f4b50f8
@@ -525,7 +536,9 @@ def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
     client = current_client()                            # None: the local threaded scheduler runs the tasks
     workers = sum(worker_threads(client).values()) if client else dask.system.CPU_COUNT
     n_tasks = n_blocks or 2 * workers                     # few tasks: each one passes over all the examples
-    blocks = _task_bounds(_qw._class_blocks(n, F, False, n_tasks), n_tasks)
+    (_, indptr, _, _, sparse) = data[0]
+    work = _class_work(Y, np.diff(indptr) + 1.0 if sparse else np.full(Y.shape[0], F + 1.0))
+    blocks = _task_bounds(_qw._class_blocks(n, F, False, n_tasks), n_tasks, work)
     W = np.empty((_qw.n_pairs(n), F + 1))
     def put(bounds, parts):
         for rows, P in zip(_block_rows(n, int(bounds[0]), int(bounds[-1])), parts): W[rows] = P

@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 
 # %% auto #0
-__all__ = ['PAIRWISE_SETS', 'LEVELS', 'measure_fit', 'measure_pairwise', 'run', 'summary']
+__all__ = ['PAIRWISE_SETS', 'LEVELS', 'measure_fit', 'measure_pairwise', 'run', 'pairwise_rows_of', 'summary']
 
 # %% ../../nbs/06h_bench_scale.ipynb #6542e894
 _CHILD = r'''
@@ -139,11 +139,15 @@ def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = Fal
     runs = [(scale, n, chunk, "threads") for n in sizes] + [(scale, max(sizes), chunk, "local_cluster")]
     runs += [(s, n, c, "threads") for s, n, c in levels] + ([(*levels[-1], "local_cluster")] if levels else [])
     rows = [_fit_row(measure_fit(n, scale=s, chunk_rows=c, scheduler=sched), n, s, sched) for s, n, c, sched in runs]
-    nan = float("nan")
-    for name in pairwise if data_dir is not None else ():
+    return rows + (pairwise_rows_of(data_dir, pairwise, pairwise_rows) if data_dir is not None else [])
+
+def pairwise_rows_of(data_dir, pairwise=PAIRWISE_SETS, n_rows: int | None = None) -> list[dict]:
+    "The suite's pairwise rows: `measure_pairwise` on each set of `pairwise` found in `data_dir`, one thread, then the cluster."
+    rows, nan = [], float("nan")
+    for name in pairwise:
         if not _has_data(name, data_dir): continue
         for sched in ("one_thread", "local_cluster"):
-            r = measure_pairwise(name, data_dir, scheduler=sched, n_rows=pairwise_rows)
+            r = measure_pairwise(name, data_dir, scheduler=sched, n_rows=n_rows)
             rows.append(dict(suite="scale", dataset=name, config=f"pairwise n={r['n']}", impl=f"mlc_lit-pairwise-{sched}",
                              threads=1 if sched == "one_thread" else 2, fit_s=r["fit_s"], fit_cpu_s=nan, predict_s=nan,
                              subset01=nan, hamming=nan, example_f1=nan, coef_sha1=r["coef_sha1"], labels_sha1=r["labels_sha1"]))
