@@ -491,7 +491,7 @@ def _class_work(Y, row_cost):
     every irrelevant u < v; where it is not, a step with every relevant u < v."""
     Ys = sp.csr_matrix(Y, dtype=np.float64)
     A = Ys.T @ row_cost                                           # Σ_i c_i Y_iv
-    C = np.triu((Ys.T @ sp.diags(row_cost) @ Ys).toarray(), 1).sum(axis=0)   # Σ_i c_i Y_iv · #{relevant u < v}
+    C = np.asarray(sp.triu(Ys.T @ sp.diags(row_cost) @ Ys, 1).sum(axis=0)).ravel()   # Σ_i c_i Y_iv · #{relevant u < v}
     B = np.concatenate([[0.0], np.cumsum(A)[:-1]])                # Σ_i c_i · #{relevant u < v}
     return row_cost.sum() + A * np.arange(Y.shape[1]) - C + (B - C)
 

@@ -186,7 +186,7 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[d
     thread each; every method runs once per seed of `SEEDS` and gets the mean row. `quick`: cal500 and small versions of
     the generated problems; `threads` and `repeats` other than 1 are refused."""
     if tuple(threads) != (1,) or repeats != 1:
-        raise ValueError(f"the xmc suite runs every method once per seed of SEEDS with one thread (threads=(1,), repeats=1).")
+        raise ValueError("the xmc suite runs every method once per seed of SEEDS with one thread (threads=(1,), repeats=1).")
     if datasets is None:
         datasets = [data_dir] if os.path.isfile(data_dir) else (["cal500", "clusters1000_quick", "lshtc_quick"] if quick else [*SHARED, "clusters1000", "lshtc"])
     rows = []
