@@ -62,6 +62,7 @@ def _row_update(W, p, y, X, indptr, indices, data, i, sparse):
 
 # %% ../nbs/04_qweighted.ipynb #7122d594
 def _train_impl(W, X, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse, calib_only, v_bounds):
+    W, X, indptr, indices, data = borrow(W, X, indptr, indices, data)   # the caller holds them: no reference counting per step
     n = Y.shape[1]
     for t in prange(v_bounds.shape[0] - 1):
         for e in range(order.shape[0]):
