@@ -495,11 +495,11 @@ def _class_work(Y, row_cost):
     B = np.concatenate([[0.0], np.cumsum(A)[:-1]])                # Σ_i c_i · #{relevant u < v}
     return row_cost.sum() + A * np.arange(Y.shape[1]) - C + (B - C)
 
-def _task_bounds(bounds, n_tasks: int, work=None) -> list:
+def _task_bounds(bounds, n_tasks: int, work) -> list:
     """Split the class boundaries `bounds` (the training kernel's cache-sized blocks) into at most `n_tasks` contiguous
-    runs of blocks with about equal `work` (per class v = 1..n; default: the weight rows they own, v - 1 each)."""
+    runs of blocks with about equal `work` (per class v = 1..n, e.g. `_class_work`)."""
     bounds = np.asarray(bounds, dtype=np.int64)
-    owned = bounds * (bounds - 1) // 2 if work is None else np.concatenate([[0.0], np.cumsum(work)])[bounds - 1]
+    owned = np.concatenate([[0.0], np.cumsum(work)])[bounds - 1]
     cuts = np.searchsorted(owned, owned[-1] * np.arange(1, n_tasks) / n_tasks)
     cuts = np.unique(np.concatenate([[0], np.clip(cuts, 1, len(bounds) - 1), [len(bounds) - 1]]))
     return [bounds[i:j + 1] for i, j in zip(cuts[:-1], cuts[1:])]

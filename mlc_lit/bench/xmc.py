@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'SEEDS', 'UNSEEDED', 'SETTINGS', 'make_clustered_classes', 'xmc_split',
+__all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'SEEDS', 'SETTINGS', 'make_clustered_classes', 'xmc_split',
            'xmc_metrics', 'run_one', 'run', 'summary', 'compare_settings', 'compare_strategies']
 
 # %% ../../nbs/06g_bench_xmc.ipynb #85e28ead
@@ -171,8 +171,7 @@ def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: d
 
 # %% ../../nbs/06g_bench_xmc.ipynb #1fefd19d
 CV_FACTOR = 7.0   # the search's time budget in default fits: with the refit and one slower candidate, within the 10x target
-SEEDS = (0, 1, 2)           # every method runs once per seed; its row is the mean, with its P@1's range
-UNSEEDED = ("omikuji",)     # methods with no seed: as many runs, each one draw
+SEEDS = (0, 1, 2)           # every method runs once per seed (omikuji, which has none, as many draws); its row is the mean
 
 def _mean_of_runs(runs: list[dict]) -> dict:
     "One row from several runs of a method: the mean of every figure, the runs and the range of P@1."
