@@ -25,7 +25,7 @@ def test_option_table():
         assert (name == "plain") == (not ours and not ref)    # one option per configuration, switched on on both sides
     assert {"plain", "pre_pruning", "post_pruning", "time_limit_1s", "no_default_rule", "marginal_isotonic",
             "gfm", "gfm_calibrated", "based_on_probabilities", "marginalized", "holdout", "example_wise_complete",
-            "stratified_output_wise", "stratified_example_wise", "irep", "irep_last_prefix",
+            "stratified_output_wise", "stratified_example_wise", "irep", "irep_last_prefix", "pre_pruning_abs_score",
             "post_optimization",
             "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32",
             "partial_fixed", "partial_dynamic", "output_round_robin", "output_without_replacement",

@@ -26,6 +26,8 @@ OPTIONS = {
     "plain": ({}, {}),
     "holdout": (dict(holdout="random"), dict(holdout="random")),
     "pre_pruning": (dict(holdout="random", global_pruning="pre_pruning"), dict(holdout="random", global_pruning="pre-pruning")),
+    "pre_pruning_abs_score": (dict(holdout="random", global_pruning="pre_pruning", single_label="abs_score"),  # the reference's
+                              dict(holdout="random", global_pruning="pre-pruning")),                         # label rule (01a)
     "post_pruning": (dict(holdout="random", global_pruning="post_pruning"),
                      dict(holdout="random", global_pruning="post-pruning{remove_unused_rules=false}")),
     "time_limit_1s": (dict(time_limit=1.0), dict(time_limit=1)),
@@ -247,7 +249,7 @@ def summary(rows, tolerance: float = 0.02, ece_margin: float = 0.01, rules_margi
         if r["config"] != "time_limit_1s":
             line += (f"; fit CPU {r['fit_cpu_ratio']:.2f}x (wall {r['fit_ratio']:.2f}x), target <= 1.0: "
                      f"{verdict(r['fit_cpu_ratio'] <= 1.0)}")
-        if r["config"] == "pre_pruning":
+        if r["config"].startswith("pre_pruning"):
             line += f"; rules kept {r['kept_ratio']:.2f}x, target within ±{rules_margin:.0%}: {verdict(abs(r['kept_ratio'] - 1) <= rules_margin)}"
         if "isotonic" in r["config"] or r["config"] == "gfm_calibrated" or r["config"] == "based_on_probabilities":
             line += f"; ECE {r['d_ece']:+.3f} vs reference, target <= +{ece_margin:g}: {verdict(r['d_ece'] <= ece_margin)}"
