@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 
@@ -88,6 +92,60 @@ def _real_task(path: str, seed: int):
         name = os.path.basename(path)
     yield name, Xtr, Ytr, Xte, Yte, None
 
+# %% ../nbs/07_cli.ipynb #07a3af6f
+def _claim(folder: str, i: int) -> bool:
+    "Take estimator i's compilation for this process: True if no process had taken it (an `O_EXCL` file in `folder`)."
+    try: os.close(os.open(os.path.join(folder, f"{i}.claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError: return False
+    return True
+
+def _compile_ahead(folder: str, data: str | None, n: int, seed: int) -> None:
+    """The second process of `demo`: from the last demo estimator back, claim each, fit and predict with it on the
+    demo's first task (the fewest rules or trees; the same kernels) and mark it done, until the demo has got there."""
+    tasks = _real_task(data, seed) if data else _synthetic_tasks(n, seed)
+    _, Xtr, Ytr, Xte, _, _ = next(iter(tasks))
+    estimators = demo_estimators(seed)
+    for i in reversed(range(len(estimators))):
+        if not _claim(folder, i): return
+        est = estimators[i][1]
+        est.set_params(**{k: v for k, v in (("max_rules", 3), ("n_estimators", 2)) if k in est.get_params()})
+        try: est.fit(Xtr, Ytr).predict(Xte[:50])
+        finally: open(os.path.join(folder, f"{i}.done"), "w").close()
+
+def _cores() -> int:
+    "The cores this process may run on."
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+# %% ../nbs/07_cli.ipynb #07fa5d1f
+class _Ahead:
+    "The demo's side of `_compile_ahead`: start the second process; before estimator i, claim it or wait for it."
+    def __init__(self, data, n: int, seed: int, enabled: bool):
+        self.proc = self.folder = None
+        if not enabled: return
+        self.folder = tempfile.mkdtemp(prefix="mlc_lit_demo_")
+        code = "import json, sys; from mlc_lit.cli import _compile_ahead; _compile_ahead(*json.loads(sys.argv[1]))"
+        self.proc = subprocess.Popen([sys.executable, "-c", code, json.dumps([self.folder, data, n, seed])],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def before(self, i: int, out) -> None:
+        "Claim estimator i, or wait (saying so every 4 s) while the second process finishes compiling it."
+        if self.proc is None or _claim(self.folder, i): return
+        done, t0, next_word = os.path.join(self.folder, f"{i}.done"), time.perf_counter(), 0.0
+        while not os.path.exists(done) and self.proc.poll() is None:
+            waited = time.perf_counter() - t0
+            if waited >= next_word:
+                out("    its kernels are compiling in a second process" if next_word == 0 else f"    still compiling ({waited:.0f} s so far)")
+                next_word += 4.0
+            time.sleep(0.02)
+
+    def close(self) -> None:
+        "Wait for the second process (it has nothing left once the demo has claimed or waited for every estimator)."
+        if self.proc is None: return
+        try: self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.proc = None
+
 # %% ../nbs/07_cli.ipynb #c7271b2b
 def _print_now(*args): print(*args, flush=True)
 
@@ -106,18 +164,34 @@ def _notices_to(out):
     try: yield
     finally: log.removeHandler(handler); log.setLevel(level)
 
-def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now) -> list[dict]:
-    "The main job: every available estimator on the synthetic sets (or on `data`), a line as each starts and ends; returns the rows."
+def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now, compile_ahead: bool | None = None) -> list[dict]:
+    """The main job: every available estimator on the synthetic sets (or on `data`), a line as each starts and ends;
+    returns the rows. `compile_ahead` (default: where this process has more than one core and Numba compiles): a
+    second process compiles the later estimators' kernels meanwhile (`_compile_ahead`, `_Ahead`)."""
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
+    import numba
+    if compile_ahead is None: compile_ahead = _cores() > 1 and not numba.config.DISABLE_JIT
     tasks = _real_task(data, seed) if data else _synthetic_tasks(n, seed)
     rows = []
     out(f"mlc_lit demo: {'synthetic sets of paper 1' if data is None else data}; a first run on this machine compiles "
-        "each estimator's Numba kernels as it starts (seconds each, then cached).")
-    for name, Xtr, Ytr, Xte, Yte, bayes in tasks:
+        "each estimator's Numba kernels as it starts (seconds each, then cached)"
+        + ("; a second process compiles the later estimators' kernels meanwhile." if compile_ahead else "."))
+    ahead = _Ahead(data, n, seed, compile_ahead)
+    try: rows = _demo_tasks(tasks, seed, out, ahead, example_f1, hamming_loss, subset_zero_one_loss)
+    finally: ahead.close()
+    out("\nfit_s: wall seconds of `fit` without compiling; compile_s: seconds spent compiling Numba kernels, which\n"
+        "happens the first time a configuration runs on a machine (they are cached on disk; `mlc-lit compile` does it ahead).")
+    return rows
+
+def _demo_tasks(tasks, seed, out, ahead, example_f1, hamming_loss, subset_zero_one_loss) -> list[dict]:
+    "`demo`'s loop: each task, each estimator (the first task's claimed from or waited for on the second process)."
+    rows = []
+    for t, (name, Xtr, Ytr, Xte, Yte, bayes) in enumerate(tasks):
         out(f"\n== {name}: train {Xtr.shape[0]}x{Xtr.shape[1]}, test {Xte.shape[0]}, {Ytr.shape[1]} labels")
         task_rows = []
-        for label, est in demo_estimators(seed):
+        for i, (label, est) in enumerate(demo_estimators(seed)):
             out(f"  {label}: fitting ...")
+            if t == 0: ahead.before(i, out)
             with _notices_to(out): r = evaluate(label, est, Xtr, Ytr, Xte, Yte)   # a long compilation says so as it goes
             out(f"  {label}: fit {r['fit_s']:.2f} s" + (f" + {r['compile_s']:.1f} s compiling (once per machine)" if r["compile_s"] > 0.5 else ""))
             task_rows.append(dict(data=name, **r))
@@ -129,8 +203,6 @@ def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now) 
                                       example_f1=example_f1(Yte, P)))
         out(format_table(task_rows, ["estimator", "fit_s", "compile_s", "hamming", "subset01", "example_f1"]))
         rows += task_rows
-    out("\nfit_s: wall seconds of `fit` without compiling; compile_s: seconds spent compiling Numba kernels, which\n"
-        "happens the first time a configuration runs on a machine (they are cached on disk; `mlc-lit compile` does it ahead).")
     return rows
 
 # %% ../nbs/07_cli.ipynb #9b583a45
@@ -183,6 +255,8 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--data", help="a Mulan/MEKA ARFF file, or a dataset folder with <name>-train/-test.arff")
     d.add_argument("--n", type=int, default=2000, help="synthetic examples per train and test set (default 2000)")
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--no-compile-ahead", action="store_true",
+                   help="compile every kernel in this process (default: a second process compiles the later estimators' meanwhile)")
     b = sub.add_parser("bench", help="side-by-side benchmark against the reference implementations")
     b.add_argument("--suite", required=True, choices=sorted(SUITES), help="; ".join(f"{k}: {s.description}" for k, s in SUITES.items()))
     b.add_argument("--data", help=f"folder of Mulan datasets (default: ${DATA_ENV}, else {DEFAULT_DATA})")
@@ -203,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "demo":
-        demo(args.data, n=args.n, seed=args.seed)
+        demo(args.data, n=args.n, seed=args.seed, compile_ahead=False if args.no_compile_ahead else None)
     elif args.command == "bench":
         try: data = data_folder(args.data, allow_file=SUITES[args.suite].data_may_be_file)
         except ValueError as e: parser.error(str(e))         # a usage error: message and exit status 2, no traceback
