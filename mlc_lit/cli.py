@@ -122,10 +122,14 @@ class _Ahead:
     def __init__(self, data, n: int, seed: int, enabled: bool):
         self.proc = self.folder = None
         if not enabled: return
-        self.folder = tempfile.mkdtemp(prefix="mlc_lit_demo_")
         code = "import json, sys; from mlc_lit.cli import _compile_ahead; _compile_ahead(*json.loads(sys.argv[1]))"
-        self.proc = subprocess.Popen([sys.executable, "-c", code, json.dumps([self.folder, data, n, seed])],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:                       # no temporary folder or no second process: the demo compiles everything itself
+            self.folder = tempfile.mkdtemp(prefix="mlc_lit_demo_")
+            self.proc = subprocess.Popen([sys.executable, "-c", code, json.dumps([self.folder, data, n, seed])],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            if self.folder: shutil.rmtree(self.folder, ignore_errors=True)
+            self.proc = self.folder = None
 
     def before(self, i: int, out) -> None:
         "Claim estimator i, or wait (saying so every 4 s) while the second process finishes compiling it."
