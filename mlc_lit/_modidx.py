@@ -1051,6 +1051,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'mlc_lit.scale._model_of': ('scale.html#_model_of', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._moments_chunk': ('scale.html#_moments_chunk', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._pairwise_chunk': ('scale.html#_pairwise_chunk', 'mlc_lit/scale.py'),
+                               'mlc_lit.scale._pairwise_plan': ('scale.html#_pairwise_plan', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._pass': ('scale.html#_pass', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._phi_gram': ('scale.html#_phi_gram', 'mlc_lit/scale.py'),
                                'mlc_lit.scale._phi_gram_into': ('scale.html#_phi_gram_into', 'mlc_lit/scale.py'),

@@ -103,7 +103,7 @@ def _compile_ahead(folder: str, data: str | None, n: int, seed: int) -> None:
     """The second process of `demo`: from the last demo estimator back, claim each, fit and predict with it on the
     demo's first task (the fewest rules or trees; the same kernels) and mark it done, until the demo has got there."""
     tasks = _real_task(data, seed) if data else _synthetic_tasks(n, seed)
-    _, Xtr, Ytr, Xte, _, _ = next(iter(tasks))
+    _, Xtr, Ytr, Xte, _, _ = next(tasks)
     estimators = demo_estimators(seed)
     for i in reversed(range(len(estimators))):
         if not _claim(folder, i): return
@@ -172,23 +172,22 @@ def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now, 
     """The main job: every available estimator on the synthetic sets (or on `data`), a line as each starts and ends;
     returns the rows. `compile_ahead` (default: where this process has more than one core and Numba compiles): a
     second process compiles the later estimators' kernels meanwhile (`_compile_ahead`, `_Ahead`)."""
-    from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
     import numba
     if compile_ahead is None: compile_ahead = _cores() > 1 and not numba.config.DISABLE_JIT
     tasks = _real_task(data, seed) if data else _synthetic_tasks(n, seed)
-    rows = []
     out(f"mlc_lit demo: {'synthetic sets of paper 1' if data is None else data}; a first run on this machine compiles "
         "each estimator's Numba kernels as it starts (seconds each, then cached)"
         + ("; a second process compiles the later estimators' kernels meanwhile." if compile_ahead else "."))
     ahead = _Ahead(data, n, seed, compile_ahead)
-    try: rows = _demo_tasks(tasks, seed, out, ahead, example_f1, hamming_loss, subset_zero_one_loss)
+    try: rows = _demo_tasks(tasks, seed, out, ahead)
     finally: ahead.close()
     out("\nfit_s: wall seconds of `fit` without compiling; compile_s: seconds spent compiling Numba kernels, which\n"
         "happens the first time a configuration runs on a machine (they are cached on disk; `mlc-lit compile` does it ahead).")
     return rows
 
-def _demo_tasks(tasks, seed, out, ahead, example_f1, hamming_loss, subset_zero_one_loss) -> list[dict]:
+def _demo_tasks(tasks, seed, out, ahead) -> list[dict]:
     "`demo`'s loop: each task, each estimator (the first task's claimed from or waited for on the second process)."
+    from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
     rows = []
     for t, (name, Xtr, Ytr, Xte, Yte, bayes) in enumerate(tasks):
         out(f"\n== {name}: train {Xtr.shape[0]}x{Xtr.shape[1]}, test {Xte.shape[0]}, {Ytr.shape[1]} labels")

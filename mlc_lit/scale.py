@@ -517,11 +517,10 @@ def _train_block(data, n_features: int, bounds):
     return tuple(_qw._unscale_weights(P, *stats) for P in parts) if stats is not None else parts
 
 # %% ../nbs/08_scale.ipynb #9f4b50f8
-def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
-    """Fit `est` (a `CalibratedPairwiseClassifier`) with its label blocks as Dask tasks: the standardised data go to
-    each worker once (scattered), each of a few tasks trains and unscales the perceptrons of a range of labels, and their weight
-    rows are copied into one preallocated matrix as they arrive. Called by `est.fit` for Dask input; the weights equal
-    the in-memory fit's."""
+def _pairwise_plan(est, X, Y, client, n_blocks: int | None = None) -> tuple:
+    """`fit_pairwise`'s preparation on the client: `est` validated and (data, blocks, n, F): the standardised data as
+    `_train_block` takes them, the class boundaries of each task (`n_blocks`, default two per worker thread), the
+    number of labels and of features."""
     X, Y = (A.compute() if is_dask(A) else A for A in (X, Y))
     est._validate_params()
     X = est._validate_X(X, reset=True)
@@ -533,12 +532,19 @@ def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
     check_memory(_qw._weights_bytes(n, F), f"The weights of {_qw.n_pairs(n)} perceptrons over {F} features")
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
     data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats)
-    client = current_client()                            # None: the local threaded scheduler runs the tasks
     workers = sum(worker_threads(client).values()) if client else dask.system.CPU_COUNT
     n_tasks = n_blocks or 2 * workers                     # few tasks: each one passes over all the examples
     (_, indptr, _, _, sparse) = data[0]
     work = _class_work(Y, np.diff(indptr) + 1.0 if sparse else np.full(Y.shape[0], F + 1.0))
-    blocks = _task_bounds(_qw._class_blocks(n, F, False, n_tasks), n_tasks, work)
+    return data, _task_bounds(_qw._class_blocks(n, F, False, n_tasks), n_tasks, work), n, F
+
+def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
+    """Fit `est` (a `CalibratedPairwiseClassifier`) with its label blocks as Dask tasks: the standardised data go to
+    each worker once (scattered), each of a few tasks trains and unscales the perceptrons of a range of labels, and their weight
+    rows are copied into one preallocated matrix as they arrive. Called by `est.fit` for Dask input; the weights equal
+    the in-memory fit's."""
+    client = current_client()                            # None: the local threaded scheduler runs the tasks
+    data, blocks, n, F = _pairwise_plan(est, X, Y, client, n_blocks)
     W = np.empty((_qw.n_pairs(n), F + 1))
     def put(bounds, parts):
         for rows, P in zip(_block_rows(n, int(bounds[0]), int(bounds[-1])), parts): W[rows] = P

@@ -14,8 +14,8 @@ one that compiles the kernels:
 - the cluster fit once more with the training kernel replaced by a no-op on the workers: everything the cluster
   fit costs but the training itself.
 
-One JSON line per data set and scheduler. The floor that 06h prints from them is lead + tail + half the one-thread
-kernel: the cluster fit if the training split into two perfectly equal halves that cost no more than alone.
+One JSON line per data set and scheduler. The floor that 06h prints from them is (the one-thread kernel + the
+no-training cluster fit) / 2: the cluster fit if all of its work were shared perfectly over two cores.
 """
 import json
 import os
@@ -28,8 +28,8 @@ import numpy as np
 ONE = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}
 
 
-def _time_kernel_on_worker():
-    "On a worker: wrap the training kernel so that each call's (start, end) wall-clock time is recorded."
+def _time_kernel():
+    "In this process (or on a worker): wrap the training kernel so that each call's (start, end) wall-clock time is recorded."
     from mlc_lit import qweighted as q
     if not hasattr(q, "_floor_train"): q._floor_train, q._floor_log = q._train_serial, []
     def timed(*a):
@@ -48,22 +48,10 @@ def _no_training():
 
 
 def _fit_keeping_weights(est, X, Y, client):
-    "`scale.fit_pairwise`'s steps up to its tasks, which are waited for; their weights stay on the workers."
+    "`scale.fit_pairwise` up to its tasks, which are waited for; their weights stay on the workers."
     from distributed import wait
-    from mlc_lit import qweighted as qw, scale as sc
-    X, Y = (A.compute() if sc.is_dask(A) else A for A in (X, Y))
-    est._validate_params(); X = est._validate_X(X, reset=True)
-    Y = np.ascontiguousarray(sc._encode_target(est, Y, X.shape[0]), dtype=np.int8)
-    order = qw._epoch_order(X.shape[0], int(est.epochs), est.shuffle, est.random_state)
-    stats = qw._scaling(X) if est.scale else None
-    Xs = qw._scaled(X, *stats) if est.scale else X
-    n, F = Y.shape[1], Xs.shape[1]
-    rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
-    data = (qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats)
-    n_tasks = 2 * sum(sc.worker_threads(client).values())
-    indptr, sparse = data[0][1], data[0][4]
-    work = sc._class_work(Y, np.diff(indptr) + 1.0 if sparse else np.full(Y.shape[0], F + 1.0))
-    blocks = sc._task_bounds(qw._class_blocks(n, F, False, n_tasks), n_tasks, work)
+    from mlc_lit import scale as sc
+    data, blocks, _, F = sc._pairwise_plan(est, X, Y, client)
     [shared] = client.scatter([data], broadcast=True)
     futures = [client.submit(sc._train_block, shared, F, bs, pure=False) for bs in blocks]
     wait(futures)
@@ -72,7 +60,6 @@ def _fit_keeping_weights(est, X, Y, client):
 
 def measure(name: str, data_dir: str, scheduler: str, reps: int = 5) -> dict:
     "The row of one data set and scheduler (run in its own process by `main`)."
-    from mlc_lit import qweighted as qw
     from mlc_lit.bench import load_split
     from mlc_lit.qweighted import CalibratedPairwiseClassifier
     X, Y, _, _, _ = load_split(name, data_dir)
@@ -81,21 +68,18 @@ def measure(name: str, data_dir: str, scheduler: str, reps: int = 5) -> dict:
     row = dict(dataset=name, scheduler=scheduler, n=X.shape[0], loadavg=os.getloadavg()[0])
     if scheduler == "one_thread":
         fit(X[:50])
-        kernel, orig = [], qw._train_serial
-        def timed(*a):
-            t = time.perf_counter(); r = orig(*a); kernel.append(time.perf_counter() - t); return r
-        qw._train_serial = timed
+        _time_kernel()
         fits = []
         for _ in range(reps):
             t = time.perf_counter(); fit(X); fits.append(time.perf_counter() - t)
-        return dict(row, fit_s=fits, kernel_s=kernel)
+        return dict(row, fit_s=fits, kernel_s=[b - a for a, b in _take_log()])
     import dask.array as da
     from distributed import Client, LocalCluster
     with Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                              dashboard_address=None)) as client:
         wrap = lambda A: da.from_array(A, chunks=(max(1, -(-A.shape[0] // 4)), A.shape[1]), asarray=False)
         fit(wrap(X[:50]))
-        client.run(_time_kernel_on_worker); client.run(_take_log)
+        client.run(_time_kernel); client.run(_take_log)
         fits, lead, tail, per_worker = [], [], [], []
         for _ in range(reps):
             t0 = time.time(); fit(wrap(X)); t1 = time.time()
