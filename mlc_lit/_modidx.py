@@ -226,6 +226,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._add': ('boomer.html#_add', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._all_constant': ('boomer.html#_all_constant', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._apply_condition': ('boomer.html#_apply_condition', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._at_most_two_bins': ('boomer.html#_at_most_two_bins', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._beam_advance': ('boomer.html#_beam_advance', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._beam_collect': ('boomer.html#_beam_collect', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._beam_insert': ('boomer.html#_beam_insert', 'mlc_lit/boomer.py'),

@@ -1702,7 +1702,8 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     reg, head, work = _head_buffers(est, Y, mode, n_feat)
     if low_rank: g = np.empty(K + K * (K + 1) // 2); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
     else: g = stats.sum(axis=0, dtype=np.float64)   # float32 statistics: summed in float64
-    default_head, grow, max_cond = _rule_kernels(est, mode, search_mode, expand, sampling, bins is not None, opts, loss,
+    hist = bins is not None and bins[2] is not None  # no histogram codes: binning changes no feature, the exact search on codes
+    default_head, grow, max_cond = _rule_kernels(est, mode, search_mode, expand, sampling, hist, opts, loss,
                                                  nominal, n, K, n_feat, A, _has_one_value(ptr, val))
     default_head(g, K, -1, reg, work[0], head)
     if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
@@ -1711,7 +1712,7 @@ def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False,
     bufs = _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics)
     out_sampling = _OUTPUT_SAMPLING[est.output_sampling]
     out_size = _n_output_samples(est.output_sample_size, K)
-    if bins is not None:   # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
+    if hist:   # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
         bufs["hgram"] = _histogram_buffers(bins[2], 0 if est.l1 or opts else n_feat, A, n_threads(est.n_jobs) == 1)
     seeds = spawn_seeds(est.random_state, est.max_rules)
     sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
@@ -1797,12 +1798,13 @@ from mlc_lit.binning import bin_features, presort_codes, raw_thresholds
 
 def _bin_features(est, X, nominal):
     """With `feature_binning`: (`FeatureBins`, presorted codes, histogram codes) of the training `X` (`mlc_lit.binning`,
-    `_histogram_codes`). Dense codes without nominal features are sorted by counting."""
+    `_histogram_codes`; None where no feature has more than two bins, `_at_most_two_bins`). Dense codes without
+    nominal features are sorted by counting."""
     if est.feature_max_bins is not None and est.feature_max_bins < est.feature_min_bins:
         raise ValueError(f"feature_max_bins ({est.feature_max_bins}) must be >= feature_min_bins ({est.feature_min_bins}) or None.")
     bins, C = bin_features(X, est.feature_binning, est.feature_bin_ratio, est.feature_min_bins, est.feature_max_bins,
                            nominal.astype(bool))
-    hc = _histogram_codes(bins, C, nominal)
+    hc = None if _at_most_two_bins(bins, nominal) else _histogram_codes(bins, C, nominal)
     if sp.issparse(C): return bins, _presort(C), hc
     if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T)), hc
     return bins, presort_codes(C, bins), hc
@@ -1982,6 +1984,12 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
                  "feature_sampling with fewer features per refinement, or feature_max_bins, needs less.")
     return (hc, np.empty((n_feat, B, A)), np.empty((n_feat, 2, B)), np.empty((n_feat, B), np.int64),
             np.array([bool(one_thread)]))
+
+def _at_most_two_bins(bins, nominal) -> bool:
+    """Whether no numeric feature of `bins` (a `FeatureBins`) has more than two bins (a binary feature, or a constant
+    one): binning then leaves every feature as it was, one bin a value, so the fit runs the exact search on the codes,
+    which is faster there than the histograms (06i, *Feature binning on binary features*)."""
+    return bool(np.all(np.asarray(nominal, bool) | (np.diff(bins.ptr) <= 1)))
 
 # %% ../nbs/01a_boomer.ipynb #beam18e01
 @kernel(literal=("mode",))

@@ -109,3 +109,31 @@ def test_pruning_monitor_sees_feature_values(method):
         prefix = copy.deepcopy(m); truncate_model(prefix, int(r))
         np.testing.assert_allclose(loss, mean_loss(LOSSES["logistic_label_wise"], Y, prefix.decision_function(X)),
                                    rtol=1e-12)
+
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("csr", [False, True])
+def test_binary_features_take_the_exact_search(monkeypatch, method, csr):
+    # no feature with more than two bins: binning changes nothing, so the fit runs the exact search on the codes (no
+    # histograms): the model of the fit without binning, thresholds aside (bin boundaries there, midpoints of 0 and 1 here); one
+    # feature of three values brings the histograms back
+    from mlc_lit import boomer
+    asked = []
+    real = boomer._histogram_buffers
+    monkeypatch.setattr(boomer, "_histogram_buffers", lambda hc, n_feat, *a: asked.append(n_feat) or real(hc, n_feat, *a))
+    X, Y = _data(seed=6)
+    B = (X > np.nanmedian(X, axis=0)).astype(float)          # (NaN above no median: 0)
+    B[:, 1] = 0.0                                             # a constant feature: one bin
+    fit = lambda A, **kw: BoomerClassifier(max_rules=25, random_state=1, feature_sampling=None, **kw).fit(
+        sp.csr_matrix(A) if csr else A, Y)
+    a, b = fit(B, feature_binning=method), fit(B)
+    assert asked == [] and a.n_rules_ == b.n_rules_ == 25
+    for attr in ("cond_ptr_", "cond_feature_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
+        np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
+    bins, _ = bin_features(B, method, 0.33, 2, None)           # the thresholds: bin boundaries, between 0 and 1
+    assert all(t in bins.bounds[bins.ptr[f]:bins.ptr[f + 1]] and 0 < t < 1 for f, t in zip(a.cond_feature_, a.cond_threshold_))
+    np.testing.assert_array_equal(a.predict_proba(B), b.predict_proba(B))
+    B[:, 0] = np.arange(len(B)) % 3
+    fit(B, feature_binning=method)
+    assert asked == [X.shape[1]]
