@@ -234,6 +234,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.boomer._beam_pair_start': ('boomer.html#_beam_pair_start', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._beam_slot': ('boomer.html#_beam_slot', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._best_slot': ('boomer.html#_best_slot', 'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._bin_counts': ('boomer.html#_bin_counts', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._bin_features': ('boomer.html#_bin_features', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._binned_offers': ('boomer.html#_binned_offers', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._binned_pass_all': ('boomer.html#_binned_pass_all', 'mlc_lit/boomer.py'),

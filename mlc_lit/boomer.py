@@ -1953,13 +1953,17 @@ def _search_binned_frozen(f, hc, stats, cg, ch, sel, sums, label, l2, hb, out, t
 # %% ../nbs/01a_boomer.ipynb #fbin01a5
 _HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
 
+def _bin_counts(bins, nominal):
+    "Each feature's number of bins in the histogram search: its boundaries + 1, and 1 for a nominal feature (swept)."
+    return np.where(np.asarray(nominal, bool), 1, np.diff(bins.ptr) + 1).astype(np.int64)
+
 def _histogram_codes(bins, C, nominal):
     """(dense, cptr, crow, ccode, zero, n_bins) for `_search_binned`: each example's bin (code + bin of 0) per
     feature, the missing ones as n_bins[f]; dense codes `C` (F, n) as the smallest unsigned type that holds them,
     CSR codes as a column-wise copy with rows ascending (dense: cptr, crow, ccode empty; CSR: dense empty)."""
     nominal = np.asarray(nominal, bool)
     zero = bins.zero.astype(np.int64)
-    n_bins = np.where(nominal, 1, np.diff(bins.ptr) + 1).astype(np.int64)
+    n_bins = _bin_counts(bins, nominal)
     B = int(n_bins.max()) + 1 if n_bins.size else 1
     dt = np.uint8 if B <= 256 else np.uint16 if B <= 65536 else np.int32
     def to_bins(code, f):                            # f: a feature, or each entry's feature
@@ -1986,10 +1990,10 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
             np.array([bool(one_thread)]))
 
 def _at_most_two_bins(bins, nominal) -> bool:
-    """Whether no numeric feature of `bins` (a `FeatureBins`) has more than two bins (a binary feature, or a constant
-    one): binning then leaves every feature as it was, one bin a value, so the fit runs the exact search on the codes,
-    which is faster there than the histograms (06i, *Feature binning on binary features*)."""
-    return bool(np.all(np.asarray(nominal, bool) | (np.diff(bins.ptr) <= 1)))
+    """Whether no feature of `bins` (a `FeatureBins`) has more than two bins (`_bin_counts`: a binary feature, a
+    constant one, or a nominal one): binning then leaves every feature as it was, one bin a value, so the fit runs the
+    exact search on the codes, which is faster there than the histograms (06i, *Feature binning on binary features*)."""
+    return bool(np.all(_bin_counts(bins, nominal) <= 2))
 
 # %% ../nbs/01a_boomer.ipynb #beam18e01
 @kernel(literal=("mode",))

@@ -111,7 +111,6 @@ def test_pruning_monitor_sees_feature_values(method):
                                    rtol=1e-12)
 
 
-
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("csr", [False, True])
 def test_binary_features_take_the_exact_search(monkeypatch, method, csr):

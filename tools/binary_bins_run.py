@@ -8,7 +8,6 @@ fit timed 7 times (medians), in one process: ours as before (`boomer._at_most_tw
 histogram search runs as it did), ours as it is, and mlrl-boomer (`run_reference`, its own process). Ours-before rows
 go to the output's `_before.csv` sibling; both files have the options suite's columns.
 """
-import csv
 import os
 import sys
 
@@ -16,15 +15,10 @@ import numpy as np
 
 import mlc_lit.boomer as boomer
 from mlc_lit.bench import boomer_options as bo
-from mlc_lit.bench import load_split
+from mlc_lit.bench import load_split, write_rows
 
 CONFIGS = ("plain", "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32")
 DATASETS, SEEDS, REPEATS = ("medical", "enron"), (1, 2, 3), 7
-
-
-def _write(path, rows):
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0])); w.writeheader(); w.writerows(rows)
 
 
 def main(data_dir, out):
@@ -39,7 +33,7 @@ def main(data_dir, out):
         boomer._at_most_two_bins = real
         rows += bo.run_side("mlc_lit", name, data_dir, CONFIGS, SEEDS, repeats=REPEATS)
         rows += bo.run_reference(name, data_dir, CONFIGS, SEEDS, repeats=REPEATS)
-    _write(out, rows); _write(os.path.splitext(out)[0] + "_before.csv", before)
+    write_rows(rows, out); write_rows(before, os.path.splitext(out)[0] + "_before.csv")
     print(bo.summary(rows))
 
 
