@@ -30,7 +30,7 @@ from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE,
                             _complete_head, _decomposable_head, _label_wise_stats, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
-from .losses import _diag_col, regularised, soft_threshold
+from .losses import _diag_col, _grows, l1_newton_quality, regularised, soft_threshold
 
 
 # %% auto #0
@@ -435,11 +435,8 @@ def _side_quality(g, h, l2):
 
 @kernel()
 def _side_quality_l1(g, h, l2):
-    "With `l2` the pair (l2, l1): `l1_newton_quality`, as the general sweep's single-label head computes it."
-    d = h + l2[0]
-    if not d > 0.0: return 0.0
-    t = soft_threshold(g, l2[1])
-    return -0.5 * t * t / d
+    "With `l2` the pair (l2, l1) or the triple (l2, l1, 1.0): `l1_newton_quality`, as the general sweep's head computes it."
+    return l1_newton_quality(g, h, l2[0], l2[1], _grows(l2))
 
 _reg_side_quality = regularised(_side_quality, _side_quality_l1)   # chosen by the type of `l2` when compiling
 
@@ -1332,6 +1329,12 @@ _OUTPUTS_DOC = """\
         L1 regularisation weight α on the heads (mlrl-boomer's `l1_regularization_weight`): each output's Newton
         step is taken on its soft-thresholded gradient sum, so outputs with |g| <= α get no score
         (`mlc_lit.losses`). Not with `label_binning`.
+    l1_step : {'soft_threshold', 'mlrl_boomer'}, default='soft_threshold'
+        The L1 step (no effect with `l1=0`). 'soft_threshold': the minimiser of the regularised objective, as above.
+        'mlrl_boomer': mlrl-boomer 0.15.6's, for comparing with it: away from 0 by α/(h + l2) where |g| > α and
+        unregularised inside ±α (complete heads of the example-wise losses: shrunk by α outside, unregularised
+        inside), scored by the same regularised objective, so that a rule helps only where |g| > 3α
+        (`01_taylor_boosting`, "L1 regularisation").
     statistic_type : {'float64', 'float32'}, default='float64'
         Precision of each example's stored gradients and Hessians (mlrl-boomer's `statistic_type` '64-bit' /
         '32-bit'; its default is '32-bit'). 'float32' halves the largest allocation of a fit (n × (K + K(K+1)/2)
@@ -1349,6 +1352,7 @@ _OUTPUTS_CONSTRAINTS = {
     "rule_induction": [StrOptions({"top_down_greedy", "top_down_beam_search"})],
     "rule_induction_options": [dict, None],
     "l1": [NON_NEGATIVE],
+    "l1_step": [StrOptions({"soft_threshold", "mlrl_boomer"})],
     "statistic_type": [StrOptions({"float64", "float32"})]}
 
 # %% ../nbs/01a_boomer.ipynb #30d8ed30
@@ -1473,7 +1477,7 @@ class BoomerClassifier(MultiLabelClassifier):
                  partial_ratio=None, partial_min_outputs=2, partial_max_outputs=None, partial_threshold=0.02,
                  partial_exponent=2.0, output_sampling=None, output_sample_size=1,
                  rule_induction="top_down_greedy", rule_induction_options=None,
-                 l1=0.0, statistic_type="float64"):
+                 l1=0.0, l1_step="soft_threshold", statistic_type="float64"):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
@@ -1491,7 +1495,7 @@ class BoomerClassifier(MultiLabelClassifier):
         self.partial_threshold, self.partial_exponent = partial_threshold, partial_exponent
         self.output_sampling, self.output_sample_size = output_sampling, output_sample_size
         self.rule_induction, self.rule_induction_options = rule_induction, rule_induction_options
-        self.l1, self.statistic_type = l1, statistic_type
+        self.l1, self.l1_step, self.statistic_type = l1, l1_step, statistic_type
 
     def fit(self, X, Y):
         """Learn `max_rules` rules from features `X` (n, F) — dense or CSR, NaN = missing — and labels `Y` (n, K) 0/1.
@@ -1628,6 +1632,7 @@ def _head_buffers(est, Y, mode, n_feat):
     "(reg, head, work): the regularisation the kernels take, the head (K,), and one solver work row per search slot."
     K = Y.shape[1]; P = K * (K + 1) // 2
     reg = float(est.l2) if not est.l1 else (float(est.l2), float(est.l1))   # the pair: L1 kernels (mlc_lit.losses.regularised)
+    if est.l1 and est.l1_step == "mlrl_boomer": reg = (*reg, 1.0)           # the triple: mlrl-boomer's L1 step
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1) + (K if est.l1 else 0)))   # L1 complete heads: K more
     if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
     if mode >= 5:                                    # partial heads: their parameters at the end of each work row

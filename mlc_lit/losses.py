@@ -12,7 +12,7 @@ __all__ = ['label_wise_logistic', 'example_wise_logistic', 'example_wise_logisti
            'label_wise_squared_hinge_loss', 'example_wise_squared_hinge_loss', 'example_wise_squared_error_loss',
            'reg_newton_step', 'reg_decomposable_quality', 'reg_decomposable_head', 'reg_single_label_quality',
            'packed_index', 'packed_layout', 'mean_loss', 'newton_step', 'newton_quality', 'decomposable_quality',
-           'single_label_quality', 'soft_threshold', 'l1_newton_step', 'l1_newton_quality', 'regularised',
+           'single_label_quality', 'soft_threshold', 'l1_shrunk', 'l1_newton_step', 'l1_newton_quality', 'regularised',
            'reg_complete_head']
 
 # %% ../nbs/01_taylor_boosting.ipynb #ddb20d49
@@ -419,45 +419,64 @@ def soft_threshold(g, l1):
     return 0.0
 
 @kernel(inline=True)
-def l1_newton_step(g, h, l2, l1, scale=1.0):
-    "scale × the minimiser of g·p + ½(h + l2)p² + l1|p|: -scale·soft_threshold(g, l1)/(h + l2); 0 where h + l2 <= 0."
-    d = h + l2
-    return -scale * soft_threshold(g, l1) / d if d > 0.0 else 0.0
+def l1_shrunk(g, l1, grows=False):
+    """The gradient sum an L1 step is the Newton step of: `soft_threshold(g, l1)`; with `grows`, mlrl-boomer
+    0.15.6's g + sign(g)·l1 outside ±l1 and g itself inside (`l1_step='mlrl_boomer'`)."""
+    if not grows: return soft_threshold(g, l1)
+    if g > l1: return g + l1
+    if g < -l1: return g - l1
+    return g
 
 @kernel(inline=True)
-def l1_newton_quality(g, h, l2, l1):
-    "The regularised objective at that minimiser, -½ soft_threshold(g, l1)²/(h + l2) <= 0; 0 where h + l2 <= 0."
+def l1_newton_step(g, h, l2, l1, scale=1.0, grows=False):
+    """scale × the minimiser of g·p + ½(h + l2)p² + l1|p|, -scale·soft_threshold(g, l1)/(h + l2) (with `grows`,
+    mlrl-boomer's step: `l1_shrunk`); 0 where h + l2 <= 0."""
     d = h + l2
-    t = soft_threshold(g, l1)
-    return -0.5 * t * t / d if d > 0.0 else 0.0
+    return -scale * l1_shrunk(g, l1, grows) / d if d > 0.0 else 0.0
+
+@kernel(inline=True)
+def l1_newton_quality(g, h, l2, l1, grows=False):
+    """The regularised objective g·p + ½(h + l2)p² + l1|p| at that step p: -½ soft_threshold(g, l1)²/(h + l2) <= 0
+    at the minimiser, written out at mlrl-boomer's step (`grows`); 0 where h + l2 <= 0."""
+    d = h + l2
+    if not d > 0.0: return 0.0
+    t = l1_shrunk(g, l1, grows)
+    if not grows: return -0.5 * t * t / d
+    p = -t / d
+    return g * p + 0.5 * d * p * p + l1 * abs(p)
 
 # %% ../nbs/01_taylor_boosting.ipynb #c43b178a
 @kernel(inline=True)
+def _grows(l2):
+    "Whether the regularisation tuple asks for mlrl-boomer's L1 step: the triple (l2, l1, 1.0) rather than the pair (l2, l1)."
+    return len(l2) == 3
+
+@kernel(inline=True)
 def _decomposable_quality_l1(v, K, l2):
-    "`decomposable_quality` with `l2` = (l2, l1): Σ_k l1_newton_quality."
+    "`decomposable_quality` with `l2` = (l2, l1) or (l2, l1, 1.0): Σ_k l1_newton_quality."
     q = 0.0
-    for k in range(K): q += l1_newton_quality(v[k], v[K + k], l2[0], l2[1])
+    for k in range(K): q += l1_newton_quality(v[k], v[K + k], l2[0], l2[1], _grows(l2))
     return q
 
 @kernel(fastmath=False)   # exact: a copy compiled inside its caller computes the same bits
 def _decomposable_head_l1(g, h, l2, scores_out):
-    "`_decomposable_head` with `l2` = (l2, l1): soft-thresholded steps; returns their regularised objective."
+    "`_decomposable_head` with `l2` = (l2, l1) or (l2, l1, 1.0): the L1 steps; returns their regularised objective."
     q = 0.0
     for k in range(g.shape[0]):
-        scores_out[k] = l1_newton_step(g[k], h[k], l2[0], l2[1])
-        q += l1_newton_quality(g[k], h[k], l2[0], l2[1])
+        scores_out[k] = l1_newton_step(g[k], h[k], l2[0], l2[1], 1.0, _grows(l2))
+        q += l1_newton_quality(g[k], h[k], l2[0], l2[1], _grows(l2))
     return q
 
 # %% ../nbs/01_taylor_boosting.ipynb #3c05d06a
 @kernel(inline=True)
 def _single_label_quality_l1(v, K, l2, packed, by_abs):
-    "`single_label_quality` with `l2` = (l2, l1)."
+    "`single_label_quality` with `l2` = (l2, l1) or (l2, l1, 1.0)."
     best_q, best_k, best_a = math.inf, -1, -1.0
     for k in range(K):
         g, h = v[k], v[_diag_col(k, K, packed)]
-        q = l1_newton_quality(g, h, l2[0], l2[1])
+        q = l1_newton_quality(g, h, l2[0], l2[1], _grows(l2))
         if by_abs:
-            a = abs(l1_newton_step(g, h, l2[0], l2[1]))
+            a = abs(l1_newton_step(g, h, l2[0], l2[1], 1.0, _grows(l2)))
             if a > best_a: best_q, best_k, best_a = q, k, a
         elif q < best_q: best_q, best_k = q, k
     return best_q, best_k
@@ -473,7 +492,8 @@ from .core import _forwarder, borrow as _borrow
 # %% ../nbs/01_taylor_boosting.ipynb #l1h
 def regularised(plain, with_l1):
     """A function with `plain`'s parameters that runs `plain` when its `l2` argument is a number and `with_l1` when
-    it is the pair (l2, l1). Inside a kernel the choice is made from the type, when compiling."""
+    it is a tuple: the pair (l2, l1), or the triple (l2, l1, 1.0) of mlrl-boomer's L1 step. Inside a kernel the
+    choice is made from the type, when compiling."""
     sig = inspect.signature(getattr(plain, "py_func", plain))
     sig = sig.replace(parameters=[p.replace(default=p.empty) for p in sig.parameters.values()])
     pos = list(sig.parameters).index("l2")
@@ -488,8 +508,8 @@ def regularised(plain, with_l1):
 
 @kernel(inline=True)
 def _newton_step_l1(g, h, l2, scale):
-    "`newton_step` with `l2` = (l2, l1)."
-    return l1_newton_step(g, h, l2[0], l2[1], scale)
+    "`newton_step` with `l2` = (l2, l1) or (l2, l1, 1.0)."
+    return l1_newton_step(g, h, l2[0], l2[1], scale, _grows(l2))
 
 reg_newton_step = regularised(newton_step, _newton_step_l1)
 reg_decomposable_quality = regularised(decomposable_quality, _decomposable_quality_l1)
@@ -497,24 +517,25 @@ reg_decomposable_head = regularised(_decomposable_head, _decomposable_head_l1)
 reg_single_label_quality = regularised(single_label_quality, _single_label_quality_l1)
 
 @kernel(inline=True)
-def _plain_l2(l2): return l2, 0.0
+def _plain_l2(l2): return l2, 0.0, False
 
 @kernel(inline=True)
-def _l2_pair(l2): return l2[0], l2[1]
+def _l2_pair(l2): return l2[0], l2[1], _grows(l2)
 
-_l2_and_l1 = regularised(_plain_l2, _l2_pair)   # (l2, l1) of either form; l1 the constant 0.0 for a number
+_l2_and_l1 = regularised(_plain_l2, _l2_pair)   # (l2, l1, grows) of any form; l1 the constant 0.0 for a number
 
 @kernel(inline=True)
 def reg_complete_head(g, hp, l2, scores_out, work):
-    """`_complete_head` for a number `l2`; for the pair (l2, l1): solve (H + l2·I) p = -soft_threshold(g, l1) and return
-    g·p − ½ g̃·p + l1‖p‖₁, with `work` K values longer for g̃ (at its end). One body, not `regularised`: the overload
-    that chooses between two kernels compiles the one it picks three times, 1 s of a first fit with complete heads."""
+    """`_complete_head` for a number `l2`; for the pair (l2, l1): solve (H + l2·I) p = -g̃, g̃ = soft_threshold(g, l1),
+    and return g·p − ½ g̃·p + l1‖p‖₁, with `work` K values longer for g̃ (at its end); for the triple (l2, l1, 1.0)
+    mlrl-boomer's g̃, which keeps g inside ±l1. One body, not `regularised`: the overload that chooses between two
+    kernels compiles the one it picks three times, 1 s of a first fit with complete heads."""
     K = g.shape[0]
-    l2_, l1 = _l2_and_l1(l2)
+    l2_, l1, grows = _l2_and_l1(l2)
     gs = _borrow(g)                             # views without memory records: no reference counts per call
     if l1 != 0.0:
         gs = _borrow(work[work.shape[0] - K:])
-        for k in range(K): gs[k] = soft_threshold(g[k], l1)
+        for k in range(K): gs[k] = g[k] if grows and abs(g[k]) <= l1 else soft_threshold(g[k], l1)
     q = _complete_head(gs, hp, l2_, scores_out, work)
     if l1 == 0.0: return q
     q = 0.0

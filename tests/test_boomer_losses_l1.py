@@ -18,7 +18,8 @@ from _boomer_fixtures import data as _data, dense_and_csr, one_and_two_jobs, sam
 CONFIGS = [dict(loss="squared_hinge_label_wise"), dict(loss="squared_hinge_example_wise"),
            dict(loss="squared_error_example_wise"), dict(loss="squared_error_example_wise", head="single", l1=0.3),
            dict(loss="squared_hinge_example_wise", label_binning="equal_width"), dict(l1=1.0),
-           dict(loss="logistic_example_wise", l1=0.5), dict(loss="squared_hinge_label_wise", head="complete", l1=0.2)]
+           dict(loss="logistic_example_wise", l1=0.5), dict(loss="squared_hinge_label_wise", head="complete", l1=0.2),
+           dict(l1=1.0, l1_step="mlrl_boomer"), dict(loss="logistic_example_wise", l1=0.5, l1_step="mlrl_boomer")]
 
 
 @pytest.mark.parametrize("kw", CONFIGS)
@@ -32,7 +33,7 @@ def test_dense_equals_csr_and_pickle(kw):
     assert ((0 <= a.predict_proba(X)) & (a.predict_proba(X) <= 1)).all()
 
 
-@pytest.mark.parametrize("kw", CONFIGS[:4] + CONFIGS[5:7])
+@pytest.mark.parametrize("kw", CONFIGS[:4] + CONFIGS[5:7] + CONFIGS[8:])
 def test_n_jobs_invariance(kw):
     X, Y = _data(F=12)
     a, b = one_and_two_jobs(functools.partial(BoomerClassifier, max_rules=25, random_state=5, **kw), X, Y)
@@ -69,6 +70,40 @@ def test_l1_default_rule_is_the_soft_thresholded_step():
     assert (np.abs(g) <= 20.0).any() and (np.abs(g) > 3.0).any()   # both sides of the threshold were exercised
 
 
+def test_l1_reference_step_default_rule_is_mlrl_boomers_step():
+    X, Y = _data(K=5)
+    g = (1.0 / (1.0 + np.exp(0.0)) - Y).sum(axis=0)
+    h = np.full(Y.shape[1], 0.25 * len(Y))
+    for l1 in (0.0, 3.0, 20.0):
+        c = BoomerClassifier(max_rules=1, l1=l1, l2=0.5, l1_step="mlrl_boomer").fit(X, Y)
+        expected = [-(a + np.sign(a) * l1) / (b + 0.5) if abs(a) > l1 else -a / (b + 0.5) for a, b in zip(g, h)]
+        np.testing.assert_allclose(c.head_score_[:Y.shape[1]], expected, rtol=1e-12, atol=1e-15)
+    assert (np.abs(g) <= 20.0).any() and (np.abs(g) > 3.0).any()
+
+
+def test_l1_reference_step_needs_three_alpha():
+    """With scores at 0 (no default rule) every |g| is ½, so no gradient sum exceeds n/2: at α just above n/6
+    mlrl-boomer's step finds no rule (an output must have |g| > 3α), while the minimiser (|g| > α) finds the rule
+    x >= n/10 of the label positive on the first tenth of the examples, whose n·9/10 negatives sum to 0.45n."""
+    n = 200
+    X = np.arange(n, dtype=float)[:, None]
+    Y = np.zeros((n, 2), np.int8); Y[: n // 10, 0] = 1; Y[::2, 1] = 1
+    kw = dict(max_rules=3, l1=n / 6 + 1e-6, default_rule=False, instance_sampling=None, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = BoomerClassifier(l1_step="mlrl_boomer", **kw).fit(X, Y)
+        ours = BoomerClassifier(**kw).fit(X, Y)
+    assert (ref.head_score_ == 0).all()
+    assert ours.n_rules_ > 1 and ours.head_score_.min() < 0
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(loss="logistic_example_wise", head="complete")])
+def test_l1_step_without_l1_changes_nothing(kw):
+    X, Y = _data()
+    _same(BoomerClassifier(max_rules=20, random_state=2, **kw).fit(X, Y),
+          BoomerClassifier(max_rules=20, random_state=2, l1_step="mlrl_boomer", **kw).fit(X, Y))
+
+
 @pytest.mark.parametrize("kw", [dict(), dict(head="complete"), dict(loss="logistic_example_wise"),
                                 dict(loss="squared_hinge_label_wise", single_label="abs_score")])
 def test_tiny_l1_takes_the_l1_kernels_and_learns_the_same_model(kw):
@@ -87,7 +122,7 @@ def test_huge_l1_learns_nothing():
 
 
 @pytest.mark.parametrize("bad, msg", [(dict(l1=-1.0), "l1"), (dict(l1=1.0, loss="logistic_example_wise", label_binning="equal_width"), "l1"),
-                                      (dict(loss="squared_hinge"), "loss")])
+                                      (dict(loss="squared_hinge"), "loss"), (dict(l1=1.0, l1_step="grow"), "l1_step")])
 def test_bad_options(bad, msg):
     X, Y = _data()
     with pytest.raises(ValueError, match=msg):

@@ -74,6 +74,9 @@ OPTIONS = {
     "squared_error_example_wise": (dict(loss="squared_error_example_wise", head="complete"),
                                    dict(loss="squared-error-non-decomposable", head_type="complete", label_binning="none")),
     "l1": (dict(l1=1.0), dict(l1_regularization_weight=1.0)),
+    "l1_reference_step": (dict(l1=1.0, l1_step="mlrl_boomer"), dict(l1_regularization_weight=1.0)),   # its L1 step (01)
+    "l1_reference_step_abs_score": (dict(l1=1.0, l1_step="mlrl_boomer", single_label="abs_score"),     # and its label rule
+                                    dict(l1_regularization_weight=1.0)),
     # statistics in single precision (mlrl-boomer's default; every other configuration compares our float64 with it)
     "statistic_type_32": (dict(statistic_type="float32"), dict(statistic_type="32-bit")),
 }
