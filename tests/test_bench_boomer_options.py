@@ -31,7 +31,7 @@ def test_option_table():
             "partial_fixed", "partial_dynamic", "output_round_robin", "output_without_replacement",
             "beam_search",
             "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise", "l1",
-            "l1_reference_step", "l1_reference_step_abs_score", "statistic_type_32"} == set(OPTIONS)
+            "l1_reference_step", "l1_reference_step_abs_score", "statistic_type_32", "equal_frequency_32_float32"} == set(OPTIONS)
     with pytest.raises(ValueError, match="Unknown configuration"):
         run(DATA, datasets=["emotions"], configs=["no_such_configuration"], reference=False)
 

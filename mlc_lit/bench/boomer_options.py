@@ -79,6 +79,8 @@ OPTIONS = {
                                     dict(l1_regularization_weight=1.0)),
     # statistics in single precision (mlrl-boomer's default; every other configuration compares our float64 with it)
     "statistic_type_32": (dict(statistic_type="float32"), dict(statistic_type="32-bit")),
+    "equal_frequency_32_float32": (dict(feature_binning="equal_frequency", feature_max_bins=32, statistic_type="float32"),
+                                   dict(feature_binning="equal-frequency{max_bins=32}", statistic_type="32-bit")),
 }
 OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
             feature_sampling="log2")
