@@ -30,7 +30,7 @@ from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE,
                             _complete_head, _decomposable_head, _label_wise_stats, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
                             mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
 from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
-from .losses import _diag_col, _grows, l1_newton_quality, regularised, soft_threshold
+from .losses import _diag_col, _grows, l1_newton_quality, regularised
 
 
 # %% auto #0
