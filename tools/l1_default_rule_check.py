@@ -2,9 +2,9 @@
 
     python tools/l1_default_rule_check.py ../shared/data
 
-Fits the default rule alone (`max_rules=1`) on emotions with L1 weights 1, 20 and 50 (label-wise logistic loss,
-single-label heads, shrinkage 0.3, L2 weight 1, one thread) on both sides, and prints the largest difference between
-the reference's scores on one test example and ours with `l1_step='soft_threshold'` and with `l1_step='mlrl_boomer'`.
+Fits the default rule alone (`max_rules=1`) on emotions with L1 weights 1, 20 and 50 on both sides, in the options
+suite's `l1` configuration (label-wise logistic loss, single-label heads, shrinkage 0.3, L2 weight 1, one thread),
+and prints the largest difference between the reference's scores on one test example and ours with `l1_step='soft_threshold'` and with `l1_step='mlrl_boomer'`.
 The reference side runs in mlrl-boomer's interpreter (`mlc_lit.bench.boomer_options.reference_python`), this file
 with `--reference` and this checkout on its path.
 """
@@ -20,22 +20,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def scores(impl, data_dir, step="soft_threshold"):
-    "The default rule's scores on the first test example of emotions, one list per L1 weight."
-    from mlc_lit.bench import load_split
+    """The default rule's scores on the first test example of emotions, one list per L1 weight: the options suite's
+    `l1` configuration of `impl` (`mlc_lit.bench.boomer_options.make`) with `max_rules=1` and the weight set."""
+    from mlc_lit.bench import boomer_options as bo, load_split
     X, Y, Xt, _ = load_split("emotions", data_dir, exact_names=True)[:4]
     out = []
     for a in ALPHAS:
-        if impl == "mlrl-boomer":
-            from mlrl.boosting import BoomerClassifier
-            c = BoomerClassifier(max_rules=1, l1_regularization_weight=a, l2_regularization_weight=1.0, shrinkage=0.3,
-                                 loss="logistic-decomposable", head_type="single", parallel_rule_refinement="false",
-                                 parallel_statistic_update="false", parallel_prediction="false").fit(X, Y)
-            out.append(np.asarray(c.decision_function(Xt[:1]), float).ravel().tolist())
-        else:
-            from mlc_lit.boomer import BoomerClassifier
-            c = BoomerClassifier(max_rules=1, l1=a, l1_step=step, l2=1.0, shrinkage=0.3, head="single",
-                                 instance_sampling=None, n_jobs=1).fit(X, Y)
-            out.append(c.decision_function(Xt[:1]).ravel().tolist())
+        c = bo.make(impl, "l1", 1, max_rules=1)
+        c.set_params(**(dict(l1_regularization_weight=a) if impl == "mlrl-boomer" else dict(l1=a, l1_step=step)))
+        out.append(np.asarray(c.fit(X, Y).decision_function(Xt[:1]), float).ravel().tolist())
     return out
 
 
