@@ -252,6 +252,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._closest_label_vectors_parallel': ( 'boomer.html#_closest_label_vectors_parallel',
                                                                                     'mlc_lit/boomer.py'),
+                                'mlc_lit.boomer._column_sum': ('boomer.html#_column_sum', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._cond_holds': ('boomer.html#_cond_holds', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._covered_sums': ('boomer.html#_covered_sums', 'mlc_lit/boomer.py'),
                                 'mlc_lit.boomer._covers': ('boomer.html#_covers', 'mlc_lit/boomer.py'),

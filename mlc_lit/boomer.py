@@ -707,18 +707,35 @@ def _default_head_impl(g, K, label, l2, work, head):
     else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2, 4 and 7 write their head into `head`
 
 # %% ../nbs/01a_boomer.ipynb #d0ae2d32
+@kernel(reassoc=False)                               # in example order, as the row-wise sum adds each column
+def _column_sum(stats, w, c):
+    "The sum of w[i] * stats[i, c] over the examples with weight."
+    s = 0.0
+    for i in range(stats.shape[0]):
+        if w[i] > 0: s += float(w[i]) * stats[i, c]
+    return s
+
 def _rule_start(state, cfg, data, ws, covered, total, tim):
     """Step 1: draw the rule's example weights `w`, put every example on level 0 of `covered`, and sum the sampled rows
-    into `total`; returns their weight."""
+    into `total`; returns their weight. Without sampling the sums are kept (`sums`) and only the columns that changed
+    since (`dirty`, its last entry for all of them) are summed again."""
     K, sampling, sample_size, stats = cfg[1], cfg[4], cfg[5], data[9]
-    w, perm_n, cols, head = ws[0], ws[1], ws[5], ws[13]
+    w, perm_n, cols, head, sums, dirty = ws[0], ws[1], ws[5], ws[13], ws[17], ws[18]
     _sample_instances(state, sampling, sample_size, w, perm_n)
     covered[:] = 0
     t = _clock() if tim is not None else 0.0
-    total[:] = 0.0; cnt = 0
-    for i in range(stats.shape[0]):
-        if w[i] > 0:
-            _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
+    kept = sampling == 0 and not LOW_RANK
+    if kept and dirty[-1] == 0:
+        for c in range(total.shape[0]):
+            if dirty[c]: sums[c] = _column_sum(stats, w, c); dirty[c] = 0
+            total[c] = sums[c]
+        cnt = stats.shape[0]
+    else:
+        total[:] = 0.0; cnt = 0
+        for i in range(stats.shape[0]):
+            if w[i] > 0:
+                _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
+        if kept: sums[:] = total; dirty[:] = 0
     if tim is not None: tim[2] += _clock() - t
     return cnt
 
@@ -938,6 +955,11 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
     label_wise = loss == 0 or loss == 2 or loss == 4  # 7. the update; a label-wise loss: only the head's labels change
     n_entries = 1 if single and HEAD_MODE == 1 and label_wise else (kf if OPTS and sub == 1 and not single and label_wise else 0)
     _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats)
+    dirty = ws[18]                                   # the columns it changed, for the next rule's sums (`_rule_start`)
+    if n_entries == 0: dirty[-1] = 1
+    for c in range(n_entries):
+        l = label if n_entries == 1 and single else cols[c]
+        dirty[l] = 1; dirty[K + l] = 1
     if OPTS and sub == 1 and not single:             # the rule's outputs, for the caller
         for c in range(kf): osel[c] = cols[c]
         osel[K] = kf; label = -3
@@ -957,7 +979,7 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
     K, l2, n_feat, max_conditions = cfg[1], cfg[2], cfg[6], cfg[7]
     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
     w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf, scores, work, head, \
-        cond_f, cond_thr, cond_op = ws
+        cond_f, cond_thr, cond_op, _, _ = ws
     cnt = _rule_start(state, cfg, data, ws, covered, total, tim)                             # 1. sample
     nc, label, sub, kf = _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel)
     depth, rule_q, nf, tried = 0, 0.0, n_feat, 0     # features searched in this pass; tried so far for the first condition
@@ -1664,7 +1686,7 @@ def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, 
 
 # %% ../nbs/01a_boomer.ipynb #c2f627de
 _WORKSPACE = ("w", "perm_n", "perm_f", "covered", "rows_buf", "cols", "total", "tmp_full", "slot_best", "slot_v", "slot_buf",
-              "scores", "work", "head", "cond_f", "cond_thr", "cond_op")   # the grow kernel's `ws`, in its order
+              "scores", "work", "head", "cond_f", "cond_thr", "cond_op", "sums", "dirty")   # the grow kernel's `ws`, in its order
 
 def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
     "The grow kernel's buffers, allocated once per fit (`ws`, in `_WORKSPACE`'s order; timers only with `diagnostics`)."
@@ -1674,15 +1696,18 @@ def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
                 slot_buf=np.empty((n_feat, 4, A)), scores=np.empty((n_feat, K)), work=work, head=head,
                 cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
                 slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None,
-                operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64))
+                operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64),
+                sums=np.empty(A), dirty=np.ones(A + 1, np.uint8))
 
 def _new_rule(bufs, depth, label, all_labels):
     """The rule the grow kernel just wrote into `bufs`, copied out: (condition arrays, (labels, scores)). `label`: the
     kernel's (-1 every label, -3 the subset in `osel`, else one label); `all_labels`: np.arange(K), shared."""
+    head = bufs["head"]
     cond = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
+    if label >= 0: return cond, (np.array([label], np.int32), head[label:label + 1].copy())   # (a slice: cheaper per rule)
     if label == -3: labels = bufs["osel"][:bufs["osel"][all_labels.shape[0]]].astype(np.int32)   # a subset (partial, sampled)
-    else: labels = all_labels if label < 0 else np.array([label], np.int32)
-    return cond, (labels, bufs["head"][labels])       # indexing with an array copies
+    else: labels = all_labels
+    return cond, (labels, head[labels])               # indexing with an array copies
 
 def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
     "One `verbose` line after rule `r`: rules done, rules per second (compiling not counted), training loss, phases."
@@ -2146,7 +2171,7 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     K, l2, n_feat, max_conditions, abs_score = cfg[1], cfg[2], cfg[6], cfg[7], cfg[8]
     data, ws, beam = borrow(*data), borrow(*ws), borrow(*beam)
     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
-    w, perm_n, perm_f, _, rows_buf, cols, _, tmp_full, _, _, slot_buf, scores, work, head, cond_f, cond_thr, cond_op = ws
+    w, perm_n, perm_f, _, rows_buf, cols, _, tmp_full, _, _, slot_buf, scores, work, head, cond_f, cond_thr, cond_op, _, _ = ws
     opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = beam
     mode, W, F = HEAD_MODE, tmp_full.shape[0], perm_f.shape[0]
     single, B, max_head = mode == 1 or mode == 3, int(opts[1]), int(opts[2])
@@ -2308,6 +2333,7 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, 
         for r in range(1, len(conds)):
             labels, scores = heads[r]
             _move_rule(loss, Y, S, stats, covered[r], labels, scores, -1.0)   # the model without rule r
+            bufs["dirty"][-1] = 1                     # statistics changed outside the kernel: all sums are redone
             if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])
             fixed = int(labels[0]) if single_head and len(labels) == 1 and not o["refine_heads"] else -1
             depth, label, m = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed, r)
