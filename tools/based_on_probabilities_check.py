@@ -1,0 +1,81 @@
+"""Why mlrl-boomer's `based_on_probabilities` falls behind on yeast (chapter 06i, *Predictions from calibrated marginals*).
+
+    python tools/based_on_probabilities_check.py ../shared/data bench_results/based_on_probabilities_check.txt
+
+On yeast, seeds 1-3, the options suite's `based_on_probabilities` configuration (isotonic marginal calibration on a
+random hold-out third, a label predicted where its calibrated probability exceeds 0.5). Per seed: mlrl-boomer 0.15.6's
+example F1 and labels predicted per example (its own interpreter), with, for the label it predicts least often
+relative to how often the label occurs, that label's calibration map; then ours, and ours with mlrl-boomer's map
+construction emulated on our own hold-out scores (`gfm_calibrated_check._RefMaps`).
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gfm_calibrated_check as g  # noqa: E402
+
+from mlc_lit.bench import boomer_options as bo  # noqa: E402
+from mlc_lit.bench import load_split  # noqa: E402
+from mlc_lit.metrics import example_f1  # noqa: E402
+
+SEEDS = (1, 2, 3)
+
+
+def reference_side(data_dir):
+    "Run in mlrl-boomer's interpreter: per seed, F1, labels per example, and the most under-predicted label's map."
+    X, Y, Xt, Yt, _ = load_split("yeast", data_dir, exact_names=True)
+    out = []
+    for s in SEEDS:
+        clf = bo.make("mlrl-boomer", "based_on_probabilities", s).fit(X, Y)
+        P, M = g._dense(clf.predict(Xt)), np.asarray(clf.predict_proba(Xt))
+        bins = {}
+        clf.marginal_probability_calibration_model_.visit(type("V", (), {"visit_bin": lambda self, i, t, p: bins.setdefault(i, []).append((t, p))})())
+        k = int(np.argmin(P.mean(0) - Yt.mean(0)))
+        out.append(dict(seed=s, f1=example_f1(Yt, P), per_example=float(P.sum(1).mean()), label=k, rate=float(Yt[:, k].mean()),
+                        predicted=float(P[:, k].mean()), median_p=float(np.median(M[:, k])), map=bins[k]))
+    return out
+
+
+def our_side(data_dir):
+    import mlc_lit.calibration as cal
+    X, Y, Xt, Yt, _ = load_split("yeast", data_dir, exact_names=True)
+    real, seen, out = cal.fit_calibration, [], []
+    cal.fit_calibration = lambda est, Xc, Yc: (seen.append((Xc, Yc)), real(est, Xc, Yc))
+    for s in SEEDS:
+        seen.clear()
+        est = bo.make("mlc_lit", "based_on_probabilities", s).fit(X, Y)
+        (Xh, Yh), = seen
+        marg = lambda A: est._marginals(est._decision_function(A))
+        M = g._RefMaps().fit(marg(Xh), np.asarray(Yh, float)).apply(marg(Xt))
+        P0 = g._dense(est.predict(Xt))
+        out.append((s, example_f1(Yt, P0), P0.sum(1).mean(), example_f1(Yt, (M > 0.5).astype(int)), (M > 0.5).sum(1).mean()))
+    cal.fit_calibration = real
+    return out
+
+
+def main(data_dir, out):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = ("import json, sys; sys.path.insert(0, 'tools'); import based_on_probabilities_check as b; "
+            f"print(json.dumps(b.reference_side({os.path.abspath(data_dir)!r})))")
+    done = subprocess.run([bo.reference_python(), "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                          env=dict(os.environ, PYTHONPATH=root))
+    ref = json.loads(done.stdout.strip().splitlines()[-1])
+    lines = ["yeast, based_on_probabilities: example F1 and labels predicted per test example", ""]
+    for r in ref:
+        pts = ", ".join(f"({t:.3f}, {p:.3f})" for t, p in r["map"])
+        lines.append(f"mlrl-boomer seed {r['seed']}: example F1 {r['f1']:.3f}, {r['per_example']:.2f} labels per example; label {r['label']} "
+                     f"(in {r['rate']:.2f} of the test examples) predicted for {r['predicted']:.2f}, median calibrated "
+                     f"probability {r['median_p']:.3f}, its map (score, probability): {pts}")
+    for s, f1, per, f1_ref, per_ref in our_side(data_dir):
+        lines.append(f"ours seed {s}: example F1 {f1:.3f}, {per:.2f} labels per example; with mlrl-boomer's map construction "
+                     f"on our hold-out scores: {f1_ref:.3f}, {per_ref:.2f}")
+    with open(out, "w") as fh: fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
