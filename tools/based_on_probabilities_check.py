@@ -66,13 +66,16 @@ def main(data_dir, out):
     ref = json.loads(done.stdout.strip().splitlines()[-1])
     lines = ["yeast, based_on_probabilities: example F1 and labels predicted per test example", ""]
     for r in ref:
-        pts = ", ".join(f"({t:.3f}, {p:.3f})" for t, p in r["map"])
-        lines.append(f"mlrl-boomer seed {r['seed']}: example F1 {r['f1']:.3f}, {r['per_example']:.2f} labels per example; label {r['label']} "
-                     f"(in {r['rate']:.2f} of the test examples) predicted for {r['predicted']:.2f}, median calibrated "
-                     f"probability {r['median_p']:.3f}, its map (score, probability): {pts}")
+        pts = [f"({t:.3f}, {p:.3f})" for t, p in r["map"]]
+        lines += [f"mlrl-boomer, seed {r['seed']}: example F1 {r['f1']:.3f}, {r['per_example']:.2f} labels per example",
+                  f"  label {r['label']}: in {r['rate']:.2f} of the test examples, predicted for {r['predicted']:.2f}, "
+                  f"median calibrated probability {r['median_p']:.3f}",
+                  "  its map (score, probability):",
+                  *("    " + ", ".join(pts[i:i + 6]) for i in range(0, len(pts), 6))]
+    lines.append("")
     for s, f1, per, f1_ref, per_ref in our_side(data_dir):
-        lines.append(f"ours seed {s}: example F1 {f1:.3f}, {per:.2f} labels per example; with mlrl-boomer's map construction "
-                     f"on our hold-out scores: {f1_ref:.3f}, {per_ref:.2f}")
+        lines += [f"ours, seed {s}: example F1 {f1:.3f}, {per:.2f} labels per example",
+                  f"  with mlrl-boomer's map construction on our hold-out scores: {f1_ref:.3f}, {per_ref:.2f}"]
     with open(out, "w") as fh: fh.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -11,9 +11,9 @@ and joint calibration on it, the GFM on the calibrated joint probabilities). Two
   `probability_calibration_isotonic.cpp` of both its `common` and `boosting` parts and `probability_function_chain_rule.cpp`):
   1. `prefix`: an example counts for label vector v when its relevant labels begin with v's, not when they equal them
      (its `areLabelVectorsEqual` stops after v's labels; so the empty vector matches every example);
-  2. `reference maps`: its isotonic construction for the joint maps (the mean per distinct score, pools of equal
+  2. `joint maps`: its isotonic construction for the joint maps (the mean per distinct score, pools of equal
      weight per distinct score, the first score of each pool, linear interpolation with (0, 0) and (1, 1) at the ends);
-  3. the same construction for the marginal maps;
+  3. `marginal maps`: the same construction for the marginal maps;
   4. `unclipped`: the chain rule on the calibrated marginals without keeping them off 0 and 1 (ours clips to
      [1e-12, 1 - 1e-12]), so that a joint probability can be exactly 0, and a GFM whose joint probabilities are not
      all finite and positive predicts the empty vector, as mlrl-boomer's does when its qualities are NaN.
@@ -105,7 +105,7 @@ def emulated(est, Xh, Yh, Xt, steps):
     match = (lambda r, v: r[:len(v)] == v) if "prefix" in steps else (lambda r, v: r == v)
     T = np.array([[float(match(r, v)) for v in vv] for r in rel])
     clip = "unclipped" not in steps
-    jmap = (_RefMaps() if "reference maps" in steps else cal.IsotonicMaps()).fit(_chain(mmap.apply(marg(Xh)), V, clip), T)
+    jmap = (_RefMaps() if "joint maps" in steps else cal.IsotonicMaps()).fit(_chain(mmap.apply(marg(Xh)), V, clip), T)
     J = jmap.apply(_chain(mmap.apply(marg(Xt)), V, clip))
     s = J.sum(1, keepdims=True)
     bad = ~(np.isfinite(s[:, 0]) & (s[:, 0] > 0))
@@ -116,8 +116,8 @@ def emulated(est, Xh, Yh, Xt, steps):
     return P
 
 
-STEPS = [(), ("prefix",), ("reference maps",), ("prefix", "reference maps"), ("prefix", "reference maps", "marginal maps"),
-         ("prefix", "reference maps", "marginal maps", "unclipped")]
+STEPS = [(), ("prefix",), ("joint maps",), ("prefix", "joint maps"), ("prefix", "joint maps", "marginal maps"),
+         ("prefix", "joint maps", "marginal maps", "unclipped")]
 
 
 def our_side(data_dir):
@@ -147,16 +147,17 @@ def main(data_dir, out):
     done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, cwd=root,
                           env=dict(os.environ, PYTHONPATH=root))
     ref = np.array(json.loads(done.stdout.strip().splitlines()[-1]))
-    lines = [f"emotions, gfm_calibrated, seeds {SEEDS.start}-{SEEDS.stop - 1}: means of subset 0/1, Hamming loss, example F1, "
-             "share of test examples predicted without a label", ""]
-    fmt = lambda v: "subset 0/1 %.3f  Hamming %.4f  example F1 %.3f  empty %.3f" % tuple(v)
-    lines.append(f"{'mlrl-boomer 0.15.6':62s} {fmt(ref[:, :4].mean(0))}")
-    lines.append(f"  rows with a calibrated marginal exactly 0 or 1: {ref[:, 4].mean():.3f} of the test set; of its "
-                 f"{int(ref[:, 6].sum())} empty predictions {int(ref[:, 5].sum())} are such rows, and of its "
-                 f"{int(ref[:, 7].sum())} such rows {int(ref[:, 5].sum())} are predicted empty")
+    lines = [f"emotions, gfm_calibrated, seeds {SEEDS.start}-{SEEDS.stop - 1}: means of subset 0/1, Hamming loss, example F1",
+             "and the share of test examples predicted without a label", ""]
+    fmt = lambda v: "%.3f  %.4f  %.3f  %.3f" % tuple(v)
+    lines.append(f"{'':54s} subset  Hamming  F1     empty")
+    lines.append(f"{'mlrl-boomer 0.15.6':54s} {fmt(ref[:, :4].mean(0))}")
+    lines += [f"  test rows with a calibrated marginal of exactly 0 or 1: {ref[:, 4].mean():.3f}; of its {int(ref[:, 6].sum())} empty",
+              f"  predictions {int(ref[:, 5].sum())} are such rows, and of its {int(ref[:, 7].sum())} such rows "
+              f"{int(ref[:, 5].sum())} are predicted empty"]
     for steps, v in our_side(data_dir).items():
         name = "ours" if not steps else "ours + " + " + ".join(steps)
-        lines.append(f"{name:62s} {fmt(np.mean(v, 0))}")
+        lines.append(f"{name:54s} {fmt(np.mean(v, 0))}")
     with open(out, "w") as fh: fh.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
