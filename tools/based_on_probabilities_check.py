@@ -8,9 +8,7 @@ example F1 and labels predicted per example (its own interpreter), with, for the
 relative to how often the label occurs, that label's calibration map; then ours, and ours with mlrl-boomer's map
 construction emulated on our own hold-out scores (`gfm_calibrated_check._RefMaps`).
 """
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -41,29 +39,17 @@ def reference_side(data_dir):
 
 
 def our_side(data_dir):
-    import mlc_lit.calibration as cal
-    X, Y, Xt, Yt, _ = load_split("yeast", data_dir, exact_names=True)
-    real, seen, out = cal.fit_calibration, [], []
-    cal.fit_calibration = lambda est, Xc, Yc: (seen.append((Xc, Yc)), real(est, Xc, Yc))
-    for s in SEEDS:
-        seen.clear()
-        est = bo.make("mlc_lit", "based_on_probabilities", s).fit(X, Y)
-        (Xh, Yh), = seen
+    out = []
+    for s, est, Xh, Yh, Xt, Yt in g.holdout_fits("yeast", "based_on_probabilities", data_dir, SEEDS):
         marg = lambda A: est._marginals(est._decision_function(A))
         M = g._RefMaps().fit(marg(Xh), np.asarray(Yh, float)).apply(marg(Xt))
         P0 = g._dense(est.predict(Xt))
         out.append((s, example_f1(Yt, P0), P0.sum(1).mean(), example_f1(Yt, (M > 0.5).astype(int)), (M > 0.5).sum(1).mean()))
-    cal.fit_calibration = real
     return out
 
 
 def main(data_dir, out):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = ("import json, sys; sys.path.insert(0, 'tools'); import based_on_probabilities_check as b; "
-            f"print(json.dumps(b.reference_side({os.path.abspath(data_dir)!r})))")
-    done = subprocess.run([bo.reference_python(), "-c", code], capture_output=True, text=True, check=True, cwd=root,
-                          env=dict(os.environ, PYTHONPATH=root))
-    ref = json.loads(done.stdout.strip().splitlines()[-1])
+    ref = g.reference_rows("based_on_probabilities_check", data_dir)
     lines = ["yeast, based_on_probabilities: example F1 and labels predicted per test example", ""]
     for r in ref:
         pts = [f"({t:.3f}, {p:.3f})" for t, p in r["map"]]

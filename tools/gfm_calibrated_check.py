@@ -106,11 +106,12 @@ def emulated(est, Xh, Yh, Xt, steps):
     T = np.array([[float(match(r, v)) for v in vv] for r in rel])
     clip = "unclipped" not in steps
     jmap = (_RefMaps() if "joint maps" in steps else cal.IsotonicMaps()).fit(_chain(mmap.apply(marg(Xh)), V, clip), T)
-    J = jmap.apply(_chain(mmap.apply(marg(Xt)), V, clip))
+    Mt = mmap.apply(marg(Xt))
+    J = jmap.apply(_chain(Mt, V, clip))
     s = J.sum(1, keepdims=True)
     bad = ~(np.isfinite(s[:, 0]) & (s[:, 0] > 0))
     Q = np.divide(J, s, out=np.zeros_like(J), where=~bad[:, None])
-    if clip: Q[bad] = cal.normalized_joint(np.log(np.clip(_chain(mmap.apply(marg(Xt)), V, True), 1e-300, None)))[bad]
+    if clip: Q[bad] = cal.normalized_joint(np.log(np.clip(_chain(Mt, V, True), 1e-300, None)))[bad]
     P = cal.gfm_predict(Q, V)
     if not clip: P[bad] = 0                          # mlrl-boomer's GFM keeps the empty vector when its qualities are NaN
     return P
@@ -120,33 +121,45 @@ STEPS = [(), ("prefix",), ("joint maps",), ("prefix", "joint maps"), ("prefix", 
          ("prefix", "joint maps", "marginal maps", "unclipped")]
 
 
-def our_side(data_dir):
+def holdout_fits(name, config, data_dir, seeds):
+    """Per seed, (seed, fitted model, its hold-out X and Y, test X and Y) of our `config` on `name`: the hold-out set is
+    the one the fit calibrated on, recorded from its call of `fit_calibration`."""
     import mlc_lit.calibration as cal
-    X, Y, Xt, Yt, _ = load_split("emotions", data_dir, exact_names=True)
-    rows, real, seen = {steps: [] for steps in STEPS}, cal.fit_calibration, []
-    def recording(est, Xc, Yc):                      # the fit calibrates on its hold-out set: keep it
-        seen.append((Xc, Yc)); real(est, Xc, Yc)
+    X, Y, Xt, Yt, _ = load_split(name, data_dir, exact_names=True)
+    real, seen = cal.fit_calibration, []
+    def recording(est, Xc, Yc): seen.append((Xc, Yc)); real(est, Xc, Yc)
     cal.fit_calibration = recording
-    for s in SEEDS:
-        seen.clear()
-        est = bo.make("mlc_lit", "gfm_calibrated", s).fit(X, Y)
-        (Xh, Yh), = seen
+    try:
+        for s in seeds:
+            seen.clear()
+            est = bo.make("mlc_lit", config, s).fit(X, Y)
+            (Xh, Yh), = seen
+            yield s, est, Xh, Yh, Xt, Yt
+    finally: cal.fit_calibration = real
+
+
+def reference_rows(module, data_dir):
+    "`<module>.reference_side(data_dir)` (a tool in this folder) run in mlrl-boomer's interpreter: its JSON answer."
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = (f"import json, sys; sys.path.insert(0, 'tools'); import {module} as m; "
+            f"print(json.dumps(m.reference_side({os.path.abspath(data_dir)!r})))")
+    done = subprocess.run([bo.reference_python(), "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                          env=dict(os.environ, PYTHONPATH=root))
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def our_side(data_dir):
+    rows = {steps: [] for steps in STEPS}
+    for _, est, Xh, Yh, Xt, Yt in holdout_fits("emotions", "gfm_calibrated", data_dir, SEEDS):
         base = _dense(est.predict(Xt))
         for steps in STEPS:
             P = base if not steps else emulated(est, Xh, Yh, Xt, steps)
             rows[steps].append(_losses(Yt, P))
-    cal.fit_calibration = real
     return rows
 
 
 def main(data_dir, out):
-    python = bo.reference_python()
-    code = ("import json, sys; sys.path.insert(0, 'tools'); import gfm_calibrated_check as g; "
-            f"print(json.dumps(g.reference_side({os.path.abspath(data_dir)!r})))")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, cwd=root,
-                          env=dict(os.environ, PYTHONPATH=root))
-    ref = np.array(json.loads(done.stdout.strip().splitlines()[-1]))
+    ref = np.array(reference_rows("gfm_calibrated_check", data_dir))
     lines = [f"emotions, gfm_calibrated, seeds {SEEDS.start}-{SEEDS.stop - 1}: means of subset 0/1, Hamming loss, example F1",
              "and the share of test examples predicted without a label", ""]
     fmt = lambda v: "%.3f  %.4f  %.3f  %.3f" % tuple(v)
