@@ -16,8 +16,6 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gfm_calibrated_check as g  # noqa: E402
 
-from mlc_lit.bench import boomer_options as bo  # noqa: E402
-from mlc_lit.bench import load_split  # noqa: E402
 from mlc_lit.metrics import example_f1  # noqa: E402
 
 SEEDS = (1, 2, 3)
@@ -25,11 +23,8 @@ SEEDS = (1, 2, 3)
 
 def reference_side(data_dir):
     "Run in mlrl-boomer's interpreter: per seed, F1, labels per example, and the most under-predicted label's map."
-    X, Y, Xt, Yt, _ = load_split("yeast", data_dir, exact_names=True)
     out = []
-    for s in SEEDS:
-        clf = bo.make("mlrl-boomer", "based_on_probabilities", s).fit(X, Y)
-        P, M = g._dense(clf.predict(Xt)), np.asarray(clf.predict_proba(Xt))
+    for s, clf, P, M, Yt in g.reference_fits("yeast", "based_on_probabilities", data_dir, SEEDS):
         bins = {}
         clf.marginal_probability_calibration_model_.visit(type("V", (), {"visit_bin": lambda self, i, t, p: bins.setdefault(i, []).append((t, p))})())
         k = int(np.argmin(P.mean(0) - Yt.mean(0)))

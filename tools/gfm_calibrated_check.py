@@ -39,13 +39,18 @@ def _dense(A): return np.asarray(A.toarray() if hasattr(A, "toarray") else A)
 def _losses(Yt, P): return [subset_zero_one_loss(Yt, P), hamming_loss(Yt, P), example_f1(Yt, P), float((P.sum(1) == 0).mean())]
 
 
+def reference_fits(name, config, data_dir, seeds):
+    "In mlrl-boomer's interpreter: per seed, (seed, fitted reference model, test predictions, test probabilities, test Y)."
+    X, Y, Xt, Yt, _ = load_split(name, data_dir, exact_names=True)
+    for s in seeds:
+        clf = bo.make("mlrl-boomer", config, s).fit(X, Y)
+        yield s, clf, _dense(clf.predict(Xt)), np.asarray(clf.predict_proba(Xt)), Yt
+
+
 def reference_side(data_dir):
     "Run in mlrl-boomer's interpreter: per seed, the losses, empty share and the rows with a marginal of exactly 0 or 1."
-    X, Y, Xt, Yt, _ = load_split("emotions", data_dir, exact_names=True)
     out = []
-    for s in SEEDS:
-        clf = bo.make("mlrl-boomer", "gfm_calibrated", s).fit(X, Y)
-        P, M = _dense(clf.predict(Xt)), np.asarray(clf.predict_proba(Xt))
+    for _, _, P, M, Yt in reference_fits("emotions", "gfm_calibrated", data_dir, SEEDS):
         empty, extreme = P.sum(1) == 0, ((M == 0) | (M == 1)).any(1)
         out.append(_losses(Yt, P) + [float(extreme.mean()), int((empty & extreme).sum()), int(empty.sum()), int(extreme.sum())])
     return out
