@@ -907,23 +907,27 @@ def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
         else: _quality(sums, mode, K, label, l2, head, work)   # the same compiled code as the search's
         for k in range(K): head[k] *= shrinkage
 
-def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats):
+def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
     """Step 7: add `head` to the scores of the examples `rows[:m]` and recompute their statistics (loss `LOSS`): all
     labels, or with `n_entries` > 0 only those entries (`label` if a single label, else `cols[:n_entries]`), each as two
-    numbers or its row on one-entry slices."""
+    numbers or its row on one-entry slices. Marks in `dirty` the statistics columns it changed (its last entry: all of
+    them), whose sums the next rule computes again (`_rule_start`)."""
     K = S.shape[1]
     single = HEAD_MODE == 1 or HEAD_MODE == 3
+    for c in range(n_entries):                       # entry by entry: one place decides which entries change
+        l = label if n_entries == 1 and single else cols[c]
+        dirty[l] = 1; dirty[K + l] = 1
+        for r in range(m):
+            i = rows[r]
+            S[i, l] += head[l]
+            if LOSS == 0 or LOSS == 4:
+                g1, h1 = _label_wise_stats(LOSS, float(Y[i, l]), S[i, l])
+                stats[i, l] = g1; stats[i, K + l] = h1
+            else: _loss_row(LOSS, Y[i, l:l + 1], S[i, l:l + 1], stats[i, l:l + 1], stats[i, K + l:K + l + 1])
+    if n_entries > 0: return
+    dirty[-1] = 1
     for r in range(m):
         i = rows[r]
-        if n_entries > 0:
-            for c in range(n_entries):
-                l = label if n_entries == 1 and single else cols[c]
-                S[i, l] += head[l]
-                if LOSS == 0 or LOSS == 4:
-                    g1, h1 = _label_wise_stats(LOSS, float(Y[i, l]), S[i, l])
-                    stats[i, l] = g1; stats[i, K + l] = h1
-                else: _loss_row(LOSS, Y[i, l:l + 1], S[i, l:l + 1], stats[i, l:l + 1], stats[i, K + l:K + l + 1])
-            continue
         if single: S[i, label] += head[label]
         else:
             for k in range(K): S[i, k] += head[k]
@@ -954,12 +958,7 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
     _rule_head(tmp_full, total, at, cols, shrinkage, scores, work[0], head)
     label_wise = loss == 0 or loss == 2 or loss == 4  # 7. the update; a label-wise loss: only the head's labels change
     n_entries = 1 if single and HEAD_MODE == 1 and label_wise else (kf if OPTS and sub == 1 and not single and label_wise else 0)
-    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats)
-    dirty = ws[18]                                   # the columns it changed, for the next rule's sums (`_rule_start`)
-    if n_entries == 0: dirty[-1] = 1
-    for c in range(n_entries):
-        l = label if n_entries == 1 and single else cols[c]
-        dirty[l] = 1; dirty[K + l] = 1
+    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws[18])   # ws[18]: `dirty`
     if OPTS and sub == 1 and not single:             # the rule's outputs, for the caller
         for c in range(kf): osel[c] = cols[c]
         osel[K] = kf; label = -3
