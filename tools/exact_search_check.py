@@ -172,9 +172,8 @@ def _our_rules(X, Y, max_rules):
     return out
 
 
-def whole_lines(data_dir, ref_rules, shown=6):
+def whole_lines(X, Y, ref_rules, shown=6):
     "Part 0: both libraries' first rules on medical with every feature searched, and how far their heads are apart."
-    X, Y, _, _, _ = load_split("medical", data_dir, exact_names=True)
     ours, Xd = _our_rules(X, Y, WHOLE_RULES), _dense(X)
     cover = lambda body: int(np.all([(Xd[:, f] <= t) if op == "<=" else (Xd[:, f] > t) for f, op, t in body], axis=0).sum()) \
         if body else Xd.shape[0]
@@ -190,10 +189,9 @@ def whole_lines(data_dir, ref_rules, shown=6):
                     f"  training examples: {Xd.shape[0]}", ""]
 
 
-def restricted_side(data_dir, ref_subsets):
+def restricted_side(X, Y, ref_subsets):
     """Per feature subset: whether ours reproduces the reference; whether the slow BOOMER as written, then with the
     missing example, reproduces the reference and ours; the reference's conditions per rule."""
-    X, Y, _, _, _ = load_split("medical", data_dir, exact_names=True)
     out = []
     for feats, ref in zip(_subsets(X.shape[1]), ref_subsets):
         ref_heads = [h for _, h in ref]
@@ -208,9 +206,17 @@ def restricted_side(data_dir, ref_subsets):
     return out
 
 
+_MEDICAL = None                                          # a pool worker's copy of the split, loaded once per worker
+
+
+def _load_medical(data_dir):
+    global _MEDICAL
+    _MEDICAL = load_split("medical", data_dir, exact_names=True)[:4]
+
+
 def _sampled_fit(args):
-    data_dir, missing_one, seed = args
-    X, Y, Xt, Yt, _ = load_split("medical", data_dir, exact_names=True)
+    missing_one, seed = args
+    X, Y, Xt, Yt = _MEDICAL
     slow = SlowBoomer(X, Y, missing_one).fit(seed, RULES - 1)             # max_rules counts the default rule
     present = sum(p for body, _ in slow.rules_ for _, p in body)
     return example_f1(_dense(Yt), slow.predict(Xt)), np.mean([len(b) for b, _ in slow.rules_]), present
@@ -218,8 +224,8 @@ def _sampled_fit(args):
 
 def sampled_side(data_dir, workers=2):
     "Per variant (False: the search as written, True: with the missing example): per seed (F1, conditions/rule, '>')."
-    jobs = [(data_dir, m, s) for m in (False, True) for s in SEEDS]
-    with ProcessPoolExecutor(workers) as pool: res = list(pool.map(_sampled_fit, jobs))   # each job seeded: any order
+    jobs = [(m, s) for m in (False, True) for s in SEEDS]
+    with ProcessPoolExecutor(workers, initializer=_load_medical, initargs=(data_dir,)) as pool: res = list(pool.map(_sampled_fit, jobs))   # each job seeded: any order
     return {m: res[i * len(SEEDS):(i + 1) * len(SEEDS)] for i, m in enumerate((False, True))}
 
 
@@ -231,12 +237,13 @@ def _library_runs(path="bench_results/boomer_options_small_gaps_seeds.csv"):
 
 def main(data_dir, out):
     ref = reference_rows("exact_search_check", data_dir)
-    lines = whole_lines(data_dir, ref["whole"]) + ["1. One feature, one rule, no default rule (logistic loss, single label):",
+    X, Y, _, _, _ = load_split("medical", data_dir, exact_names=True)
+    lines = whole_lines(X, Y, ref["whole"]) + ["1. One feature, one rule, no default rule (logistic loss, single label):",
                                          "   what mlrl-boomer 0.15.6 picks", ""]
     for (name, _, _, best), body in zip(TOYS, ref["toys"]):
         got = " and ".join(f"x {op} {t:g}" for _, op, t in body)
         lines.append(f"  {name:36s} best {best:10s} mlrl-boomer: {got}")
-    rows = np.array(restricted_side(data_dir, ref["subsets"]), dtype=float)
+    rows = np.array(restricted_side(X, Y, ref["subsets"]), dtype=float)
     lines += ["", f"2. medical restricted to {SUBSETS} random sets of {SUBSET_SIZE} features, all searched, {SUBSET_RULES} rules",
               "   (heads equal to 1e-4):",
               f"  ours reproduces mlrl-boomer's rules on {int(rows[:, 0].sum())} of {SUBSETS} sets",
