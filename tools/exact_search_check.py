@@ -10,15 +10,19 @@ adding each example to the statistics of the examples passed so far. The downwar
 covered example at the lowest position of the values >= 0 is never added. So a split just above that value is never
 tried when one example holds it, and a sparse feature's "present" statistics (value > 0.5 for a word) miss one example
 whenever two or more covered examples have the feature, while the rule's condition, applied afterwards, covers the
-right examples: the head and quality are those of another set of examples than the rule covers. Four parts:
+right examples: the head and quality are those of another set of examples than the rule covers. Given a dense array,
+it stores the zeros too, and the example left out is then a lowest-valued one, which matters only where a single
+covered example holds a feature's lowest value (for a 0/1 word, where every covered example but one has it).
+Four parts:
 
 0. medical, every feature searched, 20 rules: both libraries' rules side by side (the stuck fit both learn);
 1. toy problems, one feature, where the best rule excludes exactly one example (mlrl-boomer only);
 2. medical restricted to 30 random sets of 11 features, every feature searched (no sampling), 60 rules: mlrl-boomer,
    ours, and a slow Python BOOMER written out here, with and without that missing example: which reproduce whose rules;
-3. the suite's configuration (log2 feature sampling per refinement), seeds 1-20, 1000 rules: the slow BOOMER with and
-   without the missing example, against the committed twenty-seed runs of both libraries
-   (`bench_results/boomer_options_small_gaps_seeds.csv`).
+   and whether mlrl-boomer given the same features as a dense array reproduces ours;
+3. the suite's configuration (log2 feature sampling per refinement), seeds 1-20, 1000 rules: mlrl-boomer given dense
+   arrays, and the slow BOOMER with and without the missing example, against the committed twenty-seed runs of both
+   libraries (`bench_results/boomer_options_small_gaps_seeds.csv`).
 The slow BOOMER is throw-away code for this check (medical's features are 0/1, which it assumes); the library keeps
 its exact search.
 """
@@ -29,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
+from mlc_lit.bench import boomer_options as bo
 from mlc_lit.bench import load_split, read_rows, write_rows
 from mlc_lit.metrics import example_f1
 from gfm_calibrated_check import _dense, reference_rows
@@ -36,6 +41,7 @@ from gfm_calibrated_check import _dense, reference_rows
 SUBSETS, SUBSET_SIZE, SUBSET_RULES, WHOLE_RULES = 30, 11, 60, 20
 SEEDS, RULES, ESCAPED = range(1, 21), 1000, 0.25       # a fit "escapes" when its test example F1 exceeds 0.25
 SHRINKAGE, L2 = 0.3, 1.0
+LOSSES = ("subset01", "hamming", "example_f1")
 TOYS = [("x = 1..20, y = 0 only at x = 1", np.arange(1, 21), np.arange(1, 21) >= 2, "x > 1.5"),
         ("x = 0..19, y = 0 only at x = 0", np.arange(0, 20), np.arange(0, 20) >= 1, "x > 0.5"),
         ("x = -10..9, y = 0 only at x = -10", np.arange(-10, 10), np.arange(-10, 10) >= -9, "x > -9.5"),
@@ -82,9 +88,13 @@ def reference_side(data_dir):
         clf = _reference(X, np.asarray(y, np.uint8)[:, None], loss="logistic-decomposable", head_type="single",
                          max_rules=1, default_rule="false", shrinkage=1.0)
         toys.append(_conditions(clf.model_)[0][0])
-    X, Y, _, _, _ = load_split("medical", data_dir, exact_names=True)
-    subsets = [_conditions(_reference(X[:, f], Y, max_rules=SUBSET_RULES).model_) for f in _subsets(X.shape[1])]
-    return dict(toys=toys, subsets=subsets, whole=_conditions(_reference(X, Y, max_rules=WHOLE_RULES).model_))
+    X, Y, Xt, Yt, _ = load_split("medical", data_dir, exact_names=True)
+    subsets = {fmt: [_conditions(_reference(A[:, f], Y, max_rules=SUBSET_RULES).model_) for f in _subsets(X.shape[1])]
+               for fmt, A in (("csr", X), ("dense", X.toarray()))}
+    dense = [{k: r[k] for k in LOSSES} for r in (bo.fit_one("mlrl-boomer", "squared_error_example_wise", s, X.toarray(), Y,
+                                                            Xt.toarray(), Yt) for s in SEEDS)]
+    return dict(toys=toys, subsets=subsets["csr"], dense_subsets=subsets["dense"], dense=dense,
+                whole=_conditions(_reference(X, Y, max_rules=WHOLE_RULES).model_))
 
 
 class SlowBoomer:
@@ -189,11 +199,12 @@ def whole_lines(X, Y, ref_rules, shown=6):
                     f"  training examples: {Xd.shape[0]}", ""]
 
 
-def restricted_side(X, Y, ref_subsets):
+def restricted_side(X, Y, ref_subsets, dense_subsets):
     """Per feature subset: whether ours reproduces the reference; whether the slow BOOMER as written, then with the
-    missing example, reproduces the reference and ours; the reference's conditions per rule."""
+    missing example, reproduces the reference and ours; the reference's conditions per rule; whether ours reproduces
+    the reference fitted on the same features as a dense array."""
     out = []
-    for feats, ref in zip(_subsets(X.shape[1]), ref_subsets):
+    for feats, ref, dense in zip(_subsets(X.shape[1]), ref_subsets, dense_subsets):
         ref_heads = [h for _, h in ref]
         ours = [h for _, h in _our_rules(X[:, feats], Y, SUBSET_RULES)]
         row = [_same_rules(ours, ref_heads)]
@@ -202,6 +213,7 @@ def restricted_side(X, Y, ref_subsets):
             heads = [slow.default_] + [h for _, h in slow.rules_]
             row += [_same_rules(heads, ref_heads), _same_rules(heads, ours)]
         row.append(sum(len(b) for b, _ in ref[1:]) / (len(ref) - 1))
+        row.append(_same_rules(ours, [h for _, h in dense]))
         out.append(row)
     return out
 
@@ -229,10 +241,10 @@ def sampled_side(data_dir, workers=2):
     return {m: res[i * len(SEEDS):(i + 1) * len(SEEDS)] for i, m in enumerate((False, True))}
 
 
-def _library_runs(path="bench_results/boomer_options_small_gaps_seeds.csv"):
-    "Per side, the committed twenty-seed example F1 of `squared_error_example_wise` on medical."
+def _library_runs(path="bench_results/boomer_options_small_gaps_seeds.csv", measure="example_f1"):
+    "Per side, the committed twenty-seed `measure` of `squared_error_example_wise` on medical."
     rows = [r for r in read_rows(path) if r["dataset"] == "medical" and r["config"] == "squared_error_example_wise"]
-    return {impl: [float(r["example_f1"]) for r in rows if r["impl"] == impl] for impl in ("mlc_lit", "mlrl-boomer")}
+    return {impl: [float(r[measure]) for r in rows if r["impl"] == impl] for impl in ("mlc_lit", "mlrl-boomer")}
 
 
 def main(data_dir, out):
@@ -243,19 +255,23 @@ def main(data_dir, out):
     for (name, _, _, best), body in zip(TOYS, ref["toys"]):
         got = " and ".join(f"x {op} {t:g}" for _, op, t in body)
         lines.append(f"  {name:36s} best {best:10s} mlrl-boomer: {got}")
-    rows = np.array(restricted_side(X, Y, ref["subsets"]), dtype=float)
+    rows = np.array(restricted_side(X, Y, ref["subsets"], ref["dense_subsets"]), dtype=float)
     lines += ["", f"2. medical restricted to {SUBSETS} random sets of {SUBSET_SIZE} features, all searched, {SUBSET_RULES} rules",
               "   (heads equal to 1e-4):",
               f"  ours reproduces mlrl-boomer's rules on {int(rows[:, 0].sum())} of {SUBSETS} sets",
               f"  the slow BOOMER as written reproduces mlrl-boomer's on {int(rows[:, 1].sum())} and ours on {int(rows[:, 2].sum())}",
               f"  the slow BOOMER with mlrl-boomer's missing example reproduces mlrl-boomer's on {int(rows[:, 3].sum())} "
-              f"and ours on {int(rows[:, 4].sum())}", f"  mlrl-boomer's conditions per rule: {rows[:, 5].mean():.3f}"]
+              f"and ours on {int(rows[:, 4].sum())}", f"  mlrl-boomer's conditions per rule: {rows[:, 5].mean():.3f}",
+              f"  mlrl-boomer given the same features as a dense array reproduces ours on {int(rows[:, 6].sum())}"]
     lines += ["", f"3. The suite's configuration on medical, seeds {SEEDS.start}-{SEEDS.stop - 1}, {RULES} rules:",
               f"   test example F1 (mean; fits above {ESCAPED})"]
     show = lambda name, f1: lines.append(f"  {name:44s} {np.mean(f1):.3f}  ({sum(v > ESCAPED for v in f1)} of {len(f1)})")
     lib = _library_runs()
     show("mlrl-boomer 0.15.6 (committed runs)", lib["mlrl-boomer"]); show("ours (committed runs)", lib["mlc_lit"])
-    seeds = []
+    show("mlrl-boomer 0.15.6 given dense arrays", [r["example_f1"] for r in ref["dense"]])
+    d = [np.mean(_library_runs(measure=k)["mlc_lit"]) - np.mean([r[k] for r in ref["dense"]]) for k in LOSSES]
+    lines.append(f"  {'':44s} ours minus it: subset 0/1 {d[0]:+.3f}, Hamming {d[1]:+.4f}, example F1 {d[2]:+.3f}")
+    seeds = [dict(variant="mlrl-boomer on dense input", seed=s, **r) for s, r in zip(SEEDS, ref["dense"])]
     for missing_one, res in sampled_side(data_dir).items():
         seeds += [dict(variant="missing example" if missing_one else "as written", seed=s, example_f1=f1,
                        conditions_per_rule=c, present_conditions=int(p)) for s, (f1, c, p) in zip(SEEDS, res)]
