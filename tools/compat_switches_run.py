@@ -18,6 +18,7 @@ the best quality), `l1_step='mlrl_boomer'` (its L1 step, where `l1` > 0) and
 and enron in `boomer_options_dense_reference.csv` (run 2026-12-03) equal the full run's (2026-11-28) in every
 quality column and rule count, 168 of 168. Quality only: this machine may be busy.
 """
+import os
 import sys
 
 import numpy as np
@@ -111,9 +112,33 @@ def twenty_seeds(data_dir, out):
     return "\n".join(lines)
 
 
+def map_construction(data_dir, seeds=range(1, 21)):
+    """`based_on_probabilities` on emotions: our example F1 with our maps and with mlrl-boomer's map construction
+    emulated on our own hold-out scores (`gfm_calibrated_check._RefMaps`, the yeast section's check), both label rules."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gfm_calibrated_check as g
+    from mlc_lit.metrics import example_f1
+    ours, ref = bo.OPTIONS["based_on_probabilities"]
+    lines = ["", "emotions, based_on_probabilities, seeds 1-20: our example F1 (standard error), labels per test example"]
+    for name, params in (("ours", ours), ("ours, switches", switched(ours))):
+        bo.OPTIONS["_maps"] = (params, ref)
+        f1 = []
+        for _, est, Xh, Yh, Xt, Yt in g.holdout_fits("emotions", "_maps", data_dir, seeds):
+            marg = lambda A: est._marginals(est._decision_function(A))
+            P = {"our maps": g._dense(est.predict(Xt)),
+                 "its construction": (g._RefMaps().fit(marg(Xh), np.asarray(Yh, float)).apply(marg(Xt)) > 0.5).astype(int)}
+            f1.append([(example_f1(Yt, A), A.sum(1).mean()) for A in P.values()])
+        f1 = np.array(f1)                                   # seeds x (our maps, its construction) x (F1, labels)
+        se = f1[:, :, 0].std(0, ddof=1) / np.sqrt(len(f1))
+        lines.append(f"{name:16s}" + "  ".join(f"{k} {f1[:, j, 0].mean():.4f} ({se[j]:.4f}), {f1[:, j, 1].mean():.2f}"
+                                            for j, k in enumerate(P)))
+    bo.OPTIONS.pop("_maps", None)
+    return lines
+
+
 def main(data_dir, out):
     if "--twenty" in sys.argv:
-        text = twenty_seeds(data_dir, out)
+        text = "\n".join([twenty_seeds(data_dir, out), *map_construction(data_dir)])
         with open(out.rsplit(".", 1)[0] + ".txt", "w") as fh: fh.write(text + "\n")
         return print(text)
     full = read_rows(FULL_RUN)
