@@ -45,7 +45,7 @@ OPTIONS = {
     "example_wise_complete": (dict(loss="logistic_example_wise", head="complete"),     # configuration b, over seeds
                               dict(loss="logistic-non-decomposable", head_type="complete",
                                    label_binning="none")),          # its "auto" would bin the labels
-    # rule induction (issue 18): each rule grown on a stratified 66 % sample (both sides' default sample size)
+    # rule induction: each rule grown on a stratified 66 % sample (both sides' default sample size)
     "stratified_output_wise": (dict(instance_sampling="stratified_output_wise"),
                                dict(instance_sampling="stratified-output-wise")),
     "stratified_example_wise": (dict(instance_sampling="stratified_example_wise"),
@@ -65,9 +65,9 @@ OPTIONS = {
     "partial_dynamic": (dict(head="partial_dynamic", single_label="abs_score"), dict(head_type="partial-dynamic")),
     "output_round_robin": (dict(output_sampling="round_robin"), dict(output_sampling="round-robin")),
     "output_without_replacement": (dict(output_sampling="without_replacement"), dict(output_sampling="without-replacement")),
-    # rule induction (issue 18): a top-down beam search of both sides' default width 4
+    # rule induction: a top-down beam search of both sides' default width 4
     "beam_search": (dict(rule_induction="top_down_beam_search"), dict(rule_induction="top-down-beam-search")),
-    # issue 18, losses and L1 (mlc_lit.losses); the example-wise losses with complete heads and no label bins, as above
+    # losses and L1 (mlc_lit.losses); the example-wise losses with complete heads and no label bins, as above
     "squared_hinge_label_wise": (dict(loss="squared_hinge_label_wise"), dict(loss="squared-hinge-decomposable")),
     "squared_hinge_example_wise": (dict(loss="squared_hinge_example_wise", head="complete"),
                                    dict(loss="squared-hinge-non-decomposable", head_type="complete", label_binning="none")),
