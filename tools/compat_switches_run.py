@@ -20,6 +20,7 @@ quality column and rule count, 168 of 168. Quality only: this machine may be bus
 """
 import os
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -39,46 +40,54 @@ def switched(ours: dict) -> dict:
     return p
 
 
+@contextmanager
+def registered(params: dict, ref: dict):
+    "A temporary configuration of `OPTIONS` with our `params` and the reference's `ref` (`make` reads OPTIONS): its name."
+    bo.OPTIONS["_compat"] = (params, ref)
+    try: yield "_compat"
+    finally: bo.OPTIONS.pop("_compat", None)
+
+
+def fit_both(name, config, seeds, X, Y, Xt, Yt, nominal=None):
+    "Rows of ours in `config` on data set `name`, per seed with our defaults and with the switches (`switches`)."
+    ours, ref = bo.OPTIONS[config]
+    with registered(switched(ours), ref) as compat:
+        return [dict(suite="boomer-options", dataset=name, **dict(bo.fit_one("mlc_lit", c, seed, X, Y, Xt, Yt, nominal=nominal),
+                                                                  config=config), switches=on)
+                for seed in seeds for on, c in ((False, config), (True, compat))]
+
+
 def our_rows(data_dir, configs):
-    "Our rows with our defaults and with the switches (`switches`), per data set, configuration and seed."
+    "Our rows with our defaults and with the switches, per data set, configuration and seed."
     rows = []
     for name in bo.DATASETS:
         X, Y, Xt, Yt, meta = load_split(name, data_dir, exact_names=True)
-        nominal = nominal_features(meta)
         for config in configs:
-            ours, ref = bo.OPTIONS[config]
-            bo.OPTIONS["_switched"] = (switched(ours), ref)       # `make` reads its parameters from OPTIONS
-            for seed in SEEDS:
-                for on, name_in_options in ((False, config), (True, "_switched")):
-                    r = bo.fit_one("mlc_lit", name_in_options, seed, X, Y, Xt, Yt, nominal=nominal)
-                    rows.append(dict(suite="boomer-options", dataset=name, **dict(r, config=config), switches=on))
-    bo.OPTIONS.pop("_switched", None)
+            rows += fit_both(name, config, SEEDS, X, Y, Xt, Yt, nominal_features(meta))
     return rows
+
+
+def largest_differences(ours, full, on) -> dict:
+    """{(data set, config): the largest of the three quality differences} of ours with (`on`) or without the switches
+    against the reference rows of `full`, by the suite's `side_by_side` (means over shared seeds; > 0: ours better)."""
+    mine = [r for r in ours if str(r["switches"]) == str(on)]        # (a CSV gives the flag back as text)
+    ref = [r for r in full if r["impl"] == "mlrl-boomer"]
+    return {(d["dataset"], d["config"]): max((-d["d_subset01"], -d["d_hamming"], d["d_example_f1"]), key=abs)
+            for d in bo.side_by_side(mine + ref)}
 
 
 def comparison(ours, full):
     "Per data set: how many configurations are within the band with our defaults and with the switches, and which are not."
-    mean = lambda rows, k: float(np.mean([float(r[k]) for r in rows]))
+    worst = {side: largest_differences(ours, full, on) for side, on in (("defaults", False), ("switches", True))}
     lines = [f"Within ±{TOLERANCE:g} of mlrl-boomer on all three losses (means over seeds {SEEDS[0]}-{SEEDS[-1]}; "
              "> 0: ours better, the largest of the three)"]
     for name in bo.DATASETS:
-        out, counts = [], {"defaults": 0, "switches": 0}
-        configs = list(dict.fromkeys(r["config"] for r in ours if r["dataset"] == name))
-        for config in configs:
-            pick = lambda rows, impl: [r for r in rows if (r["dataset"], r["config"], r["impl"]) == (name, config, impl)
-                                       and r["seed"] in SEEDS]
-            ref = pick(full, "mlrl-boomer")
-            if not ref: continue
-            worst = {}
-            for side, on in (("defaults", False), ("switches", True)):
-                rows = [r for r in pick(ours, "mlc_lit") if r["switches"] == on]
-                d = [mean(ref, "subset01") - mean(rows, "subset01"), mean(ref, "hamming") - mean(rows, "hamming"),
-                     mean(rows, "example_f1") - mean(ref, "example_f1")]
-                worst[side] = max(d, key=abs); counts[side] += abs(worst[side]) <= TOLERANCE
-            if abs(worst["switches"]) > TOLERANCE: out.append(f"{config} {worst['switches']:+.3f} (defaults {worst['defaults']:+.3f})")
-        n = sum(1 for c in configs if any(r["dataset"] == name and r["config"] == c and r["impl"] == "mlrl-boomer" for r in full))
-        lines.append(f"{name}: {counts['defaults']} of {n} with our defaults, {counts['switches']} of {n} with the switches; "
-                     f"outside with the switches: {', '.join(out) or 'none'}")
+        configs = [c for c in dict.fromkeys(r["config"] for r in ours if r["dataset"] == name) if (name, c) in worst["switches"]]
+        counts = {side: sum(abs(w[name, c]) <= TOLERANCE for c in configs) for side, w in worst.items()}
+        out = [f"{c} {worst['switches'][name, c]:+.3f} (defaults {worst['defaults'][name, c]:+.3f})"
+               for c in configs if abs(worst["switches"][name, c]) > TOLERANCE]
+        lines.append(f"{name}: {counts['defaults']} of {len(configs)} with our defaults, {counts['switches']} of "
+                     f"{len(configs)} with the switches; outside with the switches: {', '.join(out) or 'none'}")
     return "\n".join(lines)
 
 
@@ -91,11 +100,7 @@ def twenty_seeds(data_dir, out):
     rows, lines = [], ["Seeds 1-20: mean (standard error); difference: ours with the switches minus the reference"]
     for (name, config), ref_file in TWENTY.items():
         X, Y, Xt, Yt, meta = load_split(name, data_dir, exact_names=True)
-        ours, ref = bo.OPTIONS[config]
-        bo.OPTIONS["_switched"] = (switched(ours), ref)
-        mine = [dict(suite="boomer-options", dataset=name, **dict(bo.fit_one("mlc_lit", c, seed, X, Y, Xt, Yt), config=config),
-                     switches=on) for seed in range(1, 21) for on, c in ((False, config), (True, "_switched"))]
-        bo.OPTIONS.pop("_switched", None)
+        mine = fit_both(name, config, range(1, 21), X, Y, Xt, Yt, nominal_features(meta))
         rows += mine
         theirs = [r for r in read_rows(ref_file) if (r["dataset"], r["config"], r["impl"]) == (name, config, "mlrl-boomer")
                   and r.get("x_format", "csr") == "csr" and r["seed"] <= 20]
@@ -121,9 +126,10 @@ def map_construction(data_dir, seeds=range(1, 21)):
     ours, ref = bo.OPTIONS["based_on_probabilities"]
     lines = ["", "emotions, based_on_probabilities, seeds 1-20: our example F1 (standard error), labels per test example"]
     for name, params in (("ours", ours), ("ours, switches", switched(ours))):
-        bo.OPTIONS["_maps"] = (params, ref)
         f1 = []
-        for _, est, Xh, Yh, Xt, Yt in g.holdout_fits("emotions", "_maps", data_dir, seeds):
+        with registered(params, ref) as compat:
+            fits = list(g.holdout_fits("emotions", compat, data_dir, seeds))
+        for _, est, Xh, Yh, Xt, Yt in fits:
             marg = lambda A: est._marginals(est._decision_function(A))
             P = {"our maps": g._dense(est.predict(Xt)),
                  "its construction": (g._RefMaps().fit(marg(Xh), np.asarray(Yh, float)).apply(marg(Xt)) > 0.5).astype(int)}
@@ -132,20 +138,17 @@ def map_construction(data_dir, seeds=range(1, 21)):
         se = f1[:, :, 0].std(0, ddof=1) / np.sqrt(len(f1))
         lines.append(f"{name:16s}" + "  ".join(f"{k} {f1[:, j, 0].mean():.4f} ({se[j]:.4f}), {f1[:, j, 1].mean():.2f}"
                                             for j, k in enumerate(P)))
-    bo.OPTIONS.pop("_maps", None)
     return lines
 
 
 def main(data_dir, out):
     if "--twenty" in sys.argv:
         text = "\n".join([twenty_seeds(data_dir, out), *map_construction(data_dir)])
-        with open(out.rsplit(".", 1)[0] + ".txt", "w") as fh: fh.write(text + "\n")
-        return print(text)
-    full = read_rows(FULL_RUN)
-    configs = [c for c in dict.fromkeys(r["config"] for r in full) if c != "time_limit_1s"]
-    rows = our_rows(data_dir, configs)
-    write_rows(rows, out)
-    text = comparison(rows, full)
+    else:
+        full = read_rows(FULL_RUN)
+        rows = our_rows(data_dir, [c for c in dict.fromkeys(r["config"] for r in full) if c != "time_limit_1s"])
+        write_rows(rows, out)
+        text = comparison(rows, full)
     with open(out.rsplit(".", 1)[0] + ".txt", "w") as fh: fh.write(text + "\n")
     print(text)
 

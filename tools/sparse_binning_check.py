@@ -16,31 +16,22 @@ import numpy as np
 
 from mlc_lit.bench import boomer_options as bo
 from mlc_lit.bench import load_split
-from gfm_calibrated_check import reference_rows
+from mlc_lit.metrics import example_f1
+from exact_search_check import _conditions
+from gfm_calibrated_check import _dense, reference_rows
 
 DATASETS, SEEDS = ("medical", "enron"), (1, 2, 3)
 CONFIGS = {"exact": "plain", "equal-frequency": "feature_binning_equal_frequency"}
 
 
-def _f1(Y, P):
-    from mlc_lit.metrics import example_f1
-    return example_f1(np.asarray(Y), np.asarray(P.toarray() if hasattr(P, "toarray") else P))
+def _f1(Y, P): return example_f1(np.asarray(Y), _dense(P))
 
 
 def _reference_ops(model):
     "(rules, '<=' conditions, '>' conditions) of a fitted mlrl-boomer model."
-    rules, ops = [0], {"<=": 0, ">": 0}
-    class Visitor:
-        def __getattr__(self, name):
-            def visit(*a):
-                if name in ("visit_empty_body", "visit_conjunctive_body"): rules[0] += 1
-                if name == "visit_conjunctive_body":
-                    for attr, op in (("numerical_leq", "<="), ("numerical_gr", ">")):
-                        idx = getattr(a[0], attr + "_indices")
-                        ops[op] += 0 if idx is None else len(np.asarray(idx))
-            return visit
-    model.visit(Visitor())
-    return rules[0], ops["<="], ops[">"]
+    rules = _conditions(model)
+    ops = [op for conditions, _ in rules for _, op, _ in conditions]
+    return len(rules), ops.count("<="), ops.count(">")
 
 
 def reference_side(data_dir):
