@@ -1,4 +1,5 @@
 """Sphinx configuration for the mlc_lit site; `python docs/build.py` stages the notebooks and calls Sphinx."""
+
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ copyright = "mlc_lit developers"
 release = version = _version
 
 extensions = [
-    "myst_nb",                 # notebooks and Markdown (MyST)
+    "myst_nb",  # notebooks and Markdown (MyST)
     "sphinx-mathjax-offline",  # MathJax copied into _static: math renders without a CDN (the module name has hyphens)
 ]
 source_suffix = {".ipynb": "myst-nb", ".md": "myst-nb"}
@@ -20,9 +21,15 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 # Notebooks are committed with their outputs; the site never executes them.
 nb_execution_mode = "off"
 nb_merge_streams = True
-nb_ipywidgets_js = {}          # no widget JavaScript from a CDN
+nb_ipywidgets_js = {}  # no widget JavaScript from a CDN
 nb_output_stderr = "show"
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]  # attrs_inline: show_doc's [source](...){target=...} links
+myst_enable_extensions = [
+    "dollarmath",
+    "amsmath",
+    "colon_fence",
+    "deflist",
+    "attrs_inline",
+]  # attrs_inline: show_doc's [source](...){target=...} links
 myst_dmath_double_inline = True
 myst_heading_anchors = 4
 suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "misc.highlighting_failure"]

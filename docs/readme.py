@@ -6,6 +6,7 @@ nbconvert's MarkdownExporter. Cells are filtered the way nbdev's docs are: cells
 output, and the `#|` lines themselves never reach the README. The notebook is not executed; its
 committed outputs are used (images go to `README_files/`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,33 +26,44 @@ def _directives(src: str) -> tuple[dict, str]:
     while lines and lines[0].lstrip().startswith("#|"):
         body = lines.pop(0).lstrip()[2:].strip()
         key, sep, value = body.partition(":")
-        if not sep: key, _, value = body.partition(" ")      # nbdev style: `#| export`, `#| default_exp core`
+        if not sep:
+            key, _, value = body.partition(" ")  # nbdev style: `#| export`, `#| default_exp core`
         opts[key.strip()] = value.strip() or True
     return opts, "\n".join(lines)
 
 
 def _callouts_to_github(text: str) -> str:
     "Quarto callouts (`::: {.callout-note}` ... `:::`) as GitHub alerts (`> [!NOTE]`)."
+
     def alert(m):
         body = "\n".join("> " + line if line else ">" for line in m.group(2).strip("\n").splitlines())
         return f"> [!{m.group(1).upper()}]\n{body}"
-    return re.sub(r"^:::\s*\{\.callout-(note|tip|warning|important|caution)[^}]*\}\s*\n(.*?)^:::\s*$", alert, text,
-                  flags=re.M | re.S)
+
+    return re.sub(
+        r"^:::\s*\{\.callout-(note|tip|warning|important|caution)[^}]*\}\s*\n(.*?)^:::\s*$",
+        alert,
+        text,
+        flags=re.M | re.S,
+    )
 
 
 def clean_notebook(nb):
     "Drop hidden/exported cells and `#|` lines, as nbdev does for the docs."
     cells = []
     for cell in nb.cells:
-        if cell.cell_type == "raw": continue
+        if cell.cell_type == "raw":
+            continue
         if cell.cell_type == "code":
             opts, code = _directives(cell.source)
             if any(k in opts for k in ("hide", "export", "exporti", "default_exp")) or opts.get("include") == "false":
                 continue
             cell.source = code
-            if opts.get("echo") == "false": cell.metadata["transient"] = {"remove_source": True}   # output only
-            if opts.get("output") == "false": cell.outputs = []
-            if not code.strip() and not cell.outputs: continue
+            if opts.get("echo") == "false":
+                cell.metadata["transient"] = {"remove_source": True}  # output only
+            if opts.get("output") == "false":
+                cell.outputs = []
+            if not code.strip() and not cell.outputs:
+                continue
         elif cell.cell_type == "markdown":
             cell.source = _callouts_to_github(cell.source)
         cells.append(cell)
@@ -61,7 +73,7 @@ def clean_notebook(nb):
 
 def render(src: Path) -> tuple[str, dict]:
     nb = clean_notebook(nbformat.read(src, as_version=4))
-    if "name" not in nb.metadata.get("language_info", {}):   # nbdev-clean strips it; code fences need it
+    if "name" not in nb.metadata.get("language_info", {}):  # nbdev-clean strips it; code fences need it
         nb.metadata["language_info"] = {"name": nb.metadata.get("kernelspec", {}).get("language", "python")}
     exporter = MarkdownExporter()
     body, resources = exporter.from_notebook_node(nb, resources={"output_files_dir": "README_files"})

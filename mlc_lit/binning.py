@@ -24,11 +24,13 @@ def pack_upper(M: np.ndarray) -> np.ndarray:
     j, i = np.tril_indices(M.shape[0])
     return np.ascontiguousarray(M[i, j], dtype=np.float64)
 
+
 def unpack_upper(v: np.ndarray, n: int) -> np.ndarray:
     "The full symmetric n×n matrix whose packed upper triangle is `v`."
     j, i = np.tril_indices(n)
     M = np.zeros((n, n))
-    M[i, j] = v; M[j, i] = v
+    M[i, j] = v
+    M[j, i] = v
     return M
 
 # %% ../nbs/02_label_binning.ipynb #ffcaec70
@@ -43,9 +45,11 @@ def _criteria(g, H, l2, out):
 @kernel(inline=True)
 def bins_per_sign(n_labels, bin_ratio, min_bins, max_bins):
     "Bins for `n_labels` labels of one sign: max(min(min_bins, n), ceil(bin_ratio·n)), capped by `max_bins` (0: no cap)."
-    if n_labels <= 0: return 0
+    if n_labels <= 0:
+        return 0
     b = max(min(min_bins, n_labels), int(math.ceil(bin_ratio * n_labels)))
-    if max_bins > 0: b = min(b, max_bins)
+    if max_bins > 0:
+        b = min(b, max_bins)
     return b
 
 # %% ../nbs/02_label_binning.ipynb #a06ea7c6
@@ -54,7 +58,8 @@ def _bin_index(c, lo, width, n_bins):
     "Equal-width bin of `c` within [lo, lo + n_bins·width] (eq. 15, 0-based); 0 when the width is 0."
     if width > 0.0:
         q = (c - lo) / width
-        if q < n_bins: return int(q)
+        if q < n_bins:
+            return int(q)
         return n_bins - 1
     return 0
 
@@ -65,49 +70,66 @@ def _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
     n_neg, n_pos = 0, 0
     lo_neg, hi_neg, lo_pos, hi_pos = np.inf, -np.inf, np.inf, -np.inf
     for c in criteria:
-        if c < 0.0: n_neg += 1; lo_neg = min(lo_neg, c); hi_neg = max(hi_neg, c)
-        elif c > 0.0: n_pos += 1; lo_pos = min(lo_pos, c); hi_pos = max(hi_pos, c)
+        if c < 0.0:
+            n_neg += 1
+            lo_neg = min(lo_neg, c)
+            hi_neg = max(hi_neg, c)
+        elif c > 0.0:
+            n_pos += 1
+            lo_pos = min(lo_pos, c)
+            hi_pos = max(hi_pos, c)
     b_neg = bins_per_sign(n_neg, bin_ratio, min_bins, max_bins)
     b_pos = bins_per_sign(n_pos, bin_ratio, min_bins, max_bins)
     w_neg = (hi_neg - lo_neg) / b_neg if b_neg > 0 else 0.0
     w_pos = (hi_pos - lo_pos) / b_pos if b_pos > 0 else 0.0
-    counts[:b_neg + b_pos] = 0
+    counts[: b_neg + b_pos] = 0
     for k in range(criteria.shape[0]):
         c = criteria[k]
-        if c < 0.0: b = _bin_index(c, lo_neg, w_neg, b_neg)
-        elif c > 0.0: b = b_neg + _bin_index(c, lo_pos, w_pos, b_pos)
-        else: b = -1
+        if c < 0.0:
+            b = _bin_index(c, lo_neg, w_neg, b_neg)
+        elif c > 0.0:
+            b = b_neg + _bin_index(c, lo_pos, w_pos, b_pos)
+        else:
+            b = -1
         bin_of[k] = b
-        if b >= 0: counts[b] += 1
+        if b >= 0:
+            counts[b] += 1
     n = 0
-    for b in range(b_neg + b_pos):          # drop empty bins, keep the order
+    for b in range(b_neg + b_pos):  # drop empty bins, keep the order
         remap[b] = n
-        if counts[b] > 0: counts[n] = counts[b]; n += 1
+        if counts[b] > 0:
+            counts[n] = counts[b]
+            n += 1
     for k in range(criteria.shape[0]):
-        if bin_of[k] >= 0: bin_of[k] = remap[bin_of[k]]
+        if bin_of[k] >= 0:
+            bin_of[k] = remap[bin_of[k]]
     return n
 
 # %% ../nbs/02_label_binning.ipynb #eee5f874
-_ROWS_FROM = 10         # labels; more than two bins: entry by entry below this, by rows per bin from here on
+_ROWS_FROM = 10  # labels; more than two bins: entry by entry below this, by rows per bin from here on
+
 
 @kernel(inline=True)
 def _assign_two_bins(g, H, l2, bin_of, masks):
     """`_criteria` and `_assign_bins` when each sign gets one bin (bins_per_sign(K) = 1): c_k < 0 in one bin, c_k > 0
     in the next, an empty bin dropped. Writes `bin_of` and the bins' 0/1 masks (`masks`: 2K); returns (bins, |0|, |1|)."""
     K = g.shape[0]
-    m0, m1 = masks[:K], masks[K:2 * K]
+    m0, m1 = masks[:K], masks[K : 2 * K]
     n_neg, n_pos = 0, 0
     for k in range(K):
         d = H[k + k * (k + 1) // 2] + l2
         c = -g[k] / d if d > 0.0 else 0.0
         neg, pos = int(c < 0.0), int(c > 0.0)
-        bin_of[k] = 2 * pos + neg - 1              # 0, 1 or -1 (no bin), without a branch
+        bin_of[k] = 2 * pos + neg - 1  # 0, 1 or -1 (no bin), without a branch
         m0[k], m1[k] = float(neg), float(pos)
-        n_neg += neg; n_pos += pos
-    if n_neg > 0: return (2 if n_pos > 0 else 1), n_neg, n_pos
-    for k in range(K):                              # positives only: theirs is bin 0
+        n_neg += neg
+        n_pos += pos
+    if n_neg > 0:
+        return (2 if n_pos > 0 else 1), n_neg, n_pos
+    for k in range(K):  # positives only: theirs is bin 0
         m0[k], m1[k] = m1[k], 0.0
-        if bin_of[k] == 1: bin_of[k] = 0
+        if bin_of[k] == 1:
+            bin_of[k] = 0
     return (1 if n_pos > 0 else 0), n_pos, 0
 
 # %% ../nbs/02_label_binning.ipynb #54afec86
@@ -116,57 +138,72 @@ def _aggregate_scratch(n_bins, K):
     "Floats of scratch the aggregation needs: a row of K per bin, or the two masks."
     return max(n_bins, 2) * K
 
+
 @kernel(inline=True)
 def _aggregate_rows(H, bin_of, n_bins, exact, T, H_bin):
     """Off-diagonal terms: column j's rows i < j added to row bin(j) of T (`n_bins`·K scratch), so that
     T[a, i] = Σ h_ij over the j > i in bin a; then T[a, i] goes to h̃_ab for b = bin(i) (twice for b = a, if `exact`)."""
     K = bin_of.shape[0]
-    T = T[:n_bins * K].reshape((n_bins, K))
+    T = T[: n_bins * K].reshape((n_bins, K))
     T[:, :] = 0.0
     for j in range(K):
         q = bin_of[j]
-        if q < 0: continue
+        if q < 0:
+            continue
         t, col = T[q], j * (j + 1) // 2
-        for i in range(j): t[i] += H[col + i]      # contiguous on both sides: vector additions
+        for i in range(j):
+            t[i] += H[col + i]  # contiguous on both sides: vector additions
     for a in range(n_bins):
         t = T[a]
         for i in range(K):
             b = bin_of[i]
-            if b < 0 or (b == a and not exact): continue
+            if b < 0 or (b == a and not exact):
+                continue
             H_bin[packed_index(a, b)] += (2.0 if b == a else 1.0) * t[i]
+
 
 @kernel(inline=True)
 def _aggregate_entrywise(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin):
     "`_aggregate` for short columns: each h_ij added to its place in H̃ after a branch on the bins of i and j."
     g_bin[:n_bins] = 0.0
-    H_bin[:n_bins * (n_bins + 1) // 2] = 0.0
+    H_bin[: n_bins * (n_bins + 1) // 2] = 0.0
     for j in range(g.shape[0]):
         q = bin_of[j]
-        if q < 0: continue
+        if q < 0:
+            continue
         col, qq = j * (j + 1) // 2, q + q * (q + 1) // 2
         g_bin[q] += g[j]
         H_bin[qq] += H[col + j]
         for i in range(j):
             b = bin_of[i]
-            if b < 0: continue
-            if b != q: H_bin[packed_index(b, q)] += H[col + i]
-            elif exact: H_bin[qq] += 2.0 * H[col + i]
-    for b in range(n_bins): H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
+            if b < 0:
+                continue
+            if b != q:
+                H_bin[packed_index(b, q)] += H[col + i]
+            elif exact:
+                H_bin[qq] += 2.0 * H[col + i]
+    for b in range(n_bins):
+        H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
+
 
 @kernel(inline=True)
 def _aggregate(g, H, bin_of, counts, n_bins, l2, exact, acc, g_bin, H_bin):
     """Per-bin gradient and packed Hessian (eqs. 18-19; `exact` adds within-bin cross terms) plus l2·|bin| (eq. 22):
     entry by entry under `_ROWS_FROM` labels, else by rows per bin; `acc`: `_aggregate_scratch(n_bins, K)` floats."""
-    if g.shape[0] < _ROWS_FROM: return _aggregate_entrywise(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin)
+    if g.shape[0] < _ROWS_FROM:
+        return _aggregate_entrywise(g, H, bin_of, counts, n_bins, l2, exact, g_bin, H_bin)
     g_bin[:n_bins] = 0.0
-    H_bin[:n_bins * (n_bins + 1) // 2] = 0.0
+    H_bin[: n_bins * (n_bins + 1) // 2] = 0.0
     _aggregate_rows(H, bin_of, n_bins, exact, acc, H_bin)
     for j in range(g.shape[0]):
         q = bin_of[j]
-        if q < 0: continue
+        if q < 0:
+            continue
         g_bin[q] += g[j]
         H_bin[q + q * (q + 1) // 2] += H[j + j * (j + 1) // 2]
-    for b in range(n_bins): H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
+    for b in range(n_bins):
+        H_bin[b + b * (b + 1) // 2] += l2 * counts[b]
+
 
 @kernel(inline=True)
 def _column_by_two_bins(H, col, j, m0, m1):
@@ -174,25 +211,28 @@ def _column_by_two_bins(H, col, j, m0, m1):
     s0, s1 = 0.0, 0.0
     for i in range(j):
         h = H[col + i]
-        s0 += h * m0[i]; s1 += h * m1[i]
+        s0 += h * m0[i]
+        s1 += h * m1[i]
     return s0, s1
+
 
 @kernel(inline=True)
 def _aggregate_two(g, H, bin_of, exact, masks, g_bin, H_bin):
     """`_aggregate` without l2 for at most two bins, from the masks of `_assign_two_bins`: g̃ (2 floats) and the packed
     2×2 H̃ (3 floats; with one bin only h̃_00 means anything)."""
     K = g.shape[0]
-    m0, m1 = masks[:K], masks[K:2 * K]
+    m0, m1 = masks[:K], masks[K : 2 * K]
     g_bin[0], g_bin[1], H_bin[0], H_bin[2] = 0.0, 0.0, 0.0, 0.0
     h01 = 0.0
     for j in range(K):
         q = bin_of[j]
-        if q < 0: continue
+        if q < 0:
+            continue
         col = j * (j + 1) // 2
         s0, s1 = _column_by_two_bins(H, col, j, m0, m1)
         own, other = (s0, s1) if q == 0 else (s1, s0)
         g_bin[q] += g[j]
-        H_bin[2 * q] += H[col + j] + 2.0 * own if exact else H[col + j]     # h̃_qq at 2q in the packed 2×2
+        H_bin[2 * q] += H[col + j] + 2.0 * own if exact else H[col + j]  # h̃_qq at 2q in the packed 2×2
         h01 += other
     H_bin[1] = h01
 
@@ -201,34 +241,38 @@ def _aggregate_two(g, H, bin_of, exact, masks, g_bin, H_bin):
 def _solve_bins(g, n, bin_of, g_bin, H_bin, U_bin, s_bin, head):
     """Solve the n-bin system (ω|𝓑_b| already on H̃'s diagonal, hence l2 = 0), copy each bin's score to its labels.
     (The arrays one by one: unpacking the tuple `ws` once more made every candidate 5 % slower.)"""
-    m = n * (n + 1) // 2                    # U_bin takes the factor
+    m = n * (n + 1) // 2  # U_bin takes the factor
     quality = _complete_head(g_bin[:n], H_bin[:m], 0.0, s_bin[:n], U_bin[:m])
     for k in range(g.shape[0]):
-        if bin_of[k] >= 0: head[k] = s_bin[bin_of[k]]
+        if bin_of[k] >= 0:
+            head[k] = s_bin[bin_of[k]]
     return quality
+
 
 @kernel(inline=True)
 def _cholesky_two(g, hp, n, l2, s, U):
     """`_complete_head` for n = 1 or 2 unknowns written out: the same operations in the same order, so the same bits,
     in a fraction of the code (a first binned fit compiles 0.8 s less, and evaluates candidates 5-9 % faster)."""
     acc = hp[0] + l2
-    if not acc > 0.0: return _diagonal_head(g[:n], hp[:n * (n + 1) // 2], l2, s[:n])
+    if not acc > 0.0:
+        return _diagonal_head(g[:n], hp[: n * (n + 1) // 2], l2, s[:n])
     U[0] = 1.0 / math.sqrt(acc)
     if n == 1:
         s[0] = -g[0] * U[0]
         p0 = s[0] * U[0]
         s[0] = p0
         return 0.5 * (g[0] * p0)
-    U[1] = hp[1] * U[0]                             # the factor's column 1: u_01, then u_11 from what is left
+    U[1] = hp[1] * U[0]  # the factor's column 1: u_01, then u_11 from what is left
     acc = hp[2] + l2
     acc -= U[1] * U[1]
-    if not acc > 0.0: return _diagonal_head(g[:2], hp[:3], l2, s[:2])
+    if not acc > 0.0:
+        return _diagonal_head(g[:2], hp[:3], l2, s[:2])
     U[2] = 1.0 / math.sqrt(acc)
-    s[0] = -g[0] * U[0]                             # forward: U'z = -g
+    s[0] = -g[0] * U[0]  # forward: U'z = -g
     acc = -g[1]
     acc -= U[1] * s[0]
     s[1] = acc * U[2]
-    p1 = s[1] * U[2]                                # backward: U p = z, column 1, then column 0
+    p1 = s[1] * U[2]  # backward: U p = z, column 1, then column 0
     s[1] = p1
     s[0] -= U[1] * p1
     q = g[1] * p1
@@ -236,6 +280,7 @@ def _cholesky_two(g, hp, n, l2, s, U):
     s[0] = p0
     q += g[0] * p0
     return 0.5 * q
+
 
 @kernel(inline=True)
 def _many_bins_head(g, H, l2, settings, ws, head):
@@ -245,23 +290,29 @@ def _many_bins_head(g, H, l2, settings, ws, head):
     head[:] = 0.0
     _criteria(g, H, l2, criteria)
     n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
-    if n == 0: return 0.0
-    _aggregate(g, H, bin_of, counts, n, l2, exact, U_bin, g_bin, H_bin)     # U_bin: the scratch first, then the factor
+    if n == 0:
+        return 0.0
+    _aggregate(g, H, bin_of, counts, n, l2, exact, U_bin, g_bin, H_bin)  # U_bin: the scratch first, then the factor
     return _solve_bins(g, n, bin_of, g_bin, H_bin, U_bin, s_bin, head)
+
 
 @kernel(inline=True)
 def _two_bins_head(g, H, l2, exact, ws, head):
     "`binned_head` when each sign has one bin (`bins_per_sign(K) == 1`, a workspace of two bins): the masks' path."
     criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
     head[:] = 0.0
-    n, n0, n1 = _assign_two_bins(g, H, l2, bin_of, U_bin)     # U_bin: the masks first, then the factor
-    if n == 0: return 0.0
+    n, n0, n1 = _assign_two_bins(g, H, l2, bin_of, U_bin)  # U_bin: the masks first, then the factor
+    if n == 0:
+        return 0.0
     _aggregate_two(g, H, bin_of, exact, U_bin, g_bin, H_bin)
-    H_bin[0] += l2 * n0; H_bin[2] += l2 * n1
+    H_bin[0] += l2 * n0
+    H_bin[2] += l2 * n1
     q = _cholesky_two(g_bin, H_bin, n, 0.0, s_bin, U_bin)
     for k in range(g.shape[0]):
-        if bin_of[k] >= 0: head[k] = s_bin[bin_of[k]]
+        if bin_of[k] >= 0:
+            head[k] = s_bin[bin_of[k]]
     return q
+
 
 @kernel(inline=True)
 def binned_head(g, H, l2, settings, ws, head):
@@ -279,41 +330,70 @@ def _check_binning(bin_ratio, min_bins, max_bins):
         raise ValueError(f"bin_ratio must be a number in (0, 1], got {bin_ratio!r}.")
     if not (isinstance(min_bins, numbers.Integral) and min_bins >= 1):
         raise ValueError(f"min_bins must be an integer >= 1, got {min_bins!r}.")
-    if max_bins is None: return 0
+    if max_bins is None:
+        return 0
     if not (isinstance(max_bins, numbers.Integral) and max_bins >= min_bins):
         raise ValueError(f"max_bins must be None or an integer >= min_bins ({min_bins}), got {max_bins!r}.")
     return int(max_bins)
+
 
 @kernel(inline=True)
 def _u_size(B, K):
     "Length of `U_bin`: the Cholesky factor (B(B+1)/2), and before it the aggregation's scratch (`_aggregate_scratch`)."
     return max(B * (B + 1) // 2, _aggregate_scratch(B, K))
 
+
 def binning_workspace(n_labels: int, bin_ratio: float = 0.04, min_bins: int = 1, max_bins: int | None = None):
     "Work arrays `(criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin)` for `binned_head` on `n_labels` labels."
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     B = max(1, min(n_labels, 2 * bins_per_sign(n_labels, float(bin_ratio), int(min_bins), cap)))
-    return (np.empty(n_labels), np.empty(n_labels, np.int64), np.empty(B, np.int64), np.empty(B, np.int64),
-            np.empty(B), np.empty(B * (B + 1) // 2), np.empty(_u_size(B, n_labels)), np.empty(B))
+    return (
+        np.empty(n_labels),
+        np.empty(n_labels, np.int64),
+        np.empty(B, np.int64),
+        np.empty(B, np.int64),
+        np.empty(B),
+        np.empty(B * (B + 1) // 2),
+        np.empty(_u_size(B, n_labels)),
+        np.empty(B),
+    )
 
 # %% ../nbs/02_label_binning.ipynb #7a9140f2
-def binned_complete_head(g, H, l2: float = 1.0, *, bin_ratio: float = 0.04, min_bins: int = 1,
-                         max_bins: int | None = None, exact: bool = False):
+def binned_complete_head(
+    g,
+    H,
+    l2: float = 1.0,
+    *,
+    bin_ratio: float = 0.04,
+    min_bins: int = 1,
+    max_bins: int | None = None,
+    exact: bool = False,
+):
     "GBLB head for summed gradients `g` (K,) and packed Hessian `H` (K(K+1)/2,): `(scores, quality, bin_of)`."
-    g = np.ascontiguousarray(g, dtype=np.float64); H = np.ascontiguousarray(H, dtype=np.float64)
+    g = np.ascontiguousarray(g, dtype=np.float64)
+    H = np.ascontiguousarray(H, dtype=np.float64)
     if g.ndim != 1 or H.shape != (g.shape[0] * (g.shape[0] + 1) // 2,):
         raise ValueError(f"expected g of shape (K,) and packed H of shape (K(K+1)/2,), got {g.shape} and {H.shape}.")
-    if not l2 >= 0: raise ValueError(f"l2 must be >= 0, got {l2!r}.")
+    if not l2 >= 0:
+        raise ValueError(f"l2 must be >= 0, got {l2!r}.")
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     ws, head = binning_workspace(g.shape[0], bin_ratio, min_bins, max_bins), np.empty_like(g)
     q = binned_head(g, H, float(l2), (float(bin_ratio), int(min_bins), cap, bool(exact)), ws, head)
     return head, q, ws[1].copy()
 
 # %% ../nbs/02_label_binning.ipynb #67ccf79e
-_HEADER = 5     # bin_ratio, min_bins, max_bins (0: no cap), exact (0/1), B (size of the bin arrays)
+_HEADER = 5  # bin_ratio, min_bins, max_bins (0: no cap), exact (0/1), B (size of the bin arrays)
 
-def binning_rows(n_labels: int, n_rows: int = 1, bin_ratio: float = 0.04, min_bins: int = 1,
-                 max_bins: int | None = None, exact: bool = False, min_size: int = 0) -> np.ndarray:
+
+def binning_rows(
+    n_labels: int,
+    n_rows: int = 1,
+    bin_ratio: float = 0.04,
+    min_bins: int = 1,
+    max_bins: int | None = None,
+    exact: bool = False,
+    min_size: int = 0,
+) -> np.ndarray:
     "`n_rows` float64 work rows for `binned_head_row`, settings in a header; at least `min_size` long."
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     B = max(1, min(n_labels, 2 * bins_per_sign(n_labels, float(bin_ratio), int(min_bins), cap)))
@@ -322,18 +402,27 @@ def binning_rows(n_labels: int, n_rows: int = 1, bin_ratio: float = 0.04, min_bi
     rows[:, :_HEADER] = bin_ratio, min_bins, cap, float(bool(exact)), B
     return rows
 
+
 @kernel(inline=True)
 def row_workspace(row, K):
     "`(settings, ws)` for `binned_head` on K labels, taken out of one row made by `binning_rows`: slices and views, no copy."
     B = int(row[4])
     o = _HEADER
-    criteria = row[o:o + K]; o += K
-    ints = row[o:o + K + 2 * B].view(np.int64); o += K + 2 * B
-    g_bin = row[o:o + B]; o += B
-    H_bin = row[o:o + B * (B + 1) // 2]; o += B * (B + 1) // 2
-    U_bin = row[o:o + _u_size(B, K)]; o += _u_size(B, K)
-    return ((row[0], int(row[1]), int(row[2]), row[3] != 0.0),
-            (criteria, ints[:K], ints[K:K + B], ints[K + B:], g_bin, H_bin, U_bin, row[o:o + B]))
+    criteria = row[o : o + K]
+    o += K
+    ints = row[o : o + K + 2 * B].view(np.int64)
+    o += K + 2 * B
+    g_bin = row[o : o + B]
+    o += B
+    H_bin = row[o : o + B * (B + 1) // 2]
+    o += B * (B + 1) // 2
+    U_bin = row[o : o + _u_size(B, K)]
+    o += _u_size(B, K)
+    return (
+        (row[0], int(row[1]), int(row[2]), row[3] != 0.0),
+        (criteria, ints[:K], ints[K : K + B], ints[K + B :], g_bin, H_bin, U_bin, row[o : o + B]),
+    )
+
 
 @kernel(inline=True)
 def binned_head_row(g, H, l2, row, head):
@@ -344,6 +433,7 @@ def binned_head_row(g, H, l2, row, head):
 # %% ../nbs/02_label_binning.ipynb #fbin0201
 import scipy.sparse as sp
 from typing import NamedTuple
+
 
 def feature_bins(n_examples: int, bin_ratio: float, min_bins: int, max_bins: int | None) -> int:
     "Bins of a numeric feature over `n_examples` examples: ⌈bin_ratio·n⌉, at least min(min_bins, n), at most max_bins."
@@ -357,31 +447,40 @@ def _frequency_cuts(values, counts, per_bin, out):
     "Boundaries of equal-frequency bins over sorted distinct `values` with multiplicities `counts`; returns how many."
     m, cnt = 0, 0
     for j in range(values.shape[0]):
-        if j > 0 and cnt >= per_bin:                 # the bin is full and the value changes: close it
-            out[m] = 0.5 * (values[j - 1] + values[j]); m += 1; cnt = 0
+        if j > 0 and cnt >= per_bin:  # the bin is full and the value changes: close it
+            out[m] = 0.5 * (values[j - 1] + values[j])
+            m += 1
+            cnt = 0
         cnt += counts[j]
     return m
+
 
 def feature_bin_bounds(x: np.ndarray, n_zeros: int, n_bins: int, method: str) -> np.ndarray:
     """Sorted boundaries between the bins of one numeric feature: `x` its non-missing stored values, `n_zeros` more
     values 0 not stored (a sparse column's), `n_bins` the bins asked for; `method` 'equal_width' or 'equal_frequency'."""
     x = np.asarray(x, np.float64)
-    if x.size + n_zeros == 0: return np.empty(0)
+    if x.size + n_zeros == 0:
+        return np.empty(0)
     if method == "equal_width":
         lo, hi = (x.min(), x.max()) if x.size else (0.0, 0.0)
-        if n_zeros: lo, hi = min(lo, 0.0), max(hi, 0.0)
-        if not hi > lo: return np.empty(0)
+        if n_zeros:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        if not hi > lo:
+            return np.empty(0)
         width = (hi - lo) / n_bins
         occupied = np.zeros(n_bins, bool)
         occupied[np.minimum(((x - lo) / width).astype(np.int64), n_bins - 1)] = True
-        if n_zeros: occupied[min(int((0.0 - lo) / width), n_bins - 1)] = True
+        if n_zeros:
+            occupied[min(int((0.0 - lo) / width), n_bins - 1)] = True
         used = np.flatnonzero(occupied)
-        return lo + (used[:-1] + 1) * width          # the upper edge of every occupied bin but the last
+        return lo + (used[:-1] + 1) * width  # the upper edge of every occupied bin but the last
     values, counts = np.unique(x, return_counts=True)
     if n_zeros:
         j = np.searchsorted(values, 0.0)
-        if j < values.size and values[j] == 0.0: counts[j] += n_zeros
-        else: values, counts = np.insert(values, j, 0.0), np.insert(counts, j, n_zeros)
+        if j < values.size and values[j] == 0.0:
+            counts[j] += n_zeros
+        else:
+            values, counts = np.insert(values, j, 0.0), np.insert(counts, j, n_zeros)
     out = np.empty(max(values.size - 1, 0))
     m = _frequency_cuts(values, counts.astype(np.int64), -(-(x.size + n_zeros) // n_bins), out)
     return out[:m]
@@ -393,42 +492,67 @@ def _column_bounds(x, n_zeros, n_bins, equal_width, occupied, vals, cnts, out):
     the non-missing stored values (sorted in place for equal frequency); `occupied` (n_bins), `vals` and `cnts`
     (len(x) + 1 each) are work space."""
     m = x.shape[0]
-    if m + n_zeros == 0: return 0
+    if m + n_zeros == 0:
+        return 0
     if equal_width:
         lo, hi = (x.min(), x.max()) if m > 0 else (0.0, 0.0)
-        if n_zeros > 0: lo, hi = min(lo, 0.0), max(hi, 0.0)
-        if not hi > lo: return 0
+        if n_zeros > 0:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        if not hi > lo:
+            return 0
         width = (hi - lo) / n_bins
         occupied[:n_bins] = False
-        for v in x: occupied[min(int((v - lo) / width), n_bins - 1)] = True
-        if n_zeros > 0: occupied[min(int((0.0 - lo) / width), n_bins - 1)] = True
+        for v in x:
+            occupied[min(int((v - lo) / width), n_bins - 1)] = True
+        if n_zeros > 0:
+            occupied[min(int((0.0 - lo) / width), n_bins - 1)] = True
         last, k = -1, 0
-        for b in range(n_bins):                       # every occupied bin's upper edge but the last one's
+        for b in range(n_bins):  # every occupied bin's upper edge but the last one's
             if occupied[b]:
-                if last >= 0: out[k] = lo + (last + 1) * width; k += 1
+                if last >= 0:
+                    out[k] = lo + (last + 1) * width
+                    k += 1
                 last = b
         return k
     x.sort()
     d, zero_done = 0, n_zeros == 0
-    for j in range(m):                                # distinct values and counts, the zeros merged in at their place
+    for j in range(m):  # distinct values and counts, the zeros merged in at their place
         v = x[j]
         if not zero_done and v >= 0.0:
-            if v != 0.0: vals[d] = 0.0; cnts[d] = 0; d += 1
+            if v != 0.0:
+                vals[d] = 0.0
+                cnts[d] = 0
+                d += 1
             else:
-                if d == 0 or vals[d - 1] != 0.0: vals[d] = 0.0; cnts[d] = 0; d += 1
-            cnts[d - 1] += n_zeros; zero_done = True
-            if v == 0.0: cnts[d - 1] += 1; continue
-        if d > 0 and vals[d - 1] == v: cnts[d - 1] += 1
-        else: vals[d] = v; cnts[d] = 1; d += 1
-    if not zero_done: vals[d] = 0.0; cnts[d] = n_zeros; d += 1
+                if d == 0 or vals[d - 1] != 0.0:
+                    vals[d] = 0.0
+                    cnts[d] = 0
+                    d += 1
+            cnts[d - 1] += n_zeros
+            zero_done = True
+            if v == 0.0:
+                cnts[d - 1] += 1
+                continue
+        if d > 0 and vals[d - 1] == v:
+            cnts[d - 1] += 1
+        else:
+            vals[d] = v
+            cnts[d] = 1
+            d += 1
+    if not zero_done:
+        vals[d] = 0.0
+        cnts[d] = n_zeros
+        d += 1
     return _frequency_cuts(vals[:d], cnts[:d], -(-(m + n_zeros) // n_bins), out)
 
 # %% ../nbs/02_label_binning.ipynb #fbin0205
 class FeatureBins(NamedTuple):
     "Bins of every feature: boundaries of feature f at `bounds[ptr[f]:ptr[f + 1]]`; `zero[f]` the bin of the value 0."
+
     bounds: np.ndarray
     ptr: np.ndarray
     zero: np.ndarray
+
 
 @kernel(fastmath=False)
 def _bin_columns(ptr_in, data, n, n_bins, equal_width, nominal, bounds, ptr, zero):
@@ -437,45 +561,52 @@ def _bin_columns(ptr_in, data, n, n_bins, equal_width, nominal, bounds, ptr, zer
     code, bin(x) − bin(0), in place (NaN stays NaN). Nominal columns are left as they are, without boundaries."""
     F = ptr_in.shape[0] - 1
     longest = 0
-    for f in range(F): longest = max(longest, ptr_in[f + 1] - ptr_in[f])
+    for f in range(F):
+        longest = max(longest, ptr_in[f + 1] - ptr_in[f])
     xs, vals, cnts = np.empty(longest), np.empty(longest + 1), np.empty(longest + 1, np.int64)
     occupied = np.empty(max(n_bins, 1), np.bool_)
     for f in range(F):
         ptr[f + 1] = ptr[f]
-        if nominal[f]: continue
+        if nominal[f]:
+            continue
         a, b = ptr_in[f], ptr_in[f + 1]
         m = 0
         for p in range(a, b):
-            if not np.isnan(data[p]): xs[m] = data[p]; m += 1
-        k = _column_bounds(xs[:m], n - (b - a), n_bins, equal_width, occupied, vals, cnts, bounds[ptr[f]:])
+            if not np.isnan(data[p]):
+                xs[m] = data[p]
+                m += 1
+        k = _column_bounds(xs[:m], n - (b - a), n_bins, equal_width, occupied, vals, cnts, bounds[ptr[f] :])
         ptr[f + 1] = ptr[f] + k
-        bf = bounds[ptr[f]:ptr[f + 1]]
+        bf = bounds[ptr[f] : ptr[f + 1]]
         zero[f] = np.searchsorted(bf, 0.0)
         for p in range(a, b):
-            if not np.isnan(data[p]): data[p] = float(np.searchsorted(bf, data[p])) - zero[f]
+            if not np.isnan(data[p]):
+                data[p] = float(np.searchsorted(bf, data[p])) - zero[f]
 
 # %% ../nbs/02_label_binning.ipynb #2b2c0cfd
-_NUMPY_SORT_FROM = 4096   # stored values per column (mean): from here on, equal frequency sorts each column with numpy
+_NUMPY_SORT_FROM = 4096  # stored values per column (mean): from here on, equal frequency sorts each column with numpy
+
 
 def _bin_columns_numpy(ptr_in, data, n, n_bins, method, nominal):
     "`_bin_columns` one column at a time with `feature_bin_bounds` and numpy's sort and search: (bounds, ptr, zero)."
     F = ptr_in.shape[0] - 1
     bounds, ptr, zero = [], np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
     for f in range(F):
-        col = data[ptr_in[f]:ptr_in[f + 1]]
+        col = data[ptr_in[f] : ptr_in[f + 1]]
         b = np.empty(0)
         if not nominal[f]:
             missing = np.isnan(col)
             b = feature_bin_bounds(col[~missing], n - col.size, n_bins, method)
             zero[f] = np.searchsorted(b, 0.0)
             code = np.searchsorted(b, col).astype(np.float64) - zero[f]
-            code[missing] = np.nan; col[:] = code
-        bounds.append(b); ptr[f + 1] = ptr[f] + b.size
+            code[missing] = np.nan
+            col[:] = code
+        bounds.append(b)
+        ptr[f + 1] = ptr[f] + b.size
     return (np.concatenate(bounds) if bounds else np.empty(0)), ptr, zero
 
 # %% ../nbs/02_label_binning.ipynb #b0f6a0a1
-def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max_bins: int | None = None,
-                 nominal=None):
+def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max_bins: int | None = None, nominal=None):
     """Bin every numeric feature of `X` (dense, or CSR); returns (`FeatureBins`, codes). A value's code is its bin
     minus the bin of 0, so values in the zero's bin get code 0 (and, like zeros, need no sorting); NaN stays NaN.
     Codes are float64 of shape (F, n), one feature per row, for dense `X`, and a CSR matrix like `X` for CSR `X`.
@@ -487,20 +618,26 @@ def bin_features(X, method: str, bin_ratio: float = 0.33, min_bins: int = 2, max
     C = sp.csc_matrix(X, dtype=np.float64, copy=True) if sparse else np.array(np.asarray(X, np.float64).T, order="C")
     ptr_in = C.indptr.astype(np.int64) if sparse else np.arange(F + 1, dtype=np.int64) * n
     data = C.data if sparse else C.reshape(-1)
-    if method == "equal_frequency" and data.size > _NUMPY_SORT_FROM * max(F, 1):   # long columns: numpy sorts faster
+    if method == "equal_frequency" and data.size > _NUMPY_SORT_FROM * max(F, 1):  # long columns: numpy sorts faster
         bounds, ptr, zero = _bin_columns_numpy(ptr_in, data, n, n_bins, method, nominal)
     else:
-        bounds, ptr, zero = np.empty(int(np.minimum(np.diff(ptr_in), max(n_bins - 1, 0)).sum())), np.zeros(F + 1, np.int64), np.zeros(F, np.int64)
+        bounds, ptr, zero = (
+            np.empty(int(np.minimum(np.diff(ptr_in), max(n_bins - 1, 0)).sum())),
+            np.zeros(F + 1, np.int64),
+            np.zeros(F, np.int64),
+        )
         _bin_columns(ptr_in, data, n, n_bins, method == "equal_width", nominal, bounds, ptr, zero)
-    if sparse: C = C.tocsr(); C.eliminate_zeros()
-    return FeatureBins(bounds[:ptr[F]].copy(), ptr, zero), C
+    if sparse:
+        C = C.tocsr()
+        C.eliminate_zeros()
+    return FeatureBins(bounds[: ptr[F]].copy(), ptr, zero), C
 
 # %% ../nbs/02_label_binning.ipynb #393f74c3
 def raw_thresholds(bins: FeatureBins, features, thresholds, ops) -> np.ndarray:
     """The thresholds of conditions found on codes (≤ and > only, on binned features), in the features' own values:
     a code threshold t separates the codes ≤ ⌊t⌋ from the rest, so it becomes the boundary above bin ⌊t⌋ + zero[f]."""
     out, f = np.array(thresholds, np.float64), np.asarray(features, np.int64)
-    on = (np.asarray(ops) <= 1) & (bins.ptr[f + 1] > bins.ptr[f])   # numeric conditions on features with bins
+    on = (np.asarray(ops) <= 1) & (bins.ptr[f + 1] > bins.ptr[f])  # numeric conditions on features with bins
     out[on] = bins.bounds[bins.ptr[f[on]] + np.floor(out[on]).astype(np.int64) + bins.zero[f[on]]]
     return out
 
@@ -512,20 +649,26 @@ def _presort_codes(C, lo, n_codes, ptr, val, row, pos_start, nan_ptr, nan_row):
     p, q = 0, 0
     for f in range(F):
         ptr[f], nan_ptr[f] = p, q
-        start = np.zeros(n_codes[f] + 1, np.int64)      # start[b]: entries with a smaller code than lo + b
+        start = np.zeros(n_codes[f] + 1, np.int64)  # start[b]: entries with a smaller code than lo + b
         for i in range(n):
             c = C[f, i]
-            if c != c: nan_row[q] = i; q += 1
-            elif c != 0.0: start[int(c) - lo[f] + 1] += 1
-        for b in range(n_codes[f]): start[b + 1] += start[b]
-        pos_start[f] = p + start[-lo[f]]                   # after the negative codes (code 0 is never stored)
+            if c != c:
+                nan_row[q] = i
+                q += 1
+            elif c != 0.0:
+                start[int(c) - lo[f] + 1] += 1
+        for b in range(n_codes[f]):
+            start[b + 1] += start[b]
+        pos_start[f] = p + start[-lo[f]]  # after the negative codes (code 0 is never stored)
         for i in range(n):
             c = C[f, i]
             if c == c and c != 0.0:
-                k = p + start[int(c) - lo[f]]; start[int(c) - lo[f]] += 1
+                k = p + start[int(c) - lo[f]]
+                start[int(c) - lo[f]] += 1
                 val[k], row[k] = c, i
         p += start[n_codes[f] - 1] if n_codes[f] > 0 else 0
     ptr[F], nan_ptr[F] = p, q
+
 
 def presort_codes(C, bins: FeatureBins):
     "(ptr, value, row, pos_start, nan_ptr, nan_row) of dense codes `C` (F, n) of `bin_features` without nominal features."

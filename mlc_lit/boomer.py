@@ -22,22 +22,69 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
 from .binning import _check_binning, _many_bins_head, _two_bins_head, bins_per_sign, binning_rows, row_workspace
-from .core import (N_JOBS, InsufficientMemoryError, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, _renamed, borrow, by_constant,
-                          check_memory, clipped_proba, compile_seconds, compiled, int_at_least, kernel, n_threads, numba_threads,
-                          spawn_seeds, specialize)
-from .losses import (HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES,
-                            LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
-                            _complete_head, _decomposable_head, _label_wise_stats, _loss_kernel, _loss_row, _loss_value_row, decomposable_quality,
-                            mean_loss, newton_quality, newton_step, packed_index, packed_layout, single_label_quality)
-from .losses import reg_complete_head, reg_decomposable_head, reg_decomposable_quality, reg_newton_step, reg_single_label_quality
+from mlc_lit.core import (
+    N_JOBS,
+    InsufficientMemoryError,
+    NON_NEGATIVE,
+    POSITIVE,
+    UNIT_INTERVAL,
+    MultiLabelClassifier,
+    _renamed,
+    borrow,
+    by_constant,
+    check_memory,
+    clipped_proba,
+    compile_seconds,
+    compiled,
+    int_at_least,
+    kernel,
+    n_threads,
+    numba_threads,
+    spawn_seeds,
+    specialize,
+)
+from mlc_lit.losses import (
+    HEAD_BINNED,
+    HEAD_COMPLETE,
+    HEAD_DECOMPOSABLE,
+    HEAD_SINGLE,
+    HEAD_SINGLE_PACKED,
+    LOSSES,
+    LOSS_LOGISTIC_EXAMPLE_WISE,
+    LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
+    _complete_head,
+    _decomposable_head,
+    _label_wise_stats,
+    _loss_kernel,
+    _loss_row,
+    _loss_value_row,
+    mean_loss,
+    packed_index,
+    packed_layout,
+)
+from mlc_lit.losses import (
+    reg_complete_head,
+    reg_decomposable_head,
+    reg_decomposable_quality,
+    reg_newton_step,
+    reg_single_label_quality,
+)
 from .losses import _diag_col, _grows, l1_newton_quality, regularised
-
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
 
 # %% ../nbs/01a_boomer.ipynb #d1ef87e4
-LOSS = 0   # the loss code compiled into `_refresh_stats_impl`, `_grow_rule_impl` and `_closest_label_vectors_impl`
+LOSS = 0  # the loss code compiled into `_refresh_stats_impl`, `_grow_rule_impl` and `_closest_label_vectors_impl`
+# The rule search's other compile-time options, each given its own value in every kernel `_grow_rule_kernel` and
+# `_grow_rule_beam_kernel` build (`specialize`); the values here are those of the code as written.
+HEAD_MODE = 0  # the head mode (`_HEAD_MODES`): 0 a complete head of a label-wise loss
+BINNED = False  # True: label binning (paper 2)
+OPTS = False  # True: one of the options that leave the paper's algorithm (sampling, pruning, ...)
+FROZEN_MODE = 0  # which sweep a frozen (presorted) feature takes
+L1 = False  # True: an L1 penalty
+PAIR = False  # `_binned_pass_impl` scoring one head (False) or a pair of heads (True)
+
 
 def _refresh_stats_impl(loss, Y, S, stats, rows):
     K = Y.shape[1]
@@ -45,25 +92,30 @@ def _refresh_stats_impl(loss, Y, S, stats, rows):
         n = rows[r]
         _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
 
+
 def _refresh_stats(loss, Y, S, stats, rows):
     "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
     _loss_kernel(_refresh_stats_impl, loss)(loss, Y, S, stats, rows)
 
 # %% ../nbs/01a_boomer.ipynb #phead02
-HEAD_PARTIAL, HEAD_PARTIAL_PACKED = 5, 6   # partial heads on label-wise sums [g, h] / on example-wise sums [g, packed H]
-HEAD_TWO_BINS = 7                          # kernels only: label bins where each sign has one (`_kernel_head_mode`)
-_N_PARTIAL = 5                             # a partial mode's work row ends with (n_fixed, threshold, exponent, by_abs, root)
+HEAD_PARTIAL, HEAD_PARTIAL_PACKED = 5, 6  # partial heads on label-wise sums [g, h] / on example-wise sums [g, packed H]
+HEAD_TWO_BINS = 7  # kernels only: label bins where each sign has one (`_kernel_head_mode`)
+_N_PARTIAL = 5  # a partial mode's work row ends with (n_fixed, threshold, exponent, by_abs, root)
+
 
 @kernel(inline=True)
 def _criterion(g, d, by_abs):
     "The criterion of one output with gradient sum `g` and regularised Hessian sum `d` = h + ω: |g|/d or ½g²/d (0 if d <= 0)."
-    if not d > 0.0: return 0.0
+    if not d > 0.0:
+        return 0.0
     return abs(g) / d if by_abs else 0.5 * g * g / d
+
 
 @kernel()
 def _output_criteria(v, K, l2, layout, by_abs, crit):
     "crit[k] for the sums `v` = [g, h]; `layout` 0: h is the diagonal (K values), 1 or 2: h is packed (its diagonal is read)."
-    for k in range(K): crit[k] = _criterion(v[k], v[_diag_col(k, K, layout > 0)] + l2, by_abs)
+    for k in range(K):
+        crit[k] = _criterion(v[k], v[_diag_col(k, K, layout > 0)] + l2, by_abs)
 
 # %% ../nbs/01a_boomer.ipynb #bc6582f6
 @kernel()
@@ -73,26 +125,32 @@ def _select_outputs(crit, n_fixed, root, sel):
     K = crit.shape[0]
     if n_fixed > 0:
         n, m = min(n_fixed, K), 0
-        for k in range(K):                           # insert into the top list, kept by criterion, descending
+        for k in range(K):  # insert into the top list, kept by criterion, descending
             c = crit[k]
-            if m == n and not c > crit[int(sel[n - 1])]: continue
+            if m == n and not c > crit[int(sel[n - 1])]:
+                continue
             j = m if m < n else n - 1
             while j > 0 and c > crit[int(sel[j - 1])]:
-                sel[j] = sel[j - 1]; j -= 1
+                sel[j] = sel[j - 1]
+                j -= 1
             sel[j] = k
-            if m < n: m += 1
-        for a in range(1, n):                        # then by index, ascending
+            if m < n:
+                m += 1
+        for a in range(1, n):  # then by index, ascending
             x, j = sel[a], a
             while j > 0 and sel[j - 1] > x:
-                sel[j] = sel[j - 1]; j -= 1
+                sel[j] = sel[j - 1]
+                j -= 1
             sel[j] = x
         return n
     lo, hi = crit[0], crit[0]
-    for k in range(K): lo, hi = min(lo, crit[k]), max(hi, crit[k])
+    for k in range(K):
+        lo, hi = min(lo, crit[k]), max(hi, crit[k])
     n = 0
     for k in range(K):
         if crit[k] - lo >= root * (hi - lo):
-            sel[n] = k; n += 1
+            sel[n] = k
+            n += 1
     return n
 
 # %% ../nbs/01a_boomer.ipynb #phead05
@@ -100,43 +158,55 @@ def _select_outputs(crit, n_fixed, root, sel):
 def _partial_select(v, K, l2, layout, work):
     "(n, sel): the outputs the partial head of sums `v` predicts, by the parameters at the end of `work` (see above)."
     W = work.shape[0]
-    crit, sel = work[W - _N_PARTIAL - 2 * K:W - _N_PARTIAL - K], work[W - _N_PARTIAL - K:W - _N_PARTIAL]
+    crit, sel = work[W - _N_PARTIAL - 2 * K : W - _N_PARTIAL - K], work[W - _N_PARTIAL - K : W - _N_PARTIAL]
     _output_criteria(v, K, l2, layout, work[W - 2] != 0.0, crit)
     return _select_outputs(crit, int(work[W - 5]), work[W - 1], sel), sel
+
 
 def _quality_partial(v, mode, K, label, l2, scores, work):
     """Partial head of label-wise sums [g, h]: the chosen outputs' Newton qualities, summed in index order as the complete
     head of those outputs sums them (`decomposable_quality`). Per candidate, so the outputs are not listed: a first pass
     keeps the criteria (and the fixed head's top list, values only), a second sums the outputs that make the cut."""
-    W = work.shape[0]; c0 = W - _N_PARTIAL - 3 * K; t0 = c0 + 2 * K   # K criteria, K unused, top list of <= K
+    W = work.shape[0]
+    c0 = W - _N_PARTIAL - 3 * K
+    t0 = c0 + 2 * K  # K criteria, K unused, top list of <= K
     n_fixed, by_abs, root = int(work[W - 5]), work[W - 2] != 0.0, work[W - 1]
     n, m, lo, hi = min(n_fixed, K), 0, math.inf, -math.inf
     for k in range(K):
         c = _criterion(v[k], v[K + k] + l2, by_abs)
         work[c0 + k] = c
         if n_fixed == 0:
-            lo, hi = min(lo, c), max(hi, c); continue
-        if m == n and not c > work[t0 + n - 1]: continue
+            lo, hi = min(lo, c), max(hi, c)
+            continue
+        if m == n and not c > work[t0 + n - 1]:
+            continue
         j = m if m < n else n - 1
         while j > 0 and c > work[t0 + j - 1]:
-            work[t0 + j] = work[t0 + j - 1]; j -= 1
+            work[t0 + j] = work[t0 + j - 1]
+            j -= 1
         work[t0 + j] = c
-        if m < n: m += 1
+        if m < n:
+            m += 1
     cut, ties = 0.0, 0
-    if n_fixed > 0:                                  # all above the n-th largest, and the first of those equal to it
+    if n_fixed > 0:  # all above the n-th largest, and the first of those equal to it
         cut = work[t0 + n - 1]
         for j in range(n):
-            if not work[t0 + j] > cut: ties += 1
+            if not work[t0 + j] > cut:
+                ties += 1
     q = 0.0
     for k in range(K):
         c = work[c0 + k]
         if n_fixed > 0:
             if not c > cut:
-                if c == cut and ties > 0: ties -= 1
-                else: continue
-        elif not c - lo >= root * (hi - lo): continue
+                if c == cut and ties > 0:
+                    ties -= 1
+                else:
+                    continue
+        elif not c - lo >= root * (hi - lo):
+            continue
         d = v[K + k] + l2
-        if d > 0.0: q -= 0.5 * v[k] * v[k] / d
+        if d > 0.0:
+            q -= 0.5 * v[k] * v[k] / d
     return q, label
 
 # %% ../nbs/01a_boomer.ipynb #e1fba87c
@@ -144,11 +214,14 @@ def _quality_partial_packed(v, mode, K, label, l2, scores, work):
     "Partial head of example-wise sums [g, packed H]: the Cholesky solve on the chosen outputs (work: [P | K | P | ...])."
     n, sel = _partial_select(v, K, l2, 1, work)
     P = K * (K + 1) // 2
-    g, hp = work[P:P + n], work[P + K:P + K + n * (n + 1) // 2]
+    g, hp = work[P : P + n], work[P + K : P + K + n * (n + 1) // 2]
     for j in range(n):
-        kj = int(sel[j]); g[j] = v[kj]
-        for i in range(j + 1): hp[packed_index(i, j)] = v[K + packed_index(int(sel[i]), kj)]
+        kj = int(sel[j])
+        g[j] = v[kj]
+        for i in range(j + 1):
+            hp[packed_index(i, j)] = v[K + packed_index(int(sel[i]), kj)]
     return _complete_head(g, hp, l2, scores, work), label
+
 
 def _partial_work(K, n_rows, packed, n_fixed, threshold, exponent, by_abs):
     "Work rows of a partial mode: scratch, then its parameters (`n_fixed` 0: dynamic), root = (1 - threshold)^(1/exponent)."
@@ -158,60 +231,101 @@ def _partial_work(K, n_rows, packed, n_fixed, threshold, exponent, by_abs):
     return w
 
 # %% ../nbs/01a_boomer.ipynb #80fd6f9f
-def _quality_decomposable(v, mode, K, label, l2, scores, work): return reg_decomposable_quality(v, K, l2), label
+def _quality_decomposable(v, mode, K, label, l2, scores, work):
+    return reg_decomposable_quality(v, K, l2), label
+
 
 def _quality_single(v, mode, K, label, l2, scores, work):
     "The best single label (`label` -2: the one with the largest |score|), from the diagonal or the packed diagonal."
     return reg_single_label_quality(v, K, l2, mode == HEAD_SINGLE_PACKED, label == -2)
 
-def _quality_complete(v, mode, K, label, l2, scores, work): return reg_complete_head(v[:K], v[K:], l2, scores, work), label
-def _quality_binned(v, mode, K, label, l2, scores, work):       # paper 2: label bins, any number of them
+
+def _quality_complete(v, mode, K, label, l2, scores, work):
+    return reg_complete_head(v[:K], v[K:], l2, scores, work), label
+
+
+def _quality_binned(v, mode, K, label, l2, scores, work):  # paper 2: label bins, any number of them
     settings, ws = row_workspace(work, K)
     return _many_bins_head(v[:K], v[K:], l2, settings, ws, scores), label
 
-def _quality_two_bins(v, mode, K, label, l2, scores, work):     # paper 2 with one bin per sign
+
+def _quality_two_bins(v, mode, K, label, l2, scores, work):  # paper 2 with one bin per sign
     settings, ws = row_workspace(work, K)
     return _two_bins_head(v[:K], v[K:], l2, settings[3], ws, scores), label
 
-@by_constant("mode", {HEAD_DECOMPOSABLE: _quality_decomposable, HEAD_SINGLE: _quality_single,
-                      HEAD_COMPLETE: _quality_complete, HEAD_SINGLE_PACKED: _quality_single, HEAD_BINNED: _quality_binned,
-                      HEAD_PARTIAL: _quality_partial, HEAD_PARTIAL_PACKED: _quality_partial_packed, HEAD_TWO_BINS: _quality_two_bins})
+
+@by_constant(
+    "mode",
+    {
+        HEAD_DECOMPOSABLE: _quality_decomposable,
+        HEAD_SINGLE: _quality_single,
+        HEAD_COMPLETE: _quality_complete,
+        HEAD_SINGLE_PACKED: _quality_single,
+        HEAD_BINNED: _quality_binned,
+        HEAD_PARTIAL: _quality_partial,
+        HEAD_PARTIAL_PACKED: _quality_partial_packed,
+        HEAD_TWO_BINS: _quality_two_bins,
+    },
+)
 def _quality(v, mode, K, label, l2, scores, work):
     "(quality, label) of the head for summed statistics `v` in head mode `mode` (see the table above)."
-    return (_quality_decomposable, _quality_single, _quality_complete, _quality_single, _quality_binned, _quality_partial,
-            _quality_partial_packed, _quality_two_bins)[mode](
-        v, mode, K, label, l2, scores, work)
+    return (
+        _quality_decomposable,
+        _quality_single,
+        _quality_complete,
+        _quality_single,
+        _quality_binned,
+        _quality_partial,
+        _quality_partial_packed,
+        _quality_two_bins,
+    )[mode](v, mode, K, label, l2, scores, work)
 
 # %% ../nbs/01a_boomer.ipynb #a0fa845a
 def _presort_dense(X):
     "`_presort` of a dense matrix: each feature's column sorted by value (stable: ties keep their rows in order)."
     XT = np.ascontiguousarray(X.T, dtype=np.float64)
-    order = np.argsort(XT, axis=1, kind="stable")      # NaN sorts last
+    order = np.argsort(XT, axis=1, kind="stable")  # NaN sorts last
     V = np.take_along_axis(XT, order, axis=1)
-    missing = np.isnan(V); keep = (V != 0) & ~missing
+    missing = np.isnan(V)
+    keep = (V != 0) & ~missing
     ptr = np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int64)
-    pos_start = ptr[:-1] + (keep & (V < 0.0)).sum(axis=1)       # each feature's first positive value
+    pos_start = ptr[:-1] + (keep & (V < 0.0)).sum(axis=1)  # each feature's first positive value
     nan_ptr = np.concatenate([[0], np.cumsum(missing.sum(axis=1))]).astype(np.int64)
-    return (ptr, np.ascontiguousarray(V[keep]), order[keep].astype(np.int64), pos_start, nan_ptr,
-            order[missing].astype(np.int64))                   # NaN last, stable: missing rows ascend per feature
+    return (
+        ptr,
+        np.ascontiguousarray(V[keep]),
+        order[keep].astype(np.int64),
+        pos_start,
+        nan_ptr,
+        order[missing].astype(np.int64),
+    )  # NaN last, stable: missing rows ascend per feature
+
 
 def _presort_sparse(X):
     "`_presort` of a sparse matrix: its CSC entries (rows ascending per feature) sorted by (feature, value), stable."
     n, F = X.shape
-    C = X.tocsc(copy=True); C.sort_indices()
+    C = X.tocsc(copy=True)
+    C.sort_indices()
     cols = np.repeat(np.arange(F, dtype=np.int64), np.diff(C.indptr))
-    keep = C.data != 0                                  # explicit zeros are not entries; NaN != 0 is kept here
+    keep = C.data != 0  # explicit zeros are not entries; NaN != 0 is kept here
     rows, cols, vals = C.indices[keep].astype(np.int64), cols[keep], C.data[keep].astype(np.float64)
     missing = np.isnan(vals)
     nan_row, nan_ptr = rows[missing], np.searchsorted(cols[missing], np.arange(F + 1))
     rows, cols, vals = rows[~missing], cols[~missing], vals[~missing]
-    distinct, rank = np.unique(vals, return_inverse=True)        # each value as its rank: one integer key per entry
+    distinct, rank = np.unique(vals, return_inverse=True)  # each value as its rank: one integer key per entry
     order = np.argsort(cols * len(distinct) + rank.ravel(), kind="stable")
     rows, cols, vals = rows[order], cols[order], vals[order]
     ptr = np.searchsorted(cols, np.arange(F + 1))
     pos_start = ptr[:-1] + np.bincount(cols[vals < 0.0], minlength=F)
-    return (ptr.astype(np.int64), np.ascontiguousarray(vals), rows, pos_start.astype(np.int64),
-            nan_ptr.astype(np.int64), nan_row)
+    return (
+        ptr.astype(np.int64),
+        np.ascontiguousarray(vals),
+        rows,
+        pos_start.astype(np.int64),
+        nan_ptr.astype(np.int64),
+        nan_row,
+    )
+
 
 def _presort(X):
     """Per-feature sorted non-zero values: (ptr, value, row, pos_start, nan_ptr, nan_row). Within a feature, values
@@ -224,44 +338,56 @@ def _one_value(f, ptr, val):
     "Has feature `f` at most one distinct stored (non-zero, non-missing) value? (None, or its sorted values' ends agree.)"
     return ptr[f + 1] == ptr[f] or val[ptr[f]] == val[ptr[f + 1] - 1]
 
+
 def _has_one_value(ptr, val) -> bool:
     "Whether some feature of the presorted data has at most one distinct stored value."
     nz = np.flatnonzero(np.diff(ptr) > 0)
     return bool(len(nz) < len(ptr) - 1 or np.any(val[ptr[nz]] == val[ptr[nz + 1] - 1]))
 
 # %% ../nbs/01a_boomer.ipynb #tclock01
-_CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)     # the clock of time.perf_counter on Linux; None on Windows
+_CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)  # the clock of time.perf_counter on Linux; None on Windows
+
 
 @intrinsic
 def _monotonic(typingctx):
     "Seconds of the monotonic clock, from inside a kernel (`clock_gettime`; NaN where the platform has none)."
+
     def codegen(context, builder, signature, args):
         f64 = ir.DoubleType()
-        if _CLOCK_ID is None: return ir.Constant(f64, float("nan"))
+        if _CLOCK_ID is None:
+            return ir.Constant(f64, float("nan"))
         c_long = ir.IntType(8 * ctypes.sizeof(ctypes.c_long))
         timespec = ir.LiteralStructType([c_long, c_long])
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]),
-                                            "clock_gettime")
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]), "clock_gettime"
+        )
         ts = cgutils.alloca_once(builder, timespec)
         builder.call(fn, [ir.Constant(ir.IntType(32), _CLOCK_ID), ts])
         sec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 0)), f64)
         nsec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 1)), f64)
         return builder.fadd(sec, builder.fmul(nsec, ir.Constant(f64, 1e-9)))
+
     return types.float64(), codegen
+
 
 @kernel()
 def _clock():
     return _monotonic()
 
-if numba.config.DISABLE_JIT:                     # plain Python has the clock at hand
-    def _clock(): return time.monotonic() if _CLOCK_ID is not None else math.nan
+
+if numba.config.DISABLE_JIT:  # plain Python has the clock at hand
+
+    def _clock():
+        return time.monotonic() if _CLOCK_ID is not None else math.nan
+
 
 @kernel()
 def _clock_cost(reps):
     "Mean seconds between two back-to-back clock reads: what one timed interval adds to what it measures."
     acc = 0.0
     for r in range(reps):
-        t0 = _clock(); acc += _clock() - t0
+        t0 = _clock()
+        acc += _clock() - t0
     return acc / reps
 
 # %% ../nbs/01a_boomer.ipynb #24185933
@@ -269,9 +395,12 @@ def _clock_cost(reps):
 def _accumulate(acc, stats, i, wi, cols, all_cols):
     "acc += wi * stats[i] (all columns, or only the columns in `cols`)."
     if all_cols:
-        for c in range(acc.shape[0]): acc[c] += wi * stats[i, c]
+        for c in range(acc.shape[0]):
+            acc[c] += wi * stats[i, c]
     else:
-        for c in range(acc.shape[0]): acc[c] += wi * stats[i, cols[c]]
+        for c in range(acc.shape[0]):
+            acc[c] += wi * stats[i, cols[c]]
+
 
 @kernel(fastmath=False)
 def _accumulate_low_rank(acc, stats, i, wi, K, t):
@@ -281,38 +410,49 @@ def _accumulate_low_rank(acc, stats, i, wi, K, t):
     With wi = 1 (no instance weights, or weights 0/1) `t` takes -g and column j of the sum adds t[:j]·g_j, two
     contiguous runs; compiled without fast-math, each product is rounded before it is added, as a stored one is:
     the packed path's sums to the last bit. Other weights: `_accumulate_low_rank_weighted`."""
-    if wi != 1.0: return _accumulate_low_rank_weighted(acc, stats, i, wi, K, t)
+    if wi != 1.0:
+        return _accumulate_low_rank_weighted(acc, stats, i, wi, K, t)
     row = stats[i]
     for k in range(K):
-        acc[k] += row[k]; t[k] = -row[k]
+        acc[k] += row[k]
+        t[k] = -row[k]
     c = K
     for j in range(K):
-        a, gj = acc[c:c + j], row[j]
-        for r in range(j): a[r] += t[r] * gj
+        a, gj = acc[c : c + j], row[j]
+        for r in range(j):
+            a[r] += t[r] * gj
         acc[c + j] += row[K + j]
         c += j + 1
+
 
 @kernel()
 def _accumulate_low_rank_weighted(acc, stats, i, wi, K, t):
     """`_accumulate_low_rank` for a weight other than 1, with the fast-math flags `_accumulate` has: column j's
     products go through `t` and are added as `_accumulate` adds stored ones (wi·x, fused or not as there)."""
-    for k in range(K): acc[k] += wi * stats[i, k]
+    for k in range(K):
+        acc[k] += wi * stats[i, k]
     c = K
     for j in range(K):
         gj = stats[i, j]
-        for r in range(j): t[r] = -stats[i, r] * gj
-        for r in range(j): acc[c + r] += wi * t[r]
+        for r in range(j):
+            t[r] = -stats[i, r] * gj
+        for r in range(j):
+            acc[c + r] += wi * t[r]
         acc[c + j] += wi * stats[i, K + j]
         c += j + 1
+
 
 @kernel(inline=True)
 def _add(acc, stats, i, wi, cols, all_cols, low_rank, K, t):
     "`_accumulate`, or with `low_rank` (stats rows [g, h], packed sums in `acc`) `_accumulate_low_rank` (scratch `t`)."
-    if low_rank: _accumulate_low_rank(acc, stats, i, wi, K, t)
-    else: _accumulate(acc, stats, i, wi, cols, all_cols)
+    if low_rank:
+        _accumulate_low_rank(acc, stats, i, wi, K, t)
+    else:
+        _accumulate(acc, stats, i, wi, cols, all_cols)
 
 # %% ../nbs/01a_boomer.ipynb #a07c25fc
-_EVAL_SAMPLE = 16   # with diagnostics on, one in 16 candidate evaluations of a slot is timed
+_EVAL_SAMPLE = 16  # with diagnostics on, one in 16 candidate evaluations of a slot is timed
+
 
 @kernel(literal=("mode",))
 def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, out, tim):
@@ -321,8 +461,9 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, out, tim):
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
-    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
-    if cnt <= 0: return
+    numba.literally(mode)  # compiled per head mode (see `_grow_rule_kernel`)
+    if cnt <= 0:
+        return
     sample = False
     if tim is not None:
         tim[2] += 1.0
@@ -330,15 +471,20 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, out, tim):
     t0 = _clock() if sample else 0.0
     q, lab = _quality(v, mode, K, label, l2, scores, work)
     if tim is not None:
-        if sample: tim[0] += _clock() - t0; tim[1] += 1.0
-    best, best_v = out[0], out[1]                  # indexed, as in `_offer_beam`
+        if sample:
+            tim[0] += _clock() - t0
+            tim[1] += 1.0
+    best, best_v = out[0], out[1]  # indexed, as in `_offer_beam`
     if q < best[0]:
         best[0], best[1], best[2], best[3], best[4] = q, thr, op, lab, cnt
-        for c in range(v.shape[0]): best_v[c] = v[c]   # a loop, not best_v[:] = v (see `_grow_rule_kernel`)
+        for c in range(v.shape[0]):
+            best_v[c] = v[c]  # a loop, not best_v[:] = v (see `_grow_rule_kernel`)
+
 
 @kernel()
 def _diff(out, a, b):
-    for c in range(out.shape[0]): out[c] = a[c] - b[c]
+    for c in range(out.shape[0]):
+        out[c] = a[c] - b[c]
 
 # %% ../nbs/01a_boomer.ipynb #4a026ddf
 @kernel(inline=True, literal=("mode",))
@@ -353,17 +499,20 @@ def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, out, tim):
     K, label, l2, scores, work = hd
     (cnt_neg, last_neg), (cnt_pos, first_pos) = neg, pos
     cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):       # between the negatives and what follows
+    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):  # between the negatives and what follows
         thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
         _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
-        _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
-    if cnt_pos > 0 and cnt_zero > 0:                        # between the zeros and the positives
+        _diff(tmp, tot, pre)
+        _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
+    if cnt_pos > 0 and cnt_zero > 0:  # between the zeros and the positives
         thr = 0.5 * first_pos
         _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
-        _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
+        _diff(tmp, tot, suf)
+        _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #e32732e2
-NOMINAL, LOW_RANK = True, False   # `_search_feature` as written: the nominal sweep compiled in, rows [g, H] stored
+NOMINAL, LOW_RANK = True, False  # `_search_feature` as written: the nominal sweep compiled in, rows [g, H] stored
+
 
 @kernel(literal=("mode",))
 def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
@@ -375,56 +524,75 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
     can meet, and the rule kernels compile a copy with their own (`_GROW_CALLS`): `NOMINAL`, whether any feature is
     nominal (without, the nominal sweep is not compiled), and `LOW_RANK`, whether `stats` rows are [g, h] with the running
     sums packed (`_accumulate_low_rank`, scratch `scores`; with stored rows that kernel is not compiled either)."""
-    numba.literally(mode)                                  # compiled per head mode (see `_grow_rule_kernel`)
+    numba.literally(mode)  # compiled per head mode (see `_grow_rule_kernel`)
     ptr, val, row, pos_start, nan_ptr, nan_row = X
     (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
     (K, label, l2, scores, work), (tot, pre, suf, tmp) = hd, bufs
-    for c in range(tot.shape[0]): tot[c] = total[c]         # covered total without the missing values of f
+    for c in range(tot.shape[0]):
+        tot[c] = total[c]  # covered total without the missing values of f
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
-            _add(tot, stats, i, -float(w[i]), cols, all_cols, LOW_RANK, K, scores); cnt_f -= w[i]
-    pre[:] = 0.0; suf[:] = 0.0
+            _add(tot, stats, i, -float(w[i]), cols, all_cols, LOW_RANK, K, scores)
+            cnt_f -= w[i]
+    pre[:] = 0.0
+    suf[:] = 0.0
     if NOMINAL and nominal:
         cnt_all, cnt_g, last = 0, 0, 0.0
         for k in range(ptr[f], ptr[f + 1]):
             i = row[k]
-            if covered[i] != level or w[i] == 0: continue
+            if covered[i] != level or w[i] == 0:
+                continue
             v = val[k]
-            if cnt_g > 0 and v != last:                     # a group ends: "= last" and "!= last"
+            if cnt_g > 0 and v != last:  # a group ends: "= last" and "!= last"
                 _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
-                _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
-                suf[:] = 0.0; cnt_g = 0
-            _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores); _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
-            cnt_g += w[i]; cnt_all += w[i]; last = v
+                _diff(tmp, tot, suf)
+                _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
+                suf[:] = 0.0
+                cnt_g = 0
+            _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
+            _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
+            cnt_g += w[i]
+            cnt_all += w[i]
+            last = v
         if cnt_g > 0:
             _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
-        if cnt_f - cnt_all > 0:                             # the implicit zeros are one more value
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, out, tim)
+            _diff(tmp, tot, suf)
+            _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
+        if cnt_f - cnt_all > 0:  # the implicit zeros are one more value
+            _diff(tmp, tot, pre)
+            _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, out, tim)
             _offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, out, tim)
         return
-    cnt_neg, last_neg = 0, 0.0                              # upwards through the negative values
+    cnt_neg, last_neg = 0, 0.0  # upwards through the negative values
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
-        if covered[i] != level or w[i] == 0: continue
+        if covered[i] != level or w[i] == 0:
+            continue
         v = val[k]
         if cnt_neg > 0 and v > last_neg:
             thr = 0.5 * (last_neg + v)
             _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
-            _diff(tmp, tot, pre); _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
-        _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores); cnt_neg += w[i]; last_neg = v
-    cnt_pos, first_pos = 0, 0.0                             # downwards through the positive values
+            _diff(tmp, tot, pre)
+            _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
+        _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
+        cnt_neg += w[i]
+        last_neg = v
+    cnt_pos, first_pos = 0, 0.0  # downwards through the positive values
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
         i = row[k]
-        if covered[i] != level or w[i] == 0: continue
+        if covered[i] != level or w[i] == 0:
+            continue
         v = val[k]
         if cnt_pos > 0 and v < first_pos:
             thr = 0.5 * (v + first_pos)
             _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
-            _diff(tmp, tot, suf); _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
-        _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores); cnt_pos += w[i]; first_pos = v
+            _diff(tmp, tot, suf)
+            _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
+        _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
+        cnt_pos += w[i]
+        first_pos = v
     _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #offpair1
@@ -433,12 +601,15 @@ def _side_quality(g, h, l2):
     "The Newton quality -½g²/(h + l2) of one side of a threshold (eq. 17; `newton_quality` without its guard for h + l2 <= 0)."
     return -0.5 * g * g / (h + l2)
 
+
 @kernel()
 def _side_quality_l1(g, h, l2):
     "With `l2` the pair (l2, l1) or the triple (l2, l1, 1.0): `l1_newton_quality`, as the general sweep's head computes it."
     return l1_newton_quality(g, h, l2[0], l2[1], _grows(l2))
 
-_reg_side_quality = regularised(_side_quality, _side_quality_l1)   # chosen by the type of `l2` when compiling
+
+_reg_side_quality = regularised(_side_quality, _side_quality_l1)  # chosen by the type of `l2` when compiling
+
 
 @kernel(inline=True)
 def _offer_pair(b, g, h, c, thr, op, tot, l2):
@@ -447,11 +618,15 @@ def _offer_pair(b, g, h, c, thr, op, tot, l2):
     `b` = (quality, threshold, op, g, h, count), replaced by either side that is strictly better (`_side_quality`; with
     `l2` the pair (l2, l1), its L1 form)."""
     q = _reg_side_quality(g, h, l2)
-    if q < b[0]: b = (q, thr, op, g, h, c)
-    rg = tot[0] - g; rh = tot[1] - h
+    if q < b[0]:
+        b = (q, thr, op, g, h, c)
+    rg = tot[0] - g
+    rh = tot[1] - h
     q = _reg_side_quality(rg, rh, l2)
-    if q < b[0]: b = (q, thr, 1 - op, rg, rh, tot[2] - c)
+    if q < b[0]:
+        b = (q, thr, 1 - op, rg, rh, tot[2] - c)
     return b
+
 
 @kernel(inline=True)
 def _offer_zero_gap(b, neg, pos, tot, l2):
@@ -473,15 +648,18 @@ def _pair_start(best, best_v, label, tim):
     "The scalar sweep's best-so-far tuple (see `_offer_pair`), starting from the quality in `best[0]`."
     return (best[0], 0.0, -1, 0.0, 0.0, 0)
 
+
 @kernel(inline=True)
 def _pair_finish(top, best, best_v, label, tim, n_offers):
     "Count the sweep's `n_offers` thresholds (two candidates each) into tim[4]; write `top` into `best`/`best_v` if it improved."
-    if tim is not None: tim[4] += 2.0 * n_offers
+    if tim is not None:
+        tim[4] += 2.0 * n_offers
     if top[2] >= 0:
         best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
         best_v[0], best_v[1] = top[3], top[4]
 
-@kernel(reassoc=False)   # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
+
+@kernel(reassoc=False)  # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
 def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
     """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
     statistics columns `cg`, `ch`; `X`, `sel` and `out` as `_search_feature`'s, `sums` = (g, h, weight) of all the
@@ -495,28 +673,46 @@ def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
         i = nan_row[k]
         if covered[i] == level and w[i] > 0:
-            tot_g -= w[i] * stats[i, cg]; tot_h -= w[i] * stats[i, ch]; cnt_f -= w[i]
-    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f); n_pos = 0   # best so far
-    pg = 0.0; ph = 0.0; cnt_neg = 0; last_neg = 0.0
+            tot_g -= w[i] * stats[i, cg]
+            tot_h -= w[i] * stats[i, ch]
+            cnt_f -= w[i]
+    top = _pair_start(best, best_v, label, tim)
+    tot = (tot_g, tot_h, cnt_f)
+    n_pos = 0  # best so far
+    pg = 0.0
+    ph = 0.0
+    cnt_neg = 0
+    last_neg = 0.0
     for k in range(ptr[f], pos_start[f]):
         i = row[k]
-        if covered[i] != level or w[i] == 0: continue
+        if covered[i] != level or w[i] == 0:
+            continue
         v = val[k]
         if cnt_neg > 0 and v > last_neg:
             n_pos += 1
             top = _offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
         wi = w[i]
-        pg += wi * stats[i, cg]; ph += wi * stats[i, ch]; cnt_neg += wi; last_neg = v
-    sg = 0.0; sh = 0.0; cnt_pos = 0; first_pos = 0.0
+        pg += wi * stats[i, cg]
+        ph += wi * stats[i, ch]
+        cnt_neg += wi
+        last_neg = v
+    sg = 0.0
+    sh = 0.0
+    cnt_pos = 0
+    first_pos = 0.0
     for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
         i = row[k]
-        if covered[i] != level or w[i] == 0: continue
+        if covered[i] != level or w[i] == 0:
+            continue
         v = val[k]
         if cnt_pos > 0 and v < first_pos:
             n_pos += 1
             top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
         wi = w[i]
-        sg += wi * stats[i, cg]; sh += wi * stats[i, ch]; cnt_pos += wi; first_pos = v
+        sg += wi * stats[i, cg]
+        sh += wi * stats[i, ch]
+        cnt_pos += wi
+        first_pos = v
     top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
     _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
 
@@ -530,7 +726,9 @@ def _next_u64(state):
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
-if numba.config.DISABLE_JIT:                     # plain Python: the same numbers, without NumPy's overflow warnings
+
+if numba.config.DISABLE_JIT:  # plain Python: the same numbers, without NumPy's overflow warnings
+
     def _next_u64(state):
         "SplitMix64 on Python integers (used when NUMBA_DISABLE_JIT=1)."
         M = 0xFFFFFFFFFFFFFFFF
@@ -546,18 +744,22 @@ def _randbelow(state, n):
     "A uniform integer in [0, n)."
     return min(int((_next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * n), n - 1)
 
+
 @kernel()
 def _sample_instances(state, mode, sample_size, w, perm):
     "Example weights: 0 none (all 1), 1 bootstrap (n draws with replacement), 2 `sample_size` without replacement, 3 given."
     n = w.shape[0]
-    if mode == 3: return                             # drawn by the caller (stratified sampling, `_stratified_draw`)
+    if mode == 3:
+        return  # drawn by the caller (stratified sampling, `_stratified_draw`)
     if mode == 0:
-        w[:] = 1; return
+        w[:] = 1
+        return
     w[:] = 0
     if mode == 1:
-        for _ in range(n): w[_randbelow(state, n)] += 1
+        for _ in range(n):
+            w[_randbelow(state, n)] += 1
         return
-    for j in range(sample_size):                     # partial Fisher-Yates
+    for j in range(sample_size):  # partial Fisher-Yates
         r = j + _randbelow(state, n - j)
         perm[j], perm[r] = perm[r], perm[j]
         w[perm[j]] = 1
@@ -569,18 +771,24 @@ def _all_constant(feats, ptr, val, row, nan_ptr, nan_row, w):
     Then none of them can offer a condition at all."""
     n_w = 0
     for i in range(w.shape[0]):
-        if w[i] > 0: n_w += 1
+        if w[i] > 0:
+            n_w += 1
     for f in feats:
         seen, first = 0, 0.0
         for k in range(ptr[f], ptr[f + 1]):
             if w[row[k]] > 0:
-                if seen > 0 and val[k] != first: return False      # two different stored values
-                first = val[k]; seen += 1
+                if seen > 0 and val[k] != first:
+                    return False  # two different stored values
+                first = val[k]
+                seen += 1
         n_nan = 0
         for k in range(nan_ptr[f], nan_ptr[f + 1]):
-            if w[nan_row[k]] > 0: n_nan += 1
-        if 0 < seen < n_w - n_nan: return False                  # a stored value and an implicit zero
+            if w[nan_row[k]] > 0:
+                n_nan += 1
+        if 0 < seen < n_w - n_nan:
+            return False  # a stored value and an implicit zero
     return True
+
 
 @kernel()
 def _draw_more(state, perm_f, tried, n_feat):
@@ -597,25 +805,30 @@ def _draw_more(state, perm_f, tried, n_feat):
 # %% ../nbs/01a_boomer.ipynb #osamp02
 _OUTPUT_SAMPLING = {None: 0, "round_robin": 1, "without_replacement": 2}
 
+
 @kernel()
 def _sample_outputs(state, mode, n_sample, next_out, perm, sel):
     "The outputs a rule may predict, ascending, into `sel`; returns how many: mode 1 `next_out` alone, 2 `n_sample` drawn."
     if mode == 1:
-        sel[0] = next_out; return 1
+        sel[0] = next_out
+        return 1
     K = perm.shape[0]
-    for j in range(n_sample):                        # partial Fisher-Yates, as for the instances
+    for j in range(n_sample):  # partial Fisher-Yates, as for the instances
         r = j + _randbelow(state, K - j)
         perm[j], perm[r] = perm[r], perm[j]
-    for a in range(n_sample):                        # ascending
+    for a in range(n_sample):  # ascending
         x, j = perm[a], a
         while j > 0 and sel[j - 1] > x:
-            sel[j] = sel[j - 1]; j -= 1
+            sel[j] = sel[j - 1]
+            j -= 1
         sel[j] = x
     return n_sample
 
+
 def _n_output_samples(spec, K):
     "Outputs per rule for `output_sample_size=spec`: a count (at most K), or a fraction of K rounded up (at least 1)."
-    if isinstance(spec, Integral): return min(K, int(spec))
+    if isinstance(spec, Integral):
+        return min(K, int(spec))
     return max(1, min(K, math.ceil(float(np.float32(spec) * np.float32(K)))))
 
 # %% ../nbs/01a_boomer.ipynb #537dfb64
@@ -623,40 +836,51 @@ def _n_output_samples(spec, K):
 def _restrict_outputs(sel, n, K, layout, cols, total, v):
     """Point `cols` at the statistics of the outputs sel[:n] (ascending) and gather total = v[cols]; returns their width.
     `layout` 0: [g, diagonal h]; 1: [g, packed H] of the sub-problem; 2: [g, the packed H's diagonal]."""
-    for j in range(n): cols[j] = int(sel[j])
+    for j in range(n):
+        cols[j] = int(sel[j])
     if layout == 1:
         for j in range(n):
-            for i in range(j + 1): cols[n + packed_index(i, j)] = K + packed_index(int(sel[i]), int(sel[j]))
+            for i in range(j + 1):
+                cols[n + packed_index(i, j)] = K + packed_index(int(sel[i]), int(sel[j]))
         nc = n + n * (n + 1) // 2
     else:
         for j in range(n):
             k = int(sel[j])
             cols[n + j] = _diag_col(k, K, layout != 0)
         nc = 2 * n
-    for c in range(nc): total[c] = v[cols[c]]
+    for c in range(nc):
+        total[c] = v[cols[c]]
     return nc
 
 # %% ../nbs/01a_boomer.ipynb #7e12738c
 @kernel()
 def _cond_holds(v, thr, op):
-    if op == 0: return v <= thr
-    if op == 1: return v > thr
-    if op == 2: return v == thr
+    if op == 0:
+        return v <= thr
+    if op == 1:
+        return v > thr
+    if op == 2:
+        return v == thr
     return v != thr
+
 
 @kernel()
 def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level):
     "Move the examples with `covered == level` that satisfy the condition to `level + 1`."
-    if _cond_holds(0.0, thr, op):                   # implicit zeros pass: start from all, remove failures
+    if _cond_holds(0.0, thr, op):  # implicit zeros pass: start from all, remove failures
         for i in range(covered.shape[0]):
-            if covered[i] == level: covered[i] = level + 1
+            if covered[i] == level:
+                covered[i] = level + 1
         for k in range(ptr[f], ptr[f + 1]):
-            if covered[row[k]] == level + 1 and not _cond_holds(val[k], thr, op): covered[row[k]] = level
+            if covered[row[k]] == level + 1 and not _cond_holds(val[k], thr, op):
+                covered[row[k]] = level
         for k in range(nan_ptr[f], nan_ptr[f + 1]):
-            if covered[nan_row[k]] == level + 1: covered[nan_row[k]] = level
+            if covered[nan_row[k]] == level + 1:
+                covered[nan_row[k]] = level
     else:
         for k in range(ptr[f], ptr[f + 1]):
-            if covered[row[k]] == level and _cond_holds(val[k], thr, op): covered[row[k]] = level + 1
+            if covered[row[k]] == level and _cond_holds(val[k], thr, op):
+                covered[row[k]] = level + 1
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0b02
 @kernel(literal=("mode",))
@@ -669,20 +893,24 @@ def _irep_depth(stats, w, covered, depth, cols, mode, hd, low_rank, acc, t):
     single = mode == 1 or mode == 3
     acc[:] = 0.0
     cnt, best_d, best_q = 0, depth, math.inf
-    for d in range(depth, 0, -1):                    # longest prefix first; each step adds the examples of level d
+    for d in range(depth, 0, -1):  # longest prefix first; each step adds the examples of level d
         for i in range(covered.shape[0]):
             if covered[i] == d and w[i] == 0:
                 cnt += 1
                 if single:
-                    acc[0] += stats[i, cols[0]]; acc[1] += stats[i, cols[1]]
-                else: _add(acc, stats, i, 1.0, cols, True, low_rank, K, t)
+                    acc[0] += stats[i, cols[0]]
+                    acc[1] += stats[i, cols[1]]
+                else:
+                    _add(acc, stats, i, 1.0, cols, True, low_rank, K, t)
         q = 0.0
         if cnt > 0:
             if single:
                 den = acc[1] + l2
                 q = -0.5 * acc[0] * acc[0] / den if den > 0.0 else 0.0
-            else: q = _quality(acc, mode, K, label, l2, scores, work)[0]
-        if q <= best_q: best_d, best_q = d, q
+            else:
+                q = _quality(acc, mode, K, label, l2, scores, work)[0]
+        if q <= best_q:
+            best_d, best_q = d, q
     return best_d
 
 # %% ../nbs/01a_boomer.ipynb #5a3bf168
@@ -693,27 +921,35 @@ def _prefix_update(covered, depth, grown, stats, cols, n_sum, low_rank, K, acc, 
     the grown rule's first `grown - 1` conditions cover; returns their number. `t`: scratch of the low-rank sums."""
     m = 0
     for i in range(covered.shape[0]):
-        if covered[i] >= grown - 1: rows[m] = i; m += 1
+        if covered[i] >= grown - 1:
+            rows[m] = i
+            m += 1
         if covered[i] >= depth:
-            if low_rank: _accumulate_low_rank(acc, stats, i, 1.0, K, t)
+            if low_rank:
+                _accumulate_low_rank(acc, stats, i, 1.0, K, t)
             else:
-                for c in range(n_sum): acc[cols[c]] += stats[i, cols[c]]
+                for c in range(n_sum):
+                    acc[cols[c]] += stats[i, cols[c]]
     return m
 
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
-    if HEAD_MODE == 0: reg_decomposable_head(g[:K], g[K:], l2, head)
-    else: _quality(g, HEAD_MODE, K, label, l2, head, work)   # modes 2, 4 and 7 write their head into `head`
+    if HEAD_MODE == 0:
+        reg_decomposable_head(g[:K], g[K:], l2, head)
+    else:
+        _quality(g, HEAD_MODE, K, label, l2, head, work)  # modes 2, 4 and 7 write their head into `head`
 
 # %% ../nbs/01a_boomer.ipynb #d0ae2d32
-@kernel(reassoc=False)                               # in example order, as the row-wise sum adds each column
+@kernel(reassoc=False)  # in example order, as the row-wise sum adds each column
 def _column_sum(stats, w, c):
     "The sum of w[i] * stats[i, c] over the examples with weight."
     s = 0.0
     for i in range(stats.shape[0]):
-        if w[i] > 0: s += float(w[i]) * stats[i, c]
+        if w[i] > 0:
+            s += float(w[i]) * stats[i, c]
     return s
+
 
 def _rule_start(state, cfg, data, ws, covered, total, tim):
     """Step 1: draw the rule's example weights `w`, put every example on level 0 of `covered`, and sum the sampled rows
@@ -727,17 +963,25 @@ def _rule_start(state, cfg, data, ws, covered, total, tim):
     kept = sampling == 0 and not LOW_RANK
     if kept and dirty[-1] == 0:
         for c in range(total.shape[0]):
-            if dirty[c]: sums[c] = _column_sum(stats, w, c); dirty[c] = 0
+            if dirty[c]:
+                sums[c] = _column_sum(stats, w, c)
+                dirty[c] = 0
             total[c] = sums[c]
         cnt = stats.shape[0]
     else:
-        total[:] = 0.0; cnt = 0
+        total[:] = 0.0
+        cnt = 0
         for i in range(stats.shape[0]):
             if w[i] > 0:
-                _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head); cnt += w[i]
-        if kept: sums[:] = total; dirty[:] = 0
-    if tim is not None: tim[2] += _clock() - t
+                _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head)
+                cnt += w[i]
+        if kept:
+            sums[:] = total
+            dirty[:] = 0
+    if tim is not None:
+        tim[2] += _clock() - t
     return cnt
+
 
 def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
     """Step 1, what the rule may predict: (nc, label, sub, kf) — the width of the sums in `total`, the label (-1: all,
@@ -748,20 +992,26 @@ def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
     mode = HEAD_MODE
     W, single = total.shape[0], mode == 1 or mode == 3
     nc, label = W, -2 if abs_score and single else -1
-    if fixed_label >= 0 and single:                  # keep the label: only its two columns, as after a first condition
+    if fixed_label >= 0 and single:  # keep the label: only its two columns, as after a first condition
         label = fixed_label
-        cols[0] = label; cols[1] = _diag_col(label, K, mode != 1)
+        cols[0] = label
+        cols[1] = _diag_col(label, K, mode != 1)
         g0, h0 = total[cols[0]], total[cols[1]]
-        total[0] = g0; total[1] = h0; nc = 2
+        total[0] = g0
+        total[1] = h0
+        nc = 2
     sub, kf = 0, 1
-    if OPTS and out_sampling > 0 and fixed_label < 0:   # output sampling: the rule's outputs are fixed from the start
+    if OPTS and out_sampling > 0 and fixed_label < 0:  # output sampling: the rule's outputs are fixed from the start
         kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
-        for c in range(W): tmp_full[c] = total[c]
+        for c in range(W):
+            tmp_full[c] = total[c]
         layout = (0 if mode == 1 else 2) if single else (1 if mode == 2 or mode == 6 else 0)
         nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
         sub = 1
-        if single and kf == 1: label = int(osel[0])
+        if single and kf == 1:
+            label = int(osel[0])
     return nc, label, sub, kf
+
 
 @kernel(inline=True)
 def _draw_features(state, perm_f, n_feat):
@@ -779,14 +1029,26 @@ def _histogram_start(feats, nominal, codes, hbufs, stats, sel, sums, label, K, s
     (hs, hcn, h1, cnt_fs), (w, covered, depth, rows) = hbufs, sel
     m_cov = 0
     hist_on = hcn.shape[0] > 0
-    if hist_on and codes[0].shape[0] > 0:            # dense codes: the covered examples with weight, in example order
+    if hist_on and codes[0].shape[0] > 0:  # dense codes: the covered examples with weight, in example order
         for i in range(w.shape[0]):
-            if covered[i] == depth and w[i] > 0: rows[m_cov] = i; m_cov += 1
+            if covered[i] == depth and w[i] > 0:
+                rows[m_cov] = i
+                m_cov += 1
     one_pass = hist_on and label < 0 and codes[0].shape[0] > 0 and h1[0]
     if one_pass:
         nc = sums[0].shape[0]
-        _binned_pass_all(feats, nominal, codes, stats, (w, covered, depth, rows, m_cov), sums, K,
-                         (hs, hcn, slot_buf[:, 0, :nc], cnt_fs), t, LOW_RANK)
+        _binned_pass_all(
+            feats,
+            nominal,
+            codes,
+            stats,
+            (w, covered, depth, rows, m_cov),
+            sums,
+            K,
+            (hs, hcn, slot_buf[:, 0, :nc], cnt_fs),
+            t,
+            LOW_RANK,
+        )
     return m_cov, one_pass
 
 # %% ../nbs/01a_boomer.ipynb #014d70c7
@@ -798,24 +1060,57 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
     (total, cnt), (best, v, buf, scores, work) = sums, outs
     mode = HEAD_MODE
     single = mode == 1 or mode == 3
-    if SCALAR and nc == 2 and (label >= 0 or not single) and not nominal:   # two statistics: scalar sweep
-        _search_numeric_frozen(f, X, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2, (best, v[:2]), row_t)
-    elif (SCALAR and single and label == -1 and sub == 0 and not nominal and not BINNED
-          and not (GENERAL and _one_value(f, X[0], X[1]))):   # label not chosen yet: one scalar sweep per label
+    if SCALAR and nc == 2 and (label >= 0 or not single) and not nominal:  # two statistics: scalar sweep
+        _search_numeric_frozen(
+            f, X, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2, (best, v[:2]), row_t
+        )
+    elif (
+        SCALAR
+        and single
+        and label == -1
+        and sub == 0
+        and not nominal
+        and not BINNED
+        and not (GENERAL and _one_value(f, X[0], X[1]))
+    ):  # label not chosen yet: one scalar sweep per label
         best[3] = -1.0
         for k in range(K):
             ch = _diag_col(k, K, mode != 1)
-            _search_numeric_frozen(f, X, stats, k, ch, sel, (total[k], total[ch], cnt), k, l2, (best, buf[0, :2]), row_t)
-            if best[3] == k:                         # this label improved: keep its sums where the full layout has them
+            _search_numeric_frozen(
+                f, X, stats, k, ch, sel, (total[k], total[ch], cnt), k, l2, (best, buf[0, :2]), row_t
+            )
+            if best[3] == k:  # this label improved: keep its sums where the full layout has them
                 v[k], v[ch] = buf[0, 0], buf[0, 1]
-    elif label < 0 and sub == 0:                     # the rule's own head mode, on all W statistics
+    elif label < 0 and sub == 0:  # the rule's own head mode, on all W statistics
         if GENERAL:
-            _search_feature(f, nominal, X, (stats, cols[:nc], True), sel, (total[:nc], cnt), mode, (K, label, l2, scores, work),
-                            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t)
-    elif FROZEN:                                     # a frozen single label (nominal feature), or kf chosen outputs
-        _search_feature(f, nominal, X, (stats, cols[:nc], False), sel, (total[:nc], cnt), FROZEN_MODE,
-                        (kf, label, l2, scores, work), (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]),
-                        row_t)
+            _search_feature(
+                f,
+                nominal,
+                X,
+                (stats, cols[:nc], True),
+                sel,
+                (total[:nc], cnt),
+                mode,
+                (K, label, l2, scores, work),
+                (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+                (best, v[:nc]),
+                row_t,
+            )
+    elif FROZEN:  # a frozen single label (nominal feature), or kf chosen outputs
+        _search_feature(
+            f,
+            nominal,
+            X,
+            (stats, cols[:nc], False),
+            sel,
+            (total[:nc], cnt),
+            FROZEN_MODE,
+            (kf, label, l2, scores, work),
+            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            (best, v[:nc]),
+            row_t,
+        )
+
 
 def _search_slot_binned(s, f, codes, hbufs, one_pass, stats, cols, sel, sums, at, outs, row_t):
     """Step 2, one slot of a binned fit on numeric feature `f`: the histogram searches (`codes`, `hbufs` = (hs, hs2,
@@ -825,16 +1120,52 @@ def _search_slot_binned(s, f, codes, hbufs, one_pass, stats, cols, sel, sums, at
     (total, cnt), (best, v, buf, scores, work), (hs, hs2, hcn, cnt_fs) = sums, outs, hbufs
     mode = HEAD_MODE
     single = mode == 1 or mode == 3
-    if SCALAR and nc == 2 and (label >= 0 or not single):   # a frozen label's two sums
-        _search_binned_frozen(f, codes, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2,
-                              (hs2[s, 0], hs2[s, 1], hcn[s]), (best, v[:2]), row_t)
-    elif label < 0 and one_pass:                     # the histogram filled above
-        _binned_offers(codes[4][f], codes[5][f], hs[s], hcn[s], buf[0, :nc], cnt_fs[s], mode, (K, label, l2, scores, work),
-                       (buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t)
-    elif label < 0:                                  # a histogram of all W statistics
-        _search_binned(f, codes, (stats, cols[:nc]), sel, (total[:nc], cnt), mode, (K, label, l2, scores, work), (hs[s], hcn[s]),
-                       (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]), (best, v[:nc]), row_t, LOW_RANK)
-    else: return False
+    if SCALAR and nc == 2 and (label >= 0 or not single):  # a frozen label's two sums
+        _search_binned_frozen(
+            f,
+            codes,
+            stats,
+            cols[0],
+            cols[1],
+            sel,
+            (total[0], total[1], cnt),
+            label,
+            l2,
+            (hs2[s, 0], hs2[s, 1], hcn[s]),
+            (best, v[:2]),
+            row_t,
+        )
+    elif label < 0 and one_pass:  # the histogram filled above
+        _binned_offers(
+            codes[4][f],
+            codes[5][f],
+            hs[s],
+            hcn[s],
+            buf[0, :nc],
+            cnt_fs[s],
+            mode,
+            (K, label, l2, scores, work),
+            (buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            (best, v[:nc]),
+            row_t,
+        )
+    elif label < 0:  # a histogram of all W statistics
+        _search_binned(
+            f,
+            codes,
+            (stats, cols[:nc]),
+            sel,
+            (total[:nc], cnt),
+            mode,
+            (K, label, l2, scores, work),
+            (hs[s], hcn[s]),
+            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            (best, v[:nc]),
+            row_t,
+            LOW_RANK,
+        )
+    else:
+        return False
     return True
 
 # %% ../nbs/01a_boomer.ipynb #98ac7fa3
@@ -843,8 +1174,10 @@ def _best_slot(slot_best, nf, rule_q):
     "Step 3: (slot, quality) of the best of the `nf` slots that beat `rule_q`, the first of equals; slot -1 if none."
     best_s, best_q = -1, rule_q
     for s in range(nf):
-        if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q: best_s, best_q = s, slot_best[s, 0]
+        if slot_best[s, 4] > 0 and slot_best[s, 0] < best_q:
+            best_s, best_q = s, slot_best[s, 0]
     return best_s, best_q
+
 
 def _narrow(s, at, ws):
     """Step 4, after slot `s` won: its sums become `total`; a single-label head freezes the label it chose (two columns
@@ -853,23 +1186,26 @@ def _narrow(s, at, ws):
     K, l2, nc, label, sub, kf = at
     cols, total, slot_best, slot_v, work = ws[5], ws[6], ws[8], ws[9], ws[12]
     mode = HEAD_MODE
-    if (mode == 1 or mode == 3) and label < 0:       # freeze the label: keep only its two columns
-        if OPTS and sub == 1:                        # chosen among sampled outputs: sums and columns are restricted
+    if (mode == 1 or mode == 3) and label < 0:  # freeze the label: keep only its two columns
+        if OPTS and sub == 1:  # chosen among sampled outputs: sums and columns are restricted
             j = int(slot_best[s, 3])
             cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
             total[0], total[1] = slot_v[s, j], slot_v[s, kf + j]
             kf = 1
         else:
             label = int(slot_best[s, 3])
-            cols[0] = label; cols[1] = _diag_col(label, K, mode != 1)
-            total[0] = slot_v[s, cols[0]]; total[1] = slot_v[s, cols[1]]
+            cols[0] = label
+            cols[1] = _diag_col(label, K, mode != 1)
+            total[0] = slot_v[s, cols[0]]
+            total[1] = slot_v[s, cols[1]]
         nc = 2
-    elif OPTS and (mode == 5 or mode == 6) and sub == 0:   # a partial head keeps the outputs of its first condition
+    elif OPTS and (mode == 5 or mode == 6) and sub == 0:  # a partial head keeps the outputs of its first condition
         kf, sel = _partial_select(slot_v[s], K, l2, mode - 5, work[0])
         nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[s])
         sub = 1
     else:
-        for c in range(nc): total[c] = slot_v[s, c]
+        for c in range(nc):
+            total[c] = slot_v[s, c]
     return nc, label, sub, kf
 
 # %% ../nbs/01a_boomer.ipynb #8b7995c8
@@ -879,13 +1215,18 @@ def _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, acc, rows,
     m = 0
     for i in range(covered.shape[0]):
         if covered[i] == depth:
-            rows[m] = i; m += 1
+            rows[m] = i
+            m += 1
             wi = float(w[i]) if weighted else 1.0
-            if wi == 0.0: continue
-            if LOW_RANK: _accumulate_low_rank(acc, stats, i, wi, K, t)
+            if wi == 0.0:
+                continue
+            if LOW_RANK:
+                _accumulate_low_rank(acc, stats, i, wi, K, t)
             else:
-                for c in range(n_sum): acc[cols[c]] += wi * stats[i, cols[c]]
+                for c in range(n_sum):
+                    acc[cols[c]] += wi * stats[i, cols[c]]
     return m
+
 
 def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
     """Step 6: the head of statistics `sums` (full layout, read through `cols`), times `shrinkage`, into `head`: a single
@@ -896,16 +1237,24 @@ def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
     if mode == 1 or mode == 3:
         head[:] = 0.0
         head[label] = reg_newton_step(sums[label], sums[cols[1]], l2, shrinkage)
-    elif OPTS and sub == 1:                          # the head on the chosen outputs only
-        for c in range(nc): total[c] = sums[cols[c]]
-        if FROZEN_MODE == 2: _complete_head(total[:kf], total[kf:nc], l2, scores[0], work)
-        else: _decomposable_head(total[:kf], total[kf:nc], l2, scores[0])
+    elif OPTS and sub == 1:  # the head on the chosen outputs only
+        for c in range(nc):
+            total[c] = sums[cols[c]]
+        if FROZEN_MODE == 2:
+            _complete_head(total[:kf], total[kf:nc], l2, scores[0], work)
+        else:
+            _decomposable_head(total[:kf], total[kf:nc], l2, scores[0])
         head[:] = 0.0
-        for c in range(kf): head[cols[c]] = shrinkage * scores[0, c]
+        for c in range(kf):
+            head[cols[c]] = shrinkage * scores[0, c]
     else:
-        if mode == 0: reg_decomposable_head(sums[:K], sums[K:], l2, head)
-        else: _quality(sums, mode, K, label, l2, head, work)   # the same compiled code as the search's
-        for k in range(K): head[k] *= shrinkage
+        if mode == 0:
+            reg_decomposable_head(sums[:K], sums[K:], l2, head)
+        else:
+            _quality(sums, mode, K, label, l2, head, work)  # the same compiled code as the search's
+        for k in range(K):
+            head[k] *= shrinkage
+
 
 def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
     """Step 7: add `head` to the scores of the examples `rows[:m]` and recompute their statistics (loss `LOSS`): all
@@ -914,23 +1263,29 @@ def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
     them), whose sums the next rule computes again (`_rule_start`)."""
     K = S.shape[1]
     single = HEAD_MODE == 1 or HEAD_MODE == 3
-    for c in range(n_entries):                       # entry by entry: one place decides which entries change
+    for c in range(n_entries):  # entry by entry: one place decides which entries change
         l = label if n_entries == 1 and single else cols[c]
-        dirty[l] = 1; dirty[K + l] = 1
+        dirty[l] = 1
+        dirty[K + l] = 1
         for r in range(m):
             i = rows[r]
             S[i, l] += head[l]
             if LOSS == 0 or LOSS == 4:
                 g1, h1 = _label_wise_stats(LOSS, float(Y[i, l]), S[i, l])
-                stats[i, l] = g1; stats[i, K + l] = h1
-            else: _loss_row(LOSS, Y[i, l:l + 1], S[i, l:l + 1], stats[i, l:l + 1], stats[i, K + l:K + l + 1])
-    if n_entries > 0: return
+                stats[i, l] = g1
+                stats[i, K + l] = h1
+            else:
+                _loss_row(LOSS, Y[i, l : l + 1], S[i, l : l + 1], stats[i, l : l + 1], stats[i, K + l : K + l + 1])
+    if n_entries > 0:
+        return
     dirty[-1] = 1
     for r in range(m):
         i = rows[r]
-        if single: S[i, label] += head[label]
+        if single:
+            S[i, label] += head[label]
         else:
-            for k in range(K): S[i, k] += head[k]
+            for k in range(K):
+                S[i, k] += head[k]
         _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
 
 # %% ../nbs/01a_boomer.ipynb #bbf2c17a
@@ -942,93 +1297,198 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
     w, rows_buf, cols, total, tmp_full, scores, work, head = ws[0], ws[4], ws[5], ws[6], ws[7], ws[11], ws[12], ws[13]
     K, l2, nc, label, sub, kf = at
     single, W, grown = HEAD_MODE == 1 or HEAD_MODE == 3, tmp_full.shape[0], depth
-    if IREP and depth > 1:                           # 5. rule_pruning='irep' (compiled in only then)
-        depth = _irep_depth(stats, w, covered, depth, cols, HEAD_MODE, (K, label, l2, scores[0], work[0]), LOW_RANK,
-                            tmp_full, head)
-        if IREP != 2:                                # (2: the levels stay; `_prefix_update` reads them)
+    if IREP and depth > 1:  # 5. rule_pruning='irep' (compiled in only then)
+        depth = _irep_depth(
+            stats, w, covered, depth, cols, HEAD_MODE, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full, head
+        )
+        if IREP != 2:  # (2: the levels stay; `_prefix_update` reads them)
             for i in range(w.shape[0]):
-                if covered[i] > depth: covered[i] = depth
+                if covered[i] > depth:
+                    covered[i] = depth
     t = _clock() if tim is not None else 0.0
-    tmp_full[:] = 0.0                                # 6. the head, on all covered training examples
+    tmp_full[:] = 0.0  # 6. the head, on all covered training examples
     n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
-    if IREP == 2 and grown > 1:                      # irep_update='last_prefix': mlrl-boomer's examples to update
+    if IREP == 2 and grown > 1:  # irep_update='last_prefix': mlrl-boomer's examples to update
         m = _prefix_update(covered, depth, grown, stats, cols, n_sum, LOW_RANK, K, tmp_full, rows_buf, head)
-    else: m = _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, tmp_full, rows_buf, head)
-    if tim is not None: t1 = _clock(); tim[2] += t1 - t; t = t1
+    else:
+        m = _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, tmp_full, rows_buf, head)
+    if tim is not None:
+        t1 = _clock()
+        tim[2] += t1 - t
+        t = t1
     _rule_head(tmp_full, total, at, cols, shrinkage, scores, work[0], head)
     label_wise = loss == 0 or loss == 2 or loss == 4  # 7. the update; a label-wise loss: only the head's labels change
-    n_entries = 1 if single and HEAD_MODE == 1 and label_wise else (kf if OPTS and sub == 1 and not single and label_wise else 0)
-    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws[18])   # ws[18]: `dirty`
-    if OPTS and sub == 1 and not single:             # the rule's outputs, for the caller
-        for c in range(kf): osel[c] = cols[c]
-        osel[K] = kf; label = -3
-    for c in range(W): cols[c] = c                   # reset for the next rule
-    if tim is not None: tim[3] += _clock() - t
+    n_entries = (
+        1
+        if single and HEAD_MODE == 1 and label_wise
+        else (kf if OPTS and sub == 1 and not single and label_wise else 0)
+    )
+    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws[18])  # ws[18]: `dirty`
+    if OPTS and sub == 1 and not single:  # the rule's outputs, for the caller
+        for c in range(kf):
+            osel[c] = cols[c]
+        osel[K] = kf
+        label = -3
+    for c in range(W):
+        cols[c] = c  # reset for the next rule
+    if tim is not None:
+        tim[3] += _clock() - t
     return depth, label, m
 
 # %% ../nbs/01a_boomer.ipynb #6624e83b
-_GROW_STEPS = (_rule_start, _rule_outputs, _histogram_start, _search_slot, _search_slot_binned, _narrow, _covered_sums,
-               _rule_head, _update_scores)   # compiled with the kernel's constants and inlined (`specialize`); and
-_GROW_CALLS = (_finish_rule, _search_feature)   # compiled with them and called: inlined, a first fit compiled 0.1–1.6 s longer
+_GROW_STEPS = (
+    _rule_start,
+    _rule_outputs,
+    _histogram_start,
+    _search_slot,
+    _search_slot_binned,
+    _narrow,
+    _covered_sums,
+    _rule_head,
+    _update_scores,
+)  # compiled with the kernel's constants and inlined (`specialize`); and
+_GROW_CALLS = (
+    _finish_rule,
+    _search_feature,
+)  # compiled with them and called: inlined, a first fit compiled 0.1–1.6 s longer
+
 
 def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
     """Grow one rule and add it to the scores; returns (n_conditions, label, n_covered), label -1 for all labels and
     -3 for the outputs in osel[:osel[K]]. Its arguments, steps and compiled-in constants are described above."""
-    data, ws = borrow(*data), borrow(*ws)            # not the optional ones: None is pruned by type
+    data, ws = borrow(*data), borrow(*ws)  # not the optional ones: None is pruned by type
     K, l2, n_feat, max_conditions = cfg[1], cfg[2], cfg[6], cfg[7]
     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
-    w, perm_n, perm_f, covered, rows_buf, cols, total, tmp_full, slot_best, slot_v, slot_buf, scores, work, head, \
-        cond_f, cond_thr, cond_op, _, _ = ws
-    cnt = _rule_start(state, cfg, data, ws, covered, total, tim)                             # 1. sample
+    (
+        w,
+        perm_n,
+        perm_f,
+        covered,
+        rows_buf,
+        cols,
+        total,
+        tmp_full,
+        slot_best,
+        slot_v,
+        slot_buf,
+        scores,
+        work,
+        head,
+        cond_f,
+        cond_thr,
+        cond_op,
+        _,
+        _,
+    ) = ws
+    cnt = _rule_start(state, cfg, data, ws, covered, total, tim)  # 1. sample
     nc, label, sub, kf = _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel)
-    depth, rule_q, nf, tried = 0, 0.0, n_feat, 0     # features searched in this pass; tried so far for the first condition
-    while depth < max_conditions:                                                           # 2. refine
-        if tried == 0: _draw_features(state, perm_f, n_feat)
+    depth, rule_q, nf, tried = 0, 0.0, n_feat, 0  # features searched in this pass; tried so far for the first condition
+    while depth < max_conditions:  # 2. refine
+        if tried == 0:
+            _draw_features(state, perm_f, n_feat)
         t = _clock() if tim is not None else 0.0
         m_cov, hist_on, one_pass = 0, False, False
-        if BINNED and hgram is not None:             # arrays, not the tuple: a parallel loop takes no tuple of arrays
-            hd, hp, hr, hk, hz, hn = borrow(*hgram[0]); hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
-            hist_on, cnt_fs = hcn.shape[0] > 0, np.empty(n_feat, np.int64)   # no buffers (too many bins): the sweeps
-            m_cov, one_pass = _histogram_start(perm_f[:nf], nominal, (hd, hp, hr, hk, hz, hn), (hs, hcn, h1, cnt_fs), stats,
-                                               (w, covered, depth, rows_buf), (total[:nc], cnt), label, K, slot_buf, head)
+        if BINNED and hgram is not None:  # arrays, not the tuple: a parallel loop takes no tuple of arrays
+            hd, hp, hr, hk, hz, hn = borrow(*hgram[0])
+            hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
+            hist_on, cnt_fs = hcn.shape[0] > 0, np.empty(n_feat, np.int64)  # no buffers (too many bins): the sweeps
+            m_cov, one_pass = _histogram_start(
+                perm_f[:nf],
+                nominal,
+                (hd, hp, hr, hk, hz, hn),
+                (hs, hcn, h1, cnt_fs),
+                stats,
+                (w, covered, depth, rows_buf),
+                (total[:nc], cnt),
+                label,
+                K,
+                slot_buf,
+                head,
+            )
         for s in numba.prange(nf):
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             f = perm_f[s]
-            slot_best[s, 0] = rule_q; slot_best[s, 4] = 0.0
+            slot_best[s, 0] = rule_q
+            slot_best[s, 4] = 0.0
             at, outs = (K, l2, nc, label, sub, kf), (slot_best[s], slot_v[s], slot_buf[s], scores[s], work[s])
-            swept = False                            # (tuples built per slot: a parallel loop takes no tuple of arrays)
+            swept = False  # (tuples built per slot: a parallel loop takes no tuple of arrays)
             if BINNED and not L1 and hist_on and not nominal[f]:
-                swept = _search_slot_binned(s, f, (hd, hp, hr, hk, hz, hn), (hs, hs2, hcn, cnt_fs), one_pass, stats, cols,
-                                            (w, covered, depth, rows_buf, m_cov), (total, cnt), at, outs, row_t)
+                swept = _search_slot_binned(
+                    s,
+                    f,
+                    (hd, hp, hr, hk, hz, hn),
+                    (hs, hs2, hcn, cnt_fs),
+                    one_pass,
+                    stats,
+                    cols,
+                    (w, covered, depth, rows_buf, m_cov),
+                    (total, cnt),
+                    at,
+                    outs,
+                    row_t,
+                )
             if not swept:
-                _search_slot(f, nominal[f], (ptr, val, row, pos_start, nan_ptr, nan_row), stats, cols, (w, covered, depth),
-                             (total, cnt), at, outs, row_t)
-            if slot_t is not None: slot_t[s, 3] += _clock() - ts
-        if tim is not None: tim[0] += _clock() - t; tim[1] += 1.0
-        best_s, best_q = _best_slot(slot_best, nf, rule_q)                                  # 3. merge
-        if best_s < 0:                               # no first condition from features all constant on the sample: more
-            if depth > 0 or tried + nf >= perm_f.shape[0] or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w):
+                _search_slot(
+                    f,
+                    nominal[f],
+                    (ptr, val, row, pos_start, nan_ptr, nan_row),
+                    stats,
+                    cols,
+                    (w, covered, depth),
+                    (total, cnt),
+                    at,
+                    outs,
+                    row_t,
+                )
+            if slot_t is not None:
+                slot_t[s, 3] += _clock() - ts
+        if tim is not None:
+            tim[0] += _clock() - t
+            tim[1] += 1.0
+        best_s, best_q = _best_slot(slot_best, nf, rule_q)  # 3. merge
+        if best_s < 0:  # no first condition from features all constant on the sample: more
+            if (
+                depth > 0
+                or tried + nf >= perm_f.shape[0]
+                or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w)
+            ):
                 break
-            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
+            tried += nf
+            nf = _draw_more(state, perm_f, tried, n_feat)
             continue
         tried, nf = 0, n_feat
         f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
         _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
         cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
-        depth += 1; rule_q = best_q; cnt = int(slot_best[best_s, 4])
-        nc, label, sub, kf = _narrow(best_s, (K, l2, nc, label, sub, kf), ws)                 # 4. freeze
-    if depth == 0: return 0, -1, 0
-    return _finish_rule(cfg, data, ws, covered, depth, (K, l2, nc, label, sub, kf), False, tim, osel)   # 5.–7.
+        depth += 1
+        rule_q = best_q
+        cnt = int(slot_best[best_s, 4])
+        nc, label, sub, kf = _narrow(best_s, (K, l2, nc, label, sub, kf), ws)  # 4. freeze
+    if depth == 0:
+        return 0, -1, 0
+    return _finish_rule(cfg, data, ws, covered, depth, (K, l2, nc, label, sub, kf), False, tim, osel)  # 5.–7.
 
 # %% ../nbs/01a_boomer.ipynb #bc2cc288
-IREP = False   # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
-SCALAR = GENERAL = FROZEN = True   # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
+IREP = False  # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
+SCALAR = GENERAL = FROZEN = True  # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
+
 
 @functools.cache
-def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, binned: bool = False,
-                      opts: bool = False, l1: bool = False, loss: int = 0, nominal: bool = True, abs_score: bool = True,
-                      one_output: bool = True, one_value: bool = True):
+def _grow_rule_kernel(
+    mode: int,
+    parallel: bool,
+    low_rank: bool = False,
+    irep: bool = False,
+    binned: bool = False,
+    opts: bool = False,
+    l1: bool = False,
+    loss: int = 0,
+    nominal: bool = True,
+    abs_score: bool = True,
+    one_output: bool = True,
+    one_value: bool = True,
+):
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
@@ -1048,16 +1508,31 @@ def _grow_rule_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: b
     shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
     head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2, 7)[mode]))
     frozen = (0, 1, 2, 1, 0, 0, 2, 0)[mode] if opts else 0
-    extra = {1: dict(IREP=True), 2: dict(IREP=2)}.get(int(irep), {})   # True: the kernel (and cache entry) as before
+    extra = {1: dict(IREP=True), 2: dict(IREP=2)}.get(int(irep), {})  # True: the kernel (and cache entry) as before
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
-    sweeps = dict(SCALAR=bool(single or opts or one_output),
-                  GENERAL=bool(not single or abs_score or nominal or binned or one_value),
-                  FROZEN=bool(opts or single and nominal), NOMINAL=bool(nominal))   # NOMINAL: in `_search_feature`
-    sweeps = {k: v for k, v in sweeps.items() if not v}     # all True: the kernel (and its cache entry) as before
-    return head, kernel(parallel=parallel)(specialize(_grow_rule_impl, _GROW_STEPS, _GROW_CALLS, HEAD_MODE=mode,
-                                                      LOW_RANK=bool(low_rank),
-                                                      BINNED=bool(binned), OPTS=bool(opts), FROZEN_MODE=frozen,
-                                                      L1=bool(l1), LOSS=int(loss), **extra, **sweeps))
+    sweeps = dict(
+        SCALAR=bool(single or opts or one_output),
+        GENERAL=bool(not single or abs_score or nominal or binned or one_value),
+        FROZEN=bool(opts or single and nominal),
+        NOMINAL=bool(nominal),
+    )  # NOMINAL: in `_search_feature`
+    sweeps = {k: v for k, v in sweeps.items() if not v}  # all True: the kernel (and its cache entry) as before
+    return head, kernel(parallel=parallel)(
+        specialize(
+            _grow_rule_impl,
+            _GROW_STEPS,
+            _GROW_CALLS,
+            HEAD_MODE=mode,
+            LOW_RANK=bool(low_rank),
+            BINNED=bool(binned),
+            OPTS=bool(opts),
+            FROZEN_MODE=frozen,
+            L1=bool(l1),
+            LOSS=int(loss),
+            **extra,
+            **sweeps,
+        )
+    )
 
 # %% ../nbs/01a_boomer.ipynb #fb9a26cc
 @kernel()
@@ -1065,34 +1540,55 @@ def _packed_sum(stats, K, out):
     "out = Σ_i [g_i, packed H_i] over all rows [g, h] of `stats`, row by row (the order of `stats.sum(axis=0)`)."
     out[:] = 0.0
     t = np.empty(K)
-    for i in range(stats.shape[0]): _accumulate_low_rank(out, stats, i, 1.0, K, t)
+    for i in range(stats.shape[0]):
+        _accumulate_low_rank(out, stats, i, 1.0, K, t)
 
 # %% ../nbs/01a_boomer.ipynb #6c8ed8b7
 def _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
     "Does rule `r` cover the dense row `x`? (NaN satisfies no condition.)"
     for c in range(cond_ptr[r], cond_ptr[r + 1]):
         v = x[cond_feature[c]]
-        if v != v or not _cond_holds(v, cond_threshold[c], cond_op[c]): return False
+        if v != v or not _cond_holds(v, cond_threshold[c], cond_op[c]):
+            return False
     return True
+
 
 def _scores_dense_impl(X, cond_ptr, cond_feature, cond_threshold, cond_op, head_ptr, head_label, head_score, out):
     for i in numba.prange(X.shape[0]):
         for r in range(cond_ptr.shape[0] - 1):
             if _covers(X[i], r, cond_ptr, cond_feature, cond_threshold, cond_op):
-                for h in range(head_ptr[r], head_ptr[r + 1]): out[i, head_label[h]] += head_score[h]
+                for h in range(head_ptr[r], head_ptr[r + 1]):
+                    out[i, head_label[h]] += head_score[h]
 
-def _scores_csr_impl(indptr, indices, data, n_features, cond_ptr, cond_feature, cond_threshold, cond_op,
-                     head_ptr, head_label, head_score, out):
+
+def _scores_csr_impl(
+    indptr,
+    indices,
+    data,
+    n_features,
+    cond_ptr,
+    cond_feature,
+    cond_threshold,
+    cond_op,
+    head_ptr,
+    head_label,
+    head_score,
+    out,
+):
     n = indptr.shape[0] - 1
     n_chunks = min(n, 256)
     for ch in numba.prange(n_chunks):
         x = np.zeros(n_features)
         for i in range(ch * n // n_chunks, (ch + 1) * n // n_chunks):
-            for p in range(indptr[i], indptr[i + 1]): x[indices[p]] = data[p]
+            for p in range(indptr[i], indptr[i + 1]):
+                x[indices[p]] = data[p]
             for r in range(cond_ptr.shape[0] - 1):
                 if _covers(x, r, cond_ptr, cond_feature, cond_threshold, cond_op):
-                    for h in range(head_ptr[r], head_ptr[r + 1]): out[i, head_label[h]] += head_score[h]
-            for p in range(indptr[i], indptr[i + 1]): x[indices[p]] = 0.0
+                    for h in range(head_ptr[r], head_ptr[r + 1]):
+                        out[i, head_label[h]] += head_score[h]
+            for p in range(indptr[i], indptr[i + 1]):
+                x[indices[p]] = 0.0
+
 
 _covers = kernel()(_covers)
 _scores_dense, _scores_dense_parallel = kernel()(_scores_dense_impl), kernel(parallel=True)(_scores_dense_impl)
@@ -1104,20 +1600,33 @@ def _closest_label_vectors_impl(S, vectors, loss, out):
     for i in numba.prange(S.shape[0]):
         best, best_j = math.inf, 0
         for j in range(vectors.shape[0]):
-            v = _loss_value_row(LOSS, vectors[j], S[i])   # the loss compiled in (`_loss_kernel`)
-            if v < best: best, best_j = v, j
-        for k in range(vectors.shape[1]): out[i, k] = vectors[best_j, k]   # a loop: no slice assignment (`_grow_rule_kernel`)
+            v = _loss_value_row(LOSS, vectors[j], S[i])  # the loss compiled in (`_loss_kernel`)
+            if v < best:
+                best, best_j = v, j
+        for k in range(vectors.shape[1]):
+            out[i, k] = vectors[best_j, k]  # a loop: no slice assignment (`_grow_rule_kernel`)
 
-def _closest_label_vectors(S, vectors, loss, out): _loss_kernel(_closest_label_vectors_impl, loss)(S, vectors, loss, out)
-def _closest_label_vectors_parallel(S, vectors, loss, out): _loss_kernel(_closest_label_vectors_impl, loss, True)(S, vectors, loss, out)
+
+def _closest_label_vectors(S, vectors, loss, out):
+    _loss_kernel(_closest_label_vectors_impl, loss)(S, vectors, loss, out)
+
+
+def _closest_label_vectors_parallel(S, vectors, loss, out):
+    _loss_kernel(_closest_label_vectors_impl, loss, True)(S, vectors, loss, out)
 
 # %% ../nbs/01a_boomer.ipynb #7adc2e1b
 _OPS = ("<=", ">", "=", "!=")
 
+
 class Rules(list):
     "The rules of a fitted `BoomerClassifier`, one string each; `print` shows one per line."
-    def __str__(self): return "\n".join(self)
-    def _repr_pretty_(self, p, cycle): p.text(str(self))
+
+    def __str__(self):
+        return "\n".join(self)
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
 
 def _format_rules(m, feature_names, label_names, value_names=None, decimals=2):
     "One `IF ... THEN (...)` string per rule of the structure-of-arrays model `m` (a fitted estimator)."
@@ -1127,28 +1636,47 @@ def _format_rules(m, feature_names, label_names, value_names=None, decimals=2):
         conds = []
         for c in range(m.cond_ptr_[r], m.cond_ptr_[r + 1]):
             f, t, op = int(m.cond_feature_[c]), float(m.cond_threshold_[c]), int(m.cond_op_[c])
-            value = value_names[f][int(t)] if op >= 2 and f in value_names else (f"{t:g}" if op >= 2 else f"{t:.{decimals}f}")
+            value = (
+                value_names[f][int(t)]
+                if op >= 2 and f in value_names
+                else (f"{t:g}" if op >= 2 else f"{t:.{decimals}f}")
+            )
             conds.append(f"{feature_names[f]} {_OPS[op]} {value}")
-        head = ", ".join(f"{label_names[int(l)]}: {s:+.{decimals}f}"
-                         for l, s in zip(m.head_label_[m.head_ptr_[r]:m.head_ptr_[r + 1]],
-                                         m.head_score_[m.head_ptr_[r]:m.head_ptr_[r + 1]]))
+        head = ", ".join(
+            f"{label_names[int(l)]}: {s:+.{decimals}f}"
+            for l, s in zip(
+                m.head_label_[m.head_ptr_[r] : m.head_ptr_[r + 1]], m.head_score_[m.head_ptr_[r] : m.head_ptr_[r + 1]]
+            )
+        )
         out.append(f"IF {' AND '.join(conds) if conds else 'TRUE'} THEN ({head})")
     return out
 
 # %% ../nbs/01a_boomer.ipynb #ddb3f3cf
-_HEAD_MODES = {("logistic_label_wise", "single"): 1, ("logistic_label_wise", "complete"): 0,
-               ("squared_error_label_wise", "single"): 1, ("squared_error_label_wise", "complete"): 0,
-               ("logistic_example_wise", "single"): 3, ("logistic_example_wise", "complete"): 2,
-               ("logistic_label_wise", "partial"): 5, ("squared_error_label_wise", "partial"): 5,
-               ("logistic_example_wise", "partial"): 6,   # partial heads: HEAD_PARTIAL(_PACKED)
-               # mlrl-boomer's other losses (`mlc_lit.losses`): label-wise ones like the label-wise, example-wise like the example-wise
-               ("squared_hinge_label_wise", "single"): 1, ("squared_hinge_label_wise", "complete"): 0,
-               ("squared_hinge_example_wise", "single"): 3, ("squared_hinge_example_wise", "complete"): 2,
-               ("squared_error_example_wise", "single"): 3, ("squared_error_example_wise", "complete"): 2,
-               ("squared_hinge_label_wise", "partial"): 5, ("squared_hinge_example_wise", "partial"): 6,
-               ("squared_error_example_wise", "partial"): 6}
-_HINGE_THRESHOLD = 0.5       # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
-_SUBSAMPLE_FRACTION = 0.66   # instance_sampling='subsample': the reference's default sample size
+_HEAD_MODES = {
+    ("logistic_label_wise", "single"): 1,
+    ("logistic_label_wise", "complete"): 0,
+    ("squared_error_label_wise", "single"): 1,
+    ("squared_error_label_wise", "complete"): 0,
+    ("logistic_example_wise", "single"): 3,
+    ("logistic_example_wise", "complete"): 2,
+    ("logistic_label_wise", "partial"): 5,
+    ("squared_error_label_wise", "partial"): 5,
+    ("logistic_example_wise", "partial"): 6,  # partial heads: HEAD_PARTIAL(_PACKED)
+    # mlrl-boomer's other losses (`mlc_lit.losses`): label-wise ones like the label-wise, example-wise like the example-wise
+    ("squared_hinge_label_wise", "single"): 1,
+    ("squared_hinge_label_wise", "complete"): 0,
+    ("squared_hinge_example_wise", "single"): 3,
+    ("squared_hinge_example_wise", "complete"): 2,
+    ("squared_error_example_wise", "single"): 3,
+    ("squared_error_example_wise", "complete"): 2,
+    ("squared_hinge_label_wise", "partial"): 5,
+    ("squared_hinge_example_wise", "partial"): 6,
+    ("squared_error_example_wise", "partial"): 6,
+}
+_HINGE_THRESHOLD = (
+    0.5  # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
+)
+_SUBSAMPLE_FRACTION = 0.66  # instance_sampling='subsample': the reference's default sample size
 
 # %% ../nbs/01a_boomer.ipynb #b185cf28
 _LEARNER_DOC = """\
@@ -1187,18 +1715,32 @@ _LEARNER_DOC = """\
         At most this many bins per sign (None: no limit).
 """
 _LEARNER_CONSTRAINTS = {
-    "loss": [StrOptions({"logistic_label_wise", "logistic_example_wise", "squared_error_label_wise",
-                         "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise"})],
+    "loss": [
+        StrOptions(
+            {
+                "logistic_label_wise",
+                "logistic_example_wise",
+                "squared_error_label_wise",
+                "squared_hinge_label_wise",
+                "squared_hinge_example_wise",
+                "squared_error_example_wise",
+            }
+        )
+    ],
     "head": [StrOptions({"auto", "single", "complete", "partial_fixed", "partial_dynamic"})],
     "max_rules": [int_at_least(1)],
     "shrinkage": [POSITIVE],
     "l2": [NON_NEGATIVE],
-    "instance_sampling": [StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}), None],
+    "instance_sampling": [
+        StrOptions({"bootstrap", "subsample", "stratified_output_wise", "stratified_example_wise"}),
+        None,
+    ],
     "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
     "label_binning": [StrOptions({"equal_width"}), None],
     "bin_ratio": [UNIT_INTERVAL],
     "min_bins": [int_at_least(1)],
-    "max_bins": [int_at_least(1), None]}
+    "max_bins": [int_at_least(1), None],
+}
 
 # %% ../nbs/01a_boomer.ipynb #04281abf
 _RUN_DOC = """\
@@ -1238,7 +1780,8 @@ _RUN_CONSTRAINTS = {
     "verbose": ["verbose"],
     "diagnostics": ["boolean"],
     "single_label": [StrOptions({"quality", "abs_score"})],
-    "exact_binning": ["boolean"]}
+    "exact_binning": ["boolean"],
+}
 
 # %% ../nbs/01a_boomer.ipynb #58549468
 _HOLDOUT_DOC = """\
@@ -1280,7 +1823,8 @@ _HOLDOUT_CONSTRAINTS = {
     "joint_calibration": [StrOptions({"isotonic"}), None],
     "calibrate_on_holdout": ["boolean"],
     "probability_predictor": [StrOptions({"auto", "label_wise", "marginalized"})],
-    "based_on_probabilities": ["boolean"]}
+    "based_on_probabilities": ["boolean"],
+}
 
 # %% ../nbs/01a_boomer.ipynb #4091e0ea
 _INDUCTION_DOC = """\
@@ -1315,7 +1859,8 @@ _INDUCTION_CONSTRAINTS = {
     "feature_binning": [StrOptions({"equal_width", "equal_frequency"}), None],
     "feature_bin_ratio": [Interval(RealNotInt, 0, 1, closed="neither")],
     "feature_min_bins": [int_at_least(2)],
-    "feature_max_bins": [int_at_least(2), None]}
+    "feature_max_bins": [int_at_least(2), None],
+}
 
 # %% ../nbs/01a_boomer.ipynb #3612bed7
 _OUTPUTS_DOC = """\
@@ -1374,7 +1919,8 @@ _OUTPUTS_CONSTRAINTS = {
     "rule_induction_options": [dict, None],
     "l1": [NON_NEGATIVE],
     "l1_step": [StrOptions({"soft_threshold", "mlrl_boomer"})],
-    "statistic_type": [StrOptions({"float64", "float32"})]}
+    "statistic_type": [StrOptions({"float64", "float32"})],
+}
 
 # %% ../nbs/01a_boomer.ipynb #30d8ed30
 _ATTRIBUTES_DOC = """\
@@ -1413,8 +1959,13 @@ _ATTRIBUTES_DOC = """\
     IF x3 <= 0.51 AND x0 > 0.12 THEN (y2: +0.42)
 """
 _PARAMETER_DOC = _LEARNER_DOC + _RUN_DOC + _HOLDOUT_DOC + _INDUCTION_DOC + _OUTPUTS_DOC
-_PARAMETER_CONSTRAINTS = {**_LEARNER_CONSTRAINTS, **_RUN_CONSTRAINTS, **_HOLDOUT_CONSTRAINTS, **_INDUCTION_CONSTRAINTS,
-                          **_OUTPUTS_CONSTRAINTS}
+_PARAMETER_CONSTRAINTS = {
+    **_LEARNER_CONSTRAINTS,
+    **_RUN_CONSTRAINTS,
+    **_HOLDOUT_CONSTRAINTS,
+    **_INDUCTION_CONSTRAINTS,
+    **_OUTPUTS_CONSTRAINTS,
+}
 
 # %% ../nbs/01a_boomer.ipynb #0015a5a2
 def _boomer_fit(est, X, Y, validate_and_fit):
@@ -1426,14 +1977,16 @@ def _boomer_fit(est, X, Y, validate_and_fit):
     validate_and_fit(X, Y)
     if est.fit_diagnostics_ is not None:
         raw = est.fit_diagnostics_
-        est.fit_diagnostics_ = _phase_seconds(raw["slot_t"], raw["tim"], raw["clock_cost"], time.perf_counter() - t0,
-                                              est.n_rules_ - 1)
+        est.fit_diagnostics_ = _phase_seconds(
+            raw["slot_t"], raw["tim"], raw["clock_cost"], time.perf_counter() - t0, est.n_rules_ - 1
+        )
     return est
+
 
 def _fit_all(est, X, Y):
     "`BoomerClassifier._fit` (after the checks): the hold-out split and monitor, the rules, then the pruning cut and calibration."
     cfg = _kernel_config(est, X.shape[1], Y.shape[1])
-    data, monitor = _pruning.prepare(est, X, Y)       # (X, Y, None, None), None by default
+    data, monitor = _pruning.prepare(est, X, Y)  # (X, Y, None, None), None by default
     _fit_rules(est, data[0], data[1], **cfg, diagnostics=bool(est.diagnostics) or est.verbose >= 2, monitor=monitor)
     _pruning.finish(est, data, monitor)
 
@@ -1441,70 +1994,143 @@ def _fit_all(est, X, Y):
 def _boomer_decision_function(est, X):
     "Scores (n, K): the sum of the heads of the rules that cover each row of `X` (dense or CSR), in rule order."
     out = np.zeros((X.shape[0], est.n_labels_))
-    model = (est.cond_ptr_, est.cond_feature_, est.cond_threshold_, est.cond_op_,
-             est.head_ptr_, est.head_label_, est.head_score_, out)
+    model = (
+        est.cond_ptr_,
+        est.cond_feature_,
+        est.cond_threshold_,
+        est.cond_op_,
+        est.head_ptr_,
+        est.head_label_,
+        est.head_score_,
+        out,
+    )
     parallel = n_threads(est.n_jobs) > 1
     with numba_threads(est.n_jobs):
         if sp.issparse(X):
             from mlc_lit.core import csr_arrays
+
             (_scores_csr_parallel if parallel else _scores_csr)(*csr_arrays(X), X.shape[1], *model)
         else:
             (_scores_dense_parallel if parallel else _scores_dense)(X, *model)
     return out
 
+
 def _boomer_predict(est, X):
     "0/1 predictions (n, K) from `est._decision_function(X)` by `est.predictor_` (or the calibration module's predictors)."
     S = est._decision_function(X)
-    if _calibration.uses_probabilities(est): return _calibration.predict(est, S)   # GFM, based_on_probabilities
-    if est.predictor_ == "label_wise": return (S > (_HINGE_THRESHOLD if "hinge" in est.loss else 0)).astype(np.int8)
+    if _calibration.uses_probabilities(est):
+        return _calibration.predict(est, S)  # GFM, based_on_probabilities
+    if est.predictor_ == "label_wise":
+        return (S > (_HINGE_THRESHOLD if "hinge" in est.loss else 0)).astype(np.int8)
     out = np.empty(S.shape, np.int8)
     with numba_threads(est.n_jobs):
         (_closest_label_vectors_parallel if n_threads(est.n_jobs) > 1 else _closest_label_vectors)(
-            S, est.label_vectors_, LOSSES[est.loss], out)
+            S, est.label_vectors_, LOSSES[est.loss], out
+        )
     return out
+
 
 def _boomer_marginals(loss, S):
     "Marginal probabilities from scores: σ(score) for the logistic losses; `core.clipped_proba` for the squared losses, (score + 1)/2 for squared error, the score itself for the squared hinge (½ at its threshold)."
-    if loss.startswith("squared_error"): return clipped_proba(S, slope=0.5)
-    if loss.startswith("squared_hinge"): return clipped_proba(S, centre=_HINGE_THRESHOLD)
+    if loss.startswith("squared_error"):
+        return clipped_proba(S, slope=0.5)
+    if loss.startswith("squared_hinge"):
+        return clipped_proba(S, centre=_HINGE_THRESHOLD)
     return 1.0 / (1.0 + np.exp(-S))
+
 
 def _rules_as_text(est, feature_names=None, label_names=None, value_names=None, decimals=2):
     "`BoomerClassifier.rules_as_text`: the names seen in `fit` (else x0, x1, … and y0, y1, …) unless given."
     from sklearn.utils.validation import check_is_fitted
+
     check_is_fitted(est)
     if feature_names is None:
         feature_names = getattr(est, "feature_names_in_", None)
-        if feature_names is None: feature_names = [f"x{j}" for j in range(est.n_features_in_)]
-    if label_names is None: label_names = est.label_names_ or [f"y{k}" for k in range(est.n_labels_)]
+        if feature_names is None:
+            feature_names = [f"x{j}" for j in range(est.n_features_in_)]
+    if label_names is None:
+        label_names = est.label_names_ or [f"y{k}" for k in range(est.n_labels_)]
     return _format_rules(est, list(feature_names), list(label_names), value_names, decimals)
 
 # %% ../nbs/01a_boomer.ipynb #3b89e55e
 class BoomerClassifier(MultiLabelClassifier):
-    __doc__ = ("Gradient boosted multi-label classification rules (BOOMER; Rapp et al., ECML-PKDD 2020).\n\n"
-               "    Parameters\n    ----------\n" + _PARAMETER_DOC + _ATTRIBUTES_DOC)
+    __doc__ = (
+        "Gradient boosted multi-label classification rules (BOOMER; Rapp et al., ECML-PKDD 2020).\n\n"
+        "    Parameters\n    ----------\n" + _PARAMETER_DOC + _ATTRIBUTES_DOC
+    )
     _allow_nan = True
-    _parameter_constraints = _PARAMETER_CONSTRAINTS   # declared above
+    _parameter_constraints = _PARAMETER_CONSTRAINTS  # declared above
 
-    def __init__(self, *, loss="logistic_label_wise", head="auto", max_rules=1000, shrinkage=0.3, l2=1.0,
-                 instance_sampling="bootstrap", feature_sampling="log2", label_binning=None, bin_ratio=0.04,
-                 min_bins=1, max_bins=None, predictor="auto", nominal_features=None,
-                 random_state=None, n_jobs=None, verbose=0, diagnostics=False, single_label="quality", exact_binning=False,
-                 holdout=None, holdout_size=0.33, global_pruning=None, pruning_options=None, time_limit=None,
-                 default_rule=True, marginal_calibration=None, joint_calibration=None, calibrate_on_holdout=True,
-                 probability_predictor="auto", based_on_probabilities=False,
-                 instance_sample_size=None, rule_pruning=None, post_optimization=None, post_optimization_options=None,
-                 feature_binning=None, feature_bin_ratio=0.33, feature_min_bins=2, feature_max_bins=None,
-                 partial_ratio=None, partial_min_outputs=2, partial_max_outputs=None, partial_threshold=0.02,
-                 partial_exponent=2.0, output_sampling=None, output_sample_size=1,
-                 rule_induction="top_down_greedy", rule_induction_options=None,
-                 l1=0.0, l1_step="soft_threshold", statistic_type="float64"):
+    def __init__(
+        self,
+        *,
+        loss="logistic_label_wise",
+        head="auto",
+        max_rules=1000,
+        shrinkage=0.3,
+        l2=1.0,
+        instance_sampling="bootstrap",
+        feature_sampling="log2",
+        label_binning=None,
+        bin_ratio=0.04,
+        min_bins=1,
+        max_bins=None,
+        predictor="auto",
+        nominal_features=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        diagnostics=False,
+        single_label="quality",
+        exact_binning=False,
+        holdout=None,
+        holdout_size=0.33,
+        global_pruning=None,
+        pruning_options=None,
+        time_limit=None,
+        default_rule=True,
+        marginal_calibration=None,
+        joint_calibration=None,
+        calibrate_on_holdout=True,
+        probability_predictor="auto",
+        based_on_probabilities=False,
+        instance_sample_size=None,
+        rule_pruning=None,
+        post_optimization=None,
+        post_optimization_options=None,
+        feature_binning=None,
+        feature_bin_ratio=0.33,
+        feature_min_bins=2,
+        feature_max_bins=None,
+        partial_ratio=None,
+        partial_min_outputs=2,
+        partial_max_outputs=None,
+        partial_threshold=0.02,
+        partial_exponent=2.0,
+        output_sampling=None,
+        output_sample_size=1,
+        rule_induction="top_down_greedy",
+        rule_induction_options=None,
+        l1=0.0,
+        l1_step="soft_threshold",
+        statistic_type="float64",
+    ):
         self.label_binning, self.bin_ratio, self.min_bins, self.max_bins = label_binning, bin_ratio, min_bins, max_bins
         self.loss, self.head, self.max_rules, self.shrinkage, self.l2 = loss, head, max_rules, shrinkage, l2
         self.instance_sampling, self.feature_sampling, self.predictor = instance_sampling, feature_sampling, predictor
-        self.nominal_features, self.random_state, self.n_jobs, self.verbose = nominal_features, random_state, n_jobs, verbose
+        self.nominal_features, self.random_state, self.n_jobs, self.verbose = (
+            nominal_features,
+            random_state,
+            n_jobs,
+            verbose,
+        )
         self.diagnostics, self.single_label, self.exact_binning = diagnostics, single_label, exact_binning
-        self.holdout, self.holdout_size, self.global_pruning, self.pruning_options = holdout, holdout_size, global_pruning, pruning_options
+        self.holdout, self.holdout_size, self.global_pruning, self.pruning_options = (
+            holdout,
+            holdout_size,
+            global_pruning,
+            pruning_options,
+        )
         self.time_limit, self.default_rule, self.marginal_calibration = time_limit, default_rule, marginal_calibration
         self.joint_calibration, self.calibrate_on_holdout = joint_calibration, calibrate_on_holdout
         self.probability_predictor, self.based_on_probabilities = probability_predictor, based_on_probabilities
@@ -1512,7 +2138,11 @@ class BoomerClassifier(MultiLabelClassifier):
         self.post_optimization, self.post_optimization_options = post_optimization, post_optimization_options
         self.feature_binning, self.feature_bin_ratio = feature_binning, feature_bin_ratio
         self.feature_min_bins, self.feature_max_bins = feature_min_bins, feature_max_bins
-        self.partial_ratio, self.partial_min_outputs, self.partial_max_outputs = partial_ratio, partial_min_outputs, partial_max_outputs
+        self.partial_ratio, self.partial_min_outputs, self.partial_max_outputs = (
+            partial_ratio,
+            partial_min_outputs,
+            partial_max_outputs,
+        )
         self.partial_threshold, self.partial_exponent = partial_threshold, partial_exponent
         self.output_sampling, self.output_sample_size = output_sampling, output_sample_size
         self.rule_induction, self.rule_induction_options = rule_induction, rule_induction_options
@@ -1524,11 +2154,20 @@ class BoomerClassifier(MultiLabelClassifier):
         Feature names are taken from a pandas `X` (`feature_names_in_`), label names from a pandas `Y`."""
         return _boomer_fit(self, X, Y, super().fit)
 
-    def _fit(self, X, Y): _fit_all(self, X, Y)
-    def _decision_function(self, X): return _boomer_decision_function(self, X)
-    def _predict(self, X): return _boomer_predict(self, X)
-    def _predict_proba(self, X): return _calibration.predict_proba(self, self._decision_function(X))   # calibrated, marginalised
-    def _marginals(self, S): return _boomer_marginals(self.loss, S)
+    def _fit(self, X, Y):
+        _fit_all(self, X, Y)
+
+    def _decision_function(self, X):
+        return _boomer_decision_function(self, X)
+
+    def _predict(self, X):
+        return _boomer_predict(self, X)
+
+    def _predict_proba(self, X):
+        return _calibration.predict_proba(self, self._decision_function(X))  # calibrated, marginalised
+
+    def _marginals(self, S):
+        return _boomer_marginals(self.loss, S)
 
     @property
     def rules_(self):
@@ -1543,63 +2182,96 @@ class BoomerClassifier(MultiLabelClassifier):
 # %% ../nbs/01a_boomer.ipynb #6421a64e
 def _n_sampled_features(spec, F):
     "Number of features tried per refinement for `feature_sampling=spec` (validated by `_parameter_constraints`)."
-    if spec is None: return F
-    if isinstance(spec, str): return max(1, min(F, int(math.log2(F - 1) + 1) if F > 1 else 1))
-    if isinstance(spec, Integral): return min(F, int(spec))
+    if spec is None:
+        return F
+    if isinstance(spec, str):
+        return max(1, min(F, int(math.log2(F - 1) + 1) if F > 1 else 1))
+    if isinstance(spec, Integral):
+        return min(F, int(spec))
     return max(1, min(F, int(round(spec * F))))
+
 
 def _nominal_mask(spec, F):
     mask = np.zeros(F, np.uint8)
-    if spec is None: return mask
+    if spec is None:
+        return mask
     idx = np.asarray(spec)
     if idx.dtype == bool:
-        if idx.shape != (F,): raise ValueError(f"nominal_features as a mask must have length {F}; got shape {idx.shape}.")
-        mask[idx] = 1; return mask
+        if idx.shape != (F,):
+            raise ValueError(f"nominal_features as a mask must have length {F}; got shape {idx.shape}.")
+        mask[idx] = 1
+        return mask
     if idx.size and (not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= F):
         raise ValueError(f"nominal_features must be feature indices in [0, {F}) or a boolean mask; got {spec!r}.")
     mask[idx.astype(np.int64)] = 1
     return mask
 
 # %% ../nbs/01a_boomer.ipynb #2b3f7733
-_LOW_RANK_FROM = 32   # labels; below, packed statistics are faster to sum and small (see the curves after `_fit_rules`)
-_LOW_RANK = None     # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
+_LOW_RANK_FROM = 32  # labels; below, packed statistics are faster to sum and small (see the curves after `_fit_rules`)
+_LOW_RANK = None  # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
+
 
 def _use_low_rank(loss, K):
     "Store the example-wise loss's statistics as [g, h] (2K values per example) rather than packed (K + K(K+1)/2)?"
-    if loss != LOSS_LOGISTIC_EXAMPLE_WISE: return False
+    if loss != LOSS_LOGISTIC_EXAMPLE_WISE:
+        return False
     return (K >= _LOW_RANK_FROM) if _LOW_RANK is None else bool(_LOW_RANK)
 
 # %% ../nbs/01a_boomer.ipynb #9a20d0c4
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if packed_layout(LOSSES[est.loss]) else "single")
-    sampling = {"bootstrap": 1, "subsample": 2, None: 0, "stratified_output_wise": 3, "stratified_example_wise": 3}[est.instance_sampling]
+    sampling = {"bootstrap": 1, "subsample": 2, None: 0, "stratified_output_wise": 3, "stratified_example_wise": 3}[
+        est.instance_sampling
+    ]
     _check_instance_sample_size(est)
-    if est.post_optimization is not None: _post_optimization_options(est)    # its options checked before any rule
+    if est.post_optimization is not None:
+        _post_optimization_options(est)  # its options checked before any rule
     _rule_induction_options(est)
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head.split("_")[0])]
-    if est.label_binning == "equal_width" and mode == 2: mode = 4     # complete heads on label bins (paper 2)
-    opts = mode >= 5 or est.output_sampling is not None                # partial heads, output sampling: their own kernels
+    if est.label_binning == "equal_width" and mode == 2:
+        mode = 4  # complete heads on label bins (paper 2)
+    opts = mode >= 5 or est.output_sampling is not None  # partial heads, output sampling: their own kernels
     if opts and mode == 4:
-        raise ValueError("output_sampling does not combine with label_binning (complete heads on label bins); "
-                         "set label_binning=None.")
-    if est.l1 and mode == 4: raise ValueError("l1 > 0 is not supported with label_binning; use label_binning=None or l1=0.")
-    if est.l1 and opts: raise ValueError("l1 > 0 is not supported with partial heads or output_sampling; set l1=0.")
-    if head == "partial_fixed" and est.partial_max_outputs is not None and est.partial_max_outputs < est.partial_min_outputs:
-        raise ValueError(f"partial_max_outputs ({est.partial_max_outputs}) must be at least partial_min_outputs "
-                         f"({est.partial_min_outputs}), or None.")
-    cfg = dict(loss=LOSSES[est.loss], mode=mode, low_rank=_use_low_rank(LOSSES[est.loss], K) and not opts, sampling=sampling,
-               n_feat=_n_sampled_features(est.feature_sampling, F), nominal=_nominal_mask(est.nominal_features, F))
-    if opts: cfg["opts"] = True
+        raise ValueError(
+            "output_sampling does not combine with label_binning (complete heads on label bins); "
+            "set label_binning=None."
+        )
+    if est.l1 and mode == 4:
+        raise ValueError("l1 > 0 is not supported with label_binning; use label_binning=None or l1=0.")
+    if est.l1 and opts:
+        raise ValueError("l1 > 0 is not supported with partial heads or output_sampling; set l1=0.")
+    if (
+        head == "partial_fixed"
+        and est.partial_max_outputs is not None
+        and est.partial_max_outputs < est.partial_min_outputs
+    ):
+        raise ValueError(
+            f"partial_max_outputs ({est.partial_max_outputs}) must be at least partial_min_outputs "
+            f"({est.partial_min_outputs}), or None."
+        )
+    cfg = dict(
+        loss=LOSSES[est.loss],
+        mode=mode,
+        low_rank=_use_low_rank(LOSSES[est.loss], K) and not opts,
+        sampling=sampling,
+        n_feat=_n_sampled_features(est.feature_sampling, F),
+        nominal=_nominal_mask(est.nominal_features, F),
+    )
+    if opts:
+        cfg["opts"] = True
     return cfg
 
 # %% ../nbs/01a_boomer.ipynb #5a1e0a02
 def _check_instance_sample_size(est):
     "`instance_sample_size` needs an instance sampling without replacement."
     if est.instance_sample_size is not None and est.instance_sampling in (None, "bootstrap"):
-        raise ValueError(f"instance_sample_size={est.instance_sample_size!r} needs instance_sampling 'subsample', "
-                         f"'stratified_output_wise' or 'stratified_example_wise'; got instance_sampling={est.instance_sampling!r}.")
+        raise ValueError(
+            f"instance_sample_size={est.instance_sample_size!r} needs instance_sampling 'subsample', "
+            f"'stratified_output_wise' or 'stratified_example_wise'; got instance_sampling={est.instance_sampling!r}."
+        )
+
 
 def _stratified_sampler(est, Y, seeds):
     "(sampler, generator) for per-rule stratified sampling: strata of `Y` found once, draws seeded from `seeds[0]`."
@@ -1612,23 +2284,34 @@ def _widths(K, loss, mode, low_rank):
     """(W, A, search mode, expand): the width W of a statistics row, the width A of the sums the search keeps, the
     head mode the search runs in, and whether complete sums are packed from low-rank rows [g, h]."""
     P = K * (K + 1) // 2
-    if not low_rank: W = K + (P if packed_layout(loss) else K); return W, W, mode, False
-    if mode == HEAD_SINGLE_PACKED: return 2 * K, 2 * K, HEAD_SINGLE, False    # single heads read the diagonal only
+    if not low_rank:
+        W = K + (P if packed_layout(loss) else K)
+        return W, W, mode, False
+    if mode == HEAD_SINGLE_PACKED:
+        return 2 * K, 2 * K, HEAD_SINGLE, False  # single heads read the diagonal only
     return 2 * K, K + P, mode, True
 
-_STAT_DTYPES = {"float64": np.float64, "float32": np.float32}   # `statistic_type`: the statistics' storage
+
+_STAT_DTYPES = {"float64": np.float64, "float32": np.float32}  # `statistic_type`: the statistics' storage
+
 
 def _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries, stat_bytes=8):
     """Bytes `_fit_rules` allocates: statistics (`stat_bytes` each) and scores per example, sums and solver work per
     search slot, sorted X."""
     W, A, _, _ = _widths(K, loss, mode, low_rank)
-    return stat_bytes * n * W + 8.0 * (n * K + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
+    return (
+        stat_bytes * n * W + 8.0 * (n * K + (5 * n_feat + 2) * A + n_feat * max(K * (K + 1) // 2, 1)) + 40.0 * x_entries
+    )
 
 # %% ../nbs/01a_boomer.ipynb #9bb66dd7
 def _n_partial_outputs(est, Y):
     "Outputs of a fixed partial head: ⌈rK⌉ in single precision (r: `partial_ratio`, or the label cardinality / K), bounded."
     K = Y.shape[1]
-    r = np.float32(est.partial_ratio) if est.partial_ratio is not None else np.float32(np.float32(Y.sum() / Y.shape[0]) / np.float32(K))
+    r = (
+        np.float32(est.partial_ratio)
+        if est.partial_ratio is not None
+        else np.float32(np.float32(Y.sum() / Y.shape[0]) / np.float32(K))
+    )
     n = max(int(math.ceil(float(r * np.float32(K)))), min(est.partial_min_outputs, K))
     return n if est.partial_max_outputs is None else min(n, est.partial_max_outputs)
 
@@ -1638,145 +2321,310 @@ def _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts, stat_bytes=8):
     where the packed ones would not fit in memory (`_LOW_RANK` None); the fit's allocations checked against memory."""
     n, F = X.shape
     x_entries = X.nnz if sp.issparse(X) else n * F
-    if not low_rank and _LOW_RANK is None and loss == LOSS_LOGISTIC_EXAMPLE_WISE and not opts:   # packed is chosen, but does it fit? else low-rank
-        try: check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries, stat_bytes), "")
-        except InsufficientMemoryError: low_rank = True
+    if (
+        not low_rank and _LOW_RANK is None and loss == LOSS_LOGISTIC_EXAMPLE_WISE and not opts
+    ):  # packed is chosen, but does it fit? else low-rank
+        try:
+            check_memory(_fit_bytes(n, K, n_feat, loss, mode, False, x_entries, stat_bytes), "")
+        except InsufficientMemoryError:
+            low_rank = True
     W, A, search_mode, expand = _widths(K, loss, mode, low_rank)
-    check_memory(_fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries, stat_bytes),
-                 f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values, {n_feat} search slots x {A} sums)",
-                 "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
-                 "a smaller feature_sampling, statistic_type='float32', or a label-wise loss, needs less.")
-    if low_rank: loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
+    check_memory(
+        _fit_bytes(n, K, n_feat, loss, mode, low_rank, x_entries, stat_bytes),
+        f"BOOMER's statistics ({n} examples x {W} gradient and Hessian values, {n_feat} search slots x {A} sums)",
+        "The sums of complete heads take K(K+1)/2 values per sampled feature, with or without label binning: "
+        "a smaller feature_sampling, statistic_type='float32', or a label-wise loss, needs less.",
+    )
+    if low_rank:
+        loss = LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK
     return loss, low_rank, W, A, search_mode, expand
+
 
 def _head_buffers(est, Y, mode, n_feat):
     "(reg, head, work): the regularisation the kernels take, the head (K,), and one solver work row per search slot."
-    K = Y.shape[1]; P = K * (K + 1) // 2
-    reg = float(est.l2) if not est.l1 else (float(est.l2), float(est.l1))   # the pair: L1 kernels (mlc_lit.losses.regularised)
-    if est.l1 and est.l1_step == "mlrl_boomer": reg = (*reg, 1.0)           # the triple: mlrl-boomer's L1 step
-    head, work = np.zeros(K), np.empty((n_feat, max(P, 1) + (K if est.l1 else 0)))   # L1 complete heads: K more
-    if mode == 4: work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
-    if mode >= 5:                                    # partial heads: their parameters at the end of each work row
-        work = _partial_work(K, n_feat, mode == 6, _n_partial_outputs(est, Y) if est.head == "partial_fixed" else 0,
-                             float(est.partial_threshold), float(est.partial_exponent), est.single_label == "abs_score")
+    K = Y.shape[1]
+    P = K * (K + 1) // 2
+    reg = (
+        float(est.l2) if not est.l1 else (float(est.l2), float(est.l1))
+    )  # the pair: L1 kernels (mlc_lit.losses.regularised)
+    if est.l1 and est.l1_step == "mlrl_boomer":
+        reg = (*reg, 1.0)  # the triple: mlrl-boomer's L1 step
+    head, work = np.zeros(K), np.empty((n_feat, max(P, 1) + (K if est.l1 else 0)))  # L1 complete heads: K more
+    if mode == 4:
+        work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
+    if mode >= 5:  # partial heads: their parameters at the end of each work row
+        work = _partial_work(
+            K,
+            n_feat,
+            mode == 6,
+            _n_partial_outputs(est, Y) if est.head == "partial_fixed" else 0,
+            float(est.partial_threshold),
+            float(est.partial_exponent),
+            est.single_label == "abs_score",
+        )
     return reg, head, work
+
 
 def _kernel_head_mode(est, mode, K):
     """The head mode the kernels compile: `HEAD_TWO_BINS` for label bins where each sign has one bin (fewer than 26
     labels at the default ratio), so that a fit compiles only the two-bin path of paper 2's head (a first binned fit
     on emotions about 6 s shorter, `06f_bench_coldstart`); else `mode`."""
-    if mode != HEAD_BINNED or K < 2: return mode
-    one = bins_per_sign(K, float(est.bin_ratio), int(est.min_bins), _check_binning(est.bin_ratio, est.min_bins, est.max_bins)) == 1
+    if mode != HEAD_BINNED or K < 2:
+        return mode
+    one = (
+        bins_per_sign(
+            K, float(est.bin_ratio), int(est.min_bins), _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
+        )
+        == 1
+    )
     return HEAD_TWO_BINS if one else mode
 
-def _rule_kernels(est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A, one_value=True):
+
+def _rule_kernels(
+    est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A, one_value=True
+):
     """(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`);
     `one_value`: some feature has a single non-zero value (`_has_one_value`)."""
     mode, search_mode = _kernel_head_mode(est, mode, K), _kernel_head_mode(est, search_mode, K)
     default_head = _grow_rule_kernel(mode, False)[0]
-    irep = 0                                         # IREP compiled in: 1 the pruned rule's update, 2 mlrl-boomer's
+    irep = 0  # IREP compiled in: 1 the pruned rule's update, 2 mlrl-boomer's
     if est.rule_pruning == "irep" and sampling != 0:
         irep = 2 if _rule_induction_options(est)["irep_update"] == "last_prefix" else 1
-    grow = _grow_rule_kernel(search_mode, n_threads(est.n_jobs) > 1, expand, irep, binned, opts, bool(est.l1), loss,
-                             bool(nominal.any()), est.single_label == "abs_score", K == 1, one_value)[1]
-    grow, max_cond = _rule_induction(est, grow, search_mode, n_threads(est.n_jobs) > 1, expand,   # beam search, options
-                                     irep, n, K, n_feat, A, opts, loss)
+    grow = _grow_rule_kernel(
+        search_mode,
+        n_threads(est.n_jobs) > 1,
+        expand,
+        irep,
+        binned,
+        opts,
+        bool(est.l1),
+        loss,
+        bool(nominal.any()),
+        est.single_label == "abs_score",
+        K == 1,
+        one_value,
+    )[1]
+    grow, max_cond = _rule_induction(
+        est,
+        grow,
+        search_mode,
+        n_threads(est.n_jobs) > 1,
+        expand,  # beam search, options
+        irep,
+        n,
+        K,
+        n_feat,
+        A,
+        opts,
+        loss,
+    )
     return default_head, grow, max_cond
 
 # %% ../nbs/01a_boomer.ipynb #c2f627de
-_WORKSPACE = ("w", "perm_n", "perm_f", "covered", "rows_buf", "cols", "total", "tmp_full", "slot_best", "slot_v", "slot_buf",
-              "scores", "work", "head", "cond_f", "cond_thr", "cond_op", "sums", "dirty")   # the grow kernel's `ws`, in its order
+_WORKSPACE = (
+    "w",
+    "perm_n",
+    "perm_f",
+    "covered",
+    "rows_buf",
+    "cols",
+    "total",
+    "tmp_full",
+    "slot_best",
+    "slot_v",
+    "slot_buf",
+    "scores",
+    "work",
+    "head",
+    "cond_f",
+    "cond_thr",
+    "cond_op",
+    "sums",
+    "dirty",
+)  # the grow kernel's `ws`, in its order
+
 
 def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
     "The grow kernel's buffers, allocated once per fit (`ws`, in `_WORKSPACE`'s order; timers only with `diagnostics`)."
-    return dict(w=np.empty(n, np.int64), perm_n=np.arange(n, dtype=np.int64), perm_f=np.arange(F, dtype=np.int64),
-                covered=np.empty(n, np.int64), rows_buf=np.empty(n, np.int64), cols=np.arange(A, dtype=np.int64),
-                total=np.empty(A), tmp_full=np.empty(A), slot_best=np.empty((n_feat, 5)), slot_v=np.empty((n_feat, A)),
-                slot_buf=np.empty((n_feat, 4, A)), scores=np.empty((n_feat, K)), work=work, head=head,
-                cond_f=np.empty(n + 1, np.int32), cond_thr=np.empty(n + 1), cond_op=np.empty(n + 1, np.int8),
-                slot_t=np.zeros((n_feat, 5)) if diagnostics else None, tim=np.zeros(4) if diagnostics else None,
-                operm=np.arange(K, dtype=np.int64), osel=np.zeros(K + 1, np.int64),
-                sums=np.empty(A), dirty=np.ones(A + 1, np.uint8))
+    return dict(
+        w=np.empty(n, np.int64),
+        perm_n=np.arange(n, dtype=np.int64),
+        perm_f=np.arange(F, dtype=np.int64),
+        covered=np.empty(n, np.int64),
+        rows_buf=np.empty(n, np.int64),
+        cols=np.arange(A, dtype=np.int64),
+        total=np.empty(A),
+        tmp_full=np.empty(A),
+        slot_best=np.empty((n_feat, 5)),
+        slot_v=np.empty((n_feat, A)),
+        slot_buf=np.empty((n_feat, 4, A)),
+        scores=np.empty((n_feat, K)),
+        work=work,
+        head=head,
+        cond_f=np.empty(n + 1, np.int32),
+        cond_thr=np.empty(n + 1),
+        cond_op=np.empty(n + 1, np.int8),
+        slot_t=np.zeros((n_feat, 5)) if diagnostics else None,
+        tim=np.zeros(4) if diagnostics else None,
+        operm=np.arange(K, dtype=np.int64),
+        osel=np.zeros(K + 1, np.int64),
+        sums=np.empty(A),
+        dirty=np.ones(A + 1, np.uint8),
+    )
+
 
 def _new_rule(bufs, depth, label, all_labels):
     """The rule the grow kernel just wrote into `bufs`, copied out: (condition arrays, (labels, scores)). `label`: the
     kernel's (-1 every label, -3 the subset in `osel`, else one label); `all_labels`: np.arange(K), shared."""
     head = bufs["head"]
     cond = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
-    if label >= 0: return cond, (np.array([label], np.int32), head[label:label + 1].copy())   # (a slice: cheaper per rule)
-    if label == -3: labels = bufs["osel"][:bufs["osel"][all_labels.shape[0]]].astype(np.int32)   # a subset (partial, sampled)
-    else: labels = all_labels
-    return cond, (labels, head[labels])               # indexing with an array copies
+    if label >= 0:
+        return cond, (np.array([label], np.int32), head[label : label + 1].copy())  # (a slice: cheaper per rule)
+    if label == -3:
+        labels = bufs["osel"][: bufs["osel"][all_labels.shape[0]]].astype(np.int32)  # a subset (partial, sampled)
+    else:
+        labels = all_labels
+    return cond, (labels, head[labels])  # indexing with an array copies
+
 
 def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
     "One `verbose` line after rule `r`: rules done, rules per second (compiling not counted), training loss, phases."
-    el = time.perf_counter() - t0 - (compile_seconds() - comp0)   # compiling is not learning
+    el = time.perf_counter() - t0 - (compile_seconds() - comp0)  # compiling is not learning
     shares = ""
     if diagnostics:
         d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)
         shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
-    print(f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
-          f"training loss {mean_loss(loss, Y, S):.4f}{shares}", file=sys.stderr, flush=True)
+    print(
+        f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
+        f"training loss {mean_loss(loss, Y, S):.4f}{shares}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 # %% ../nbs/01a_boomer.ipynb #3344147a
-def _fit_rules(est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False):
+def _fit_rules(
+    est, X, Y, loss, mode, sampling, n_feat, nominal, low_rank=False, diagnostics=False, monitor=None, opts=False
+):
     "Learn the default rule and up to `max_rules - 1` rules; store the model on `est` (and the raw timers, if `diagnostics`)."
-    n, F = X.shape; K = Y.shape[1]
+    n, F = X.shape
+    K = Y.shape[1]
     stat_dtype = np.dtype(_STAT_DTYPES[est.statistic_type])
-    loss, low_rank, W, A, search_mode, expand = _statistics_layout(X, K, loss, mode, n_feat, low_rank, opts, stat_dtype.itemsize)
-    bins = _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None   # (FeatureBins, presorted codes)
+    loss, low_rank, W, A, search_mode, expand = _statistics_layout(
+        X, K, loss, mode, n_feat, low_rank, opts, stat_dtype.itemsize
+    )
+    bins = (
+        _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None
+    )  # (FeatureBins, presorted codes)
     ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
-    S = np.zeros((n, K)); stats = np.empty((n, W), stat_dtype); all_rows = np.arange(n, dtype=np.int64)
+    S = np.zeros((n, K))
+    stats = np.empty((n, W), stat_dtype)
+    all_rows = np.arange(n, dtype=np.int64)
     _refresh_stats(loss, Y, S, stats, all_rows)
     reg, head, work = _head_buffers(est, Y, mode, n_feat)
-    if low_rank: g = np.empty(K + K * (K + 1) // 2); _packed_sum(stats, K, g)   # the default rule: complete head on all examples
-    else: g = stats.sum(axis=0, dtype=np.float64)   # float32 statistics: summed in float64
-    hist = bins is not None and bins[2] is not None  # no histogram codes: binning changes no feature, the exact search on codes
-    default_head, grow, max_cond = _rule_kernels(est, mode, search_mode, expand, sampling, hist, opts, loss,
-                                                 nominal, n, K, n_feat, A, _has_one_value(ptr, val))
+    if low_rank:
+        g = np.empty(K + K * (K + 1) // 2)
+        _packed_sum(stats, K, g)  # the default rule: complete head on all examples
+    else:
+        g = stats.sum(axis=0, dtype=np.float64)  # float32 statistics: summed in float64
+    hist = (
+        bins is not None and bins[2] is not None
+    )  # no histogram codes: binning changes no feature, the exact search on codes
+    default_head, grow, max_cond = _rule_kernels(
+        est, mode, search_mode, expand, sampling, hist, opts, loss, nominal, n, K, n_feat, A, _has_one_value(ptr, val)
+    )
     default_head(g, K, -1, reg, work[0], head)
-    if not est.default_rule: head[:] = 0.0              # default_rule=False: an empty rule that predicts nothing
-    S += head; _refresh_stats(loss, Y, S, stats, all_rows)
-    conds, heads = [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))], [(np.arange(K, dtype=np.int32), head.copy())]
+    if not est.default_rule:
+        head[:] = 0.0  # default_rule=False: an empty rule that predicts nothing
+    S += head
+    _refresh_stats(loss, Y, S, stats, all_rows)
+    conds, heads = (
+        [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))],
+        [(np.arange(K, dtype=np.int32), head.copy())],
+    )
     bufs = _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics)
     out_sampling = _OUTPUT_SAMPLING[est.output_sampling]
     out_size = _n_output_samples(est.output_sample_size, K)
-    if hist:   # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
+    if hist:  # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
         bufs["hgram"] = _histogram_buffers(bins[2], 0 if est.l1 or opts else n_feat, A, n_threads(est.n_jobs) == 1)
     seeds = spawn_seeds(est.random_state, est.max_rules)
-    sample_size = max(1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n)))
+    sample_size = max(
+        1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n))
+    )
     stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
-    c0 = _clock_cost(1000) if diagnostics else 0.0     # the clock's own cost, taken out of every timed interval
-    cfg = (loss, K, reg, float(est.shrinkage), sampling, sample_size, n_feat, max_cond, est.single_label == "abs_score",
-           out_sampling, out_size)                     # the kernel's tuples: the same objects for every rule
+    c0 = _clock_cost(1000) if diagnostics else 0.0  # the clock's own cost, taken out of every timed interval
+    cfg = (
+        loss,
+        K,
+        reg,
+        float(est.shrinkage),
+        sampling,
+        sample_size,
+        n_feat,
+        max_cond,
+        est.single_label == "abs_score",
+        out_sampling,
+        out_size,
+    )  # the kernel's tuples: the same objects for every rule
     data, ws = (ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats), tuple(bufs[k] for k in _WORKSPACE)
-    run = []                                           # the grow kernel's compiled code, looked up on the first rule
-    def grow_rule(state, r, fixed_label=-1):           # one kernel call: grow rule r, add it to S and the statistics
-        args = (state, cfg, data, ws, bufs["slot_t"], bufs["tim"], int(fixed_label), (r - 1) % K, bufs["operm"],
-                bufs["osel"], bufs.get("hgram"))
-        if not run: run.append(compiled(grow, *args))
+    run = []  # the grow kernel's compiled code, looked up on the first rule
+
+    def grow_rule(state, r, fixed_label=-1):  # one kernel call: grow rule r, add it to S and the statistics
+        args = (
+            state,
+            cfg,
+            data,
+            ws,
+            bufs["slot_t"],
+            bufs["tim"],
+            int(fixed_label),
+            (r - 1) % K,
+            bufs["operm"],
+            bufs["osel"],
+            bufs.get("hgram"),
+        )
+        if not run:
+            run.append(compiled(grow, *args))
         return run[0](*args)
-    covered = [np.arange(n, dtype=np.int64)] if est.post_optimization is not None else None   # each rule's rows
-    to_values = None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2])   # `conds` hold bin codes
+
+    covered = [np.arange(n, dtype=np.int64)] if est.post_optimization is not None else None  # each rule's rows
+    to_values = None if bins is None else lambda c: (c[0], raw_thresholds(bins[0], *c), c[2])  # `conds` hold bin codes
     t0, comp0, next_report = time.perf_counter(), compile_seconds(), 1
-    all_labels = np.arange(K, dtype=np.int32)          # the labels of every complete head (read, never written)
+    all_labels = np.arange(K, dtype=np.int32)  # the labels of every complete head (read, never written)
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
-            if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])   # this rule's sample
-            depth, label, m = grow_rule(seeds[r:r + 1].copy(), r)
-            if depth == 0:                              # no condition improves on an empty body: stop, and say so
-                _warn_early_stop(est, r, n_feat); break
+            if stratified is not None:
+                bufs["w"][:] = stratified[0].draw(stratified[1])  # this rule's sample
+            depth, label, m = grow_rule(seeds[r : r + 1].copy(), r)
+            if depth == 0:  # no condition improves on an empty body: stop, and say so
+                _warn_early_stop(est, r, n_feat)
+                break
             cond, rule_head = _new_rule(bufs, depth, label, all_labels)
-            conds.append(cond); heads.append(rule_head)
-            if covered is not None: covered.append(bufs["rows_buf"][:m].copy())   # for post-optimisation
-            if monitor is not None and monitor(conds, heads, to_values): break   # time limit, pre-pruning (mlc_lit.pruning)
+            conds.append(cond)
+            heads.append(rule_head)
+            if covered is not None:
+                covered.append(bufs["rows_buf"][:m].copy())  # for post-optimisation
+            if monitor is not None and monitor(conds, heads, to_values):
+                break  # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
                 _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics)
-    if est.post_optimization is not None and len(conds) > 1:   # re-learn each rule among the others (see below)
+    if est.post_optimization is not None and len(conds) > 1:  # re-learn each rule among the others (see below)
         with numba_threads(est.n_jobs):
-            _post_optimize(est, Y, S, stats, loss, conds, heads, covered, lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
-                           bufs, seeds, stratified, single_head=mode in (1, 3))
+            _post_optimize(
+                est,
+                Y,
+                S,
+                stats,
+                loss,
+                conds,
+                heads,
+                covered,
+                lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
+                bufs,
+                seeds,
+                stratified,
+                single_head=mode in (1, 3),
+            )
     _store_model(est, conds, heads, Y, to_values)
     est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
 
@@ -1788,12 +2636,15 @@ def _label_vectors(Y):
     n = Y.shape[0]
     packed = np.packbits(np.asarray(Y) != 0, axis=1)
     w = packed.shape[1]
-    if w <= 8:                                       # big-endian 8-byte keys: numeric order is the rows' order
-        keys = np.zeros((n, 8), np.uint8); keys[:, :w] = packed
+    if w <= 8:  # big-endian 8-byte keys: numeric order is the rows' order
+        keys = np.zeros((n, 8), np.uint8)
+        keys[:, :w] = packed
         keys = keys.view(">u8").ravel()
-    else: keys = np.ascontiguousarray(packed).view(np.dtype((np.void, w))).ravel()
+    else:
+        keys = np.ascontiguousarray(packed).view(np.dtype((np.void, w))).ravel()
     _, first, counts = np.unique(keys, return_index=True, return_counts=True)
     return np.ascontiguousarray(np.asarray(Y)[first][np.argsort(-counts, kind="stable")], dtype=np.int8)
+
 
 def _store_model(est, conds, heads, Y, to_values=None):
     """Concatenate the per-rule arrays into the structure-of-arrays model; record the known label vectors.
@@ -1802,40 +2653,54 @@ def _store_model(est, conds, heads, Y, to_values=None):
     est.cond_feature_ = np.concatenate([c[0] for c in conds]).astype(np.int32)
     est.cond_threshold_ = np.concatenate([c[1] for c in conds]).astype(np.float64)
     est.cond_op_ = np.concatenate([c[2] for c in conds]).astype(np.int8)
-    if to_values is not None: est.cond_threshold_ = to_values((est.cond_feature_, est.cond_threshold_, est.cond_op_))[1]
+    if to_values is not None:
+        est.cond_threshold_ = to_values((est.cond_feature_, est.cond_threshold_, est.cond_op_))[1]
     est.head_ptr_ = np.concatenate([[0], np.cumsum([len(h[0]) for h in heads])]).astype(np.int64)
     est.head_label_ = np.concatenate([h[0] for h in heads]).astype(np.int32)
     est.head_score_ = np.concatenate([h[1] for h in heads]).astype(np.float64)
     est.n_rules_ = len(conds)
     est.label_vectors_ = _label_vectors(Y)
-    est.predictor_ = est.predictor if est.predictor != "auto" else (
-        "example_wise" if packed_layout(LOSSES[est.loss]) else "label_wise")
+    est.predictor_ = (
+        est.predictor
+        if est.predictor != "auto"
+        else ("example_wise" if packed_layout(LOSSES[est.loss]) else "label_wise")
+    )
 
 # %% ../nbs/01a_boomer.ipynb #5be8bb10
 def _warn_early_stop(est, r, n_feat):
     import warnings
     from sklearn.exceptions import ConvergenceWarning
-    warnings.warn(f"BOOMER stopped after {r} of max_rules={est.max_rules} rules (the default rule included): rule {r + 1} "
-                  f"found no condition that improves on an empty body: every feature is constant on its sample, or its {n_feat} "
-                  "sampled feature(s) can split the sample but no split has a negative quality (the gradients left are "
-                  "too small; mlrl-boomer stops there too). Another random_state, feature_sampling=None or "
-                  "instance_sampling=None may get further.", ConvergenceWarning,
-                  stacklevel=7)   # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
+
+    warnings.warn(
+        f"BOOMER stopped after {r} of max_rules={est.max_rules} rules (the default rule included): rule {r + 1} "
+        f"found no condition that improves on an empty body: every feature is constant on its sample, or its {n_feat} "
+        "sampled feature(s) can split the sample but no split has a negative quality (the gradients left are "
+        "too small; mlrl-boomer stops there too). Another random_state, feature_sampling=None or "
+        "instance_sampling=None may get further.",
+        ConvergenceWarning,
+        stacklevel=7,
+    )  # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a1
 from mlc_lit.binning import bin_features, presort_codes, raw_thresholds
+
 
 def _bin_features(est, X, nominal):
     """With `feature_binning`: (`FeatureBins`, presorted codes, histogram codes) of the training `X` (`mlc_lit.binning`,
     `_histogram_codes`; None where no feature has more than two bins, `_at_most_two_bins`). Dense codes without
     nominal features are sorted by counting."""
     if est.feature_max_bins is not None and est.feature_max_bins < est.feature_min_bins:
-        raise ValueError(f"feature_max_bins ({est.feature_max_bins}) must be >= feature_min_bins ({est.feature_min_bins}) or None.")
-    bins, C = bin_features(X, est.feature_binning, est.feature_bin_ratio, est.feature_min_bins, est.feature_max_bins,
-                           nominal.astype(bool))
+        raise ValueError(
+            f"feature_max_bins ({est.feature_max_bins}) must be >= feature_min_bins ({est.feature_min_bins}) or None."
+        )
+    bins, C = bin_features(
+        X, est.feature_binning, est.feature_bin_ratio, est.feature_min_bins, est.feature_max_bins, nominal.astype(bool)
+    )
     hc = None if _at_most_two_bins(bins, nominal) else _histogram_codes(bins, C, nominal)
-    if sp.issparse(C): return bins, _presort(C), hc
-    if nominal.any(): return bins, _presort(np.ascontiguousarray(C.T)), hc
+    if sp.issparse(C):
+        return bins, _presort(C), hc
+    if nominal.any():
+        return bins, _presort(np.ascontiguousarray(C.T)), hc
     return bins, presort_codes(C, bins), hc
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a3
@@ -1853,36 +2718,55 @@ def _binned_pass_impl(f, hc, sel, acc, hb, start):
     z, nb = zero[f], n_bins[f]
     if PAIR:
         (stats, cg, ch), (hg, hh, hcnt), (tot_g, tot_h, cnt_f) = acc, hb, start
-        hg[:nb] = 0.0; hh[:nb] = 0.0; hcnt[:nb] = 0
+        hg[:nb] = 0.0
+        hh[:nb] = 0.0
+        hcnt[:nb] = 0
     else:
         (stats, cols, K, scratch, low_rank), (hist, hcnt, tot), (total, cnt_f) = acc, hb, start
-        hist[:nb] = 0.0; hcnt[:nb] = 0; tot[:] = total
+        hist[:nb] = 0.0
+        hcnt[:nb] = 0
+        tot[:] = total
     kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
     for r in range(kmax):
         if dense.shape[0] > 0:
-            i = rows[r]; b = int(dense[f, i])
+            i = rows[r]
+            b = int(dense[f, i])
         else:
-            i = crow[cptr[f] + r]; b = int(ccode[cptr[f] + r])
-            if covered[i] != level or w[i] == 0: continue
-        if b == z: continue                                  # the zero's bin: what the sums leave over
+            i = crow[cptr[f] + r]
+            b = int(ccode[cptr[f] + r])
+            if covered[i] != level or w[i] == 0:
+                continue
+        if b == z:
+            continue  # the zero's bin: what the sums leave over
         if PAIR:
             wi = w[i]
-            if b >= nb:                                      # missing: out of the covered total, as the sweep does
-                tot_g -= wi * stats[i, cg]; tot_h -= wi * stats[i, ch]; cnt_f -= wi; continue
-            hg[b] += wi * stats[i, cg]; hh[b] += wi * stats[i, ch]; hcnt[b] += wi
+            if b >= nb:  # missing: out of the covered total, as the sweep does
+                tot_g -= wi * stats[i, cg]
+                tot_h -= wi * stats[i, ch]
+                cnt_f -= wi
+                continue
+            hg[b] += wi * stats[i, cg]
+            hh[b] += wi * stats[i, ch]
+            hcnt[b] += wi
         else:
             if b >= nb:
-                _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch); cnt_f -= w[i]; continue
-            if low_rank: _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
-            else:                                            # `_add(hist[b], ...)` would make a view per example
+                _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch)
+                cnt_f -= w[i]
+                continue
+            if low_rank:
+                _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
+            else:  # `_add(hist[b], ...)` would make a view per example
                 fw = float(w[i])
-                for c in range(hist.shape[1]): hist[b, c] += fw * stats[i, c]
+                for c in range(hist.shape[1]):
+                    hist[b, c] += fw * stats[i, c]
             hcnt[b] += w[i]
-    if PAIR: return tot_g, tot_h, cnt_f
+    if PAIR:
+        return tot_g, tot_h, cnt_f
     return cnt_f
 
+
 _binned_pass = kernel()(specialize(_binned_pass_impl, PAIR=False))
-_binned_pair_pass = kernel(inline=True)(specialize(_binned_pass_impl, PAIR=True))   # in `_search_binned_frozen`'s flags
+_binned_pair_pass = kernel(inline=True)(specialize(_binned_pass_impl, PAIR=True))  # in `_search_binned_frozen`'s flags
 
 # %% ../nbs/01a_boomer.ipynb #2944e0df
 @kernel()
@@ -1893,20 +2777,30 @@ def _binned_pass_all(feats, nominal, hc, stats, sel, sums, K, hb, scratch, low_r
     (dense, _, _, _, zero, n_bins), (w, _, _, rows, m), (total, cnt_total), (hist, hcnt, tot, cnt_f) = hc, sel, sums, hb
     cols = np.empty(0, np.int64)
     for s in range(feats.shape[0]):
-        hist[s, :n_bins[feats[s]]] = 0.0; hcnt[s, :n_bins[feats[s]]] = 0; tot[s] = total; cnt_f[s] = cnt_total
+        hist[s, : n_bins[feats[s]]] = 0.0
+        hcnt[s, : n_bins[feats[s]]] = 0
+        tot[s] = total
+        cnt_f[s] = cnt_total
     for r in range(m):
-        i = rows[r]; wi = w[i]
+        i = rows[r]
+        wi = w[i]
         for s in range(feats.shape[0]):
             f = feats[s]
-            if nominal[f]: continue
+            if nominal[f]:
+                continue
             b = int(dense[f, i])
-            if b == zero[f]: continue
+            if b == zero[f]:
+                continue
             if b >= n_bins[f]:
-                _add(tot[s], stats, i, -float(wi), cols, True, low_rank, K, scratch); cnt_f[s] -= wi; continue
-            if low_rank: _accumulate_low_rank(hist[s, b], stats, i, float(wi), K, scratch)
-            else:                                # `_add(hist[s, b], ...)` would make a view per example and feature
+                _add(tot[s], stats, i, -float(wi), cols, True, low_rank, K, scratch)
+                cnt_f[s] -= wi
+                continue
+            if low_rank:
+                _accumulate_low_rank(hist[s, b], stats, i, float(wi), K, scratch)
+            else:  # `_add(hist[s, b], ...)` would make a view per example and feature
                 fw = float(wi)
-                for c in range(hist.shape[2]): hist[s, b, c] += fw * stats[i, c]
+                for c in range(hist.shape[2]):
+                    hist[s, b, c] += fw * stats[i, c]
             hcnt[s, b] += wi
 
 # %% ../nbs/01a_boomer.ipynb #cbb1608b
@@ -1918,15 +2812,20 @@ def _offer_bins(bins, h, acc, op, sums, cnt_f, mode, hd, out, tim):
     (z, hist, hcnt), (tmp, tot), (K, label, l2, scores, work) = h, sums, hd
     cnt, edge = 0, 0.0
     for b in bins:
-        if hcnt[b] == 0: continue
+        if hcnt[b] == 0:
+            continue
         v = float(b - z)
         if cnt > 0:
             thr = 0.5 * (edge + v)
             _offer(acc, cnt, thr, op, mode, K, label, l2, scores, work, out, tim)
-            _diff(tmp, tot, acc); _offer(tmp, cnt_f - cnt, thr, 1 - op, mode, K, label, l2, scores, work, out, tim)
-        for c in range(acc.shape[0]): acc[c] += hist[b, c]
-        cnt += hcnt[b]; edge = v
+            _diff(tmp, tot, acc)
+            _offer(tmp, cnt_f - cnt, thr, 1 - op, mode, K, label, l2, scores, work, out, tim)
+        for c in range(acc.shape[0]):
+            acc[c] += hist[b, c]
+        cnt += hcnt[b]
+        edge = v
     return cnt, edge
+
 
 @kernel(literal=("mode",))
 def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, hd, bufs, out, tim):
@@ -1934,9 +2833,14 @@ def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, hd, bufs, out, tim):
     `bufs` = (pre, suf, tmp), the running sums; `hd`, `out`, `tim` as `_search_feature`'s."""
     numba.literally(mode)
     pre, suf, tmp = bufs
-    pre[:] = 0.0; suf[:] = 0.0
-    neg = _offer_bins(range(z), (z, hist, hcnt), pre, 0, (tmp, tot), cnt_f, mode, hd, out, tim)   # the negative codes' bins, up
-    pos = _offer_bins(range(nb - 1, z, -1), (z, hist, hcnt), suf, 1, (tmp, tot), cnt_f, mode, hd, out, tim)   # positive, down
+    pre[:] = 0.0
+    suf[:] = 0.0
+    neg = _offer_bins(
+        range(z), (z, hist, hcnt), pre, 0, (tmp, tot), cnt_f, mode, hd, out, tim
+    )  # the negative codes' bins, up
+    pos = _offer_bins(
+        range(nb - 1, z, -1), (z, hist, hcnt), suf, 1, (tmp, tot), cnt_f, mode, hd, out, tim
+    )  # positive, down
     _offer_zero_gaps(neg, pos, cnt_f, (pre, suf, tmp, tot), mode, hd, out, tim)
 
 # %% ../nbs/01a_boomer.ipynb #3b607202
@@ -1957,34 +2861,46 @@ def _offer_pair_bins(top, bins, h, op, tot, l2):
     """`_offer_bins` for two scalar sums: the non-empty bins of `bins` (a range over h = (z, hg, hh, hcnt)) summed into
     (g, h), each boundary offered by `_offer_pair`; returns (top, (g, h, weight, the last bin's value), offers made)."""
     z, hg, hh, hcnt = h
-    g = 0.0; hs = 0.0; cnt = 0; edge = 0.0; n = 0
+    g = 0.0
+    hs = 0.0
+    cnt = 0
+    edge = 0.0
+    n = 0
     for b in bins:
-        if hcnt[b] == 0: continue
+        if hcnt[b] == 0:
+            continue
         v = float(b - z)
         if cnt > 0:
             n += 1
             top = _offer_pair(top, g, hs, cnt, 0.5 * (edge + v), op, tot, l2)
-        g += hg[b]; hs += hh[b]; cnt += hcnt[b]; edge = v
+        g += hg[b]
+        hs += hh[b]
+        cnt += hcnt[b]
+        edge = v
     return top, (g, hs, cnt, edge), n
 
-@kernel(reassoc=False)   # the arithmetic of `_search_numeric_frozen`, bit for bit
+
+@kernel(reassoc=False)  # the arithmetic of `_search_numeric_frozen`, bit for bit
 def _search_binned_frozen(f, hc, stats, cg, ch, sel, sums, label, l2, hb, out, tim):
     """`_search_numeric_frozen` by a histogram (as `_search_binned`, `hb` = (hg, hh, hcnt)): scalar bin sums of the
     label's two statistics, candidates evaluated inline with the same arithmetic."""
     (hg, hh, hcnt), (best, best_v), z, nb = hb, out, hc[4][f], hc[5][f]
     tot_g, tot_h, cnt_f = _binned_pair_pass(f, hc, sel, (stats, cg, ch), hb, sums)
-    top = _pair_start(best, best_v, label, tim); tot = (tot_g, tot_h, cnt_f)   # best so far
-    top, neg, n_neg = _offer_pair_bins(top, range(z), (z, hg, hh, hcnt), 0, tot, l2)            # negative codes, up
+    top = _pair_start(best, best_v, label, tim)
+    tot = (tot_g, tot_h, cnt_f)  # best so far
+    top, neg, n_neg = _offer_pair_bins(top, range(z), (z, hg, hh, hcnt), 0, tot, l2)  # negative codes, up
     top, pos, n_pos = _offer_pair_bins(top, range(nb - 1, z, -1), (z, hg, hh, hcnt), 1, tot, l2)  # positive, down
     top, n_gap = _offer_zero_gap(top, neg, pos, tot, l2)
     _pair_finish(top, best, best_v, label, tim, n_neg + n_pos + n_gap)
 
 # %% ../nbs/01a_boomer.ipynb #fbin01a5
-_HISTOGRAM_BYTES = 2**28    # histograms of all search slots above this many bytes: the binned search keeps the sweep
+_HISTOGRAM_BYTES = 2**28  # histograms of all search slots above this many bytes: the binned search keeps the sweep
+
 
 def _bin_counts(bins, nominal):
     "Each feature's number of bins in the histogram search: its boundaries + 1, and 1 for a nominal feature (swept)."
     return np.where(np.asarray(nominal, bool), 1, np.diff(bins.ptr) + 1).astype(np.int64)
+
 
 def _histogram_codes(bins, C, nominal):
     """(dense, cptr, crow, ccode, zero, n_bins) for `_search_binned`: each example's bin (code + bin of 0) per
@@ -1995,28 +2911,49 @@ def _histogram_codes(bins, C, nominal):
     n_bins = _bin_counts(bins, nominal)
     B = int(n_bins.max()) + 1 if n_bins.size else 1
     dt = np.uint8 if B <= 256 else np.uint16 if B <= 65536 else np.int32
-    def to_bins(code, f):                            # f: a feature, or each entry's feature
+
+    def to_bins(code, f):  # f: a feature, or each entry's feature
         b = np.where(np.isnan(code), n_bins[f], np.nan_to_num(code) + zero[f])
         return np.where(nominal[f], 0, b).astype(dt)  # nominal features keep the sweep: their bins are never read
+
     if sp.issparse(C):
-        Cc = sp.csc_matrix(C); Cc.sort_indices()
+        Cc = sp.csc_matrix(C)
+        Cc.sort_indices()
         col = np.repeat(np.arange(C.shape[1]), np.diff(Cc.indptr))
-        return (np.empty((0, 0), dt), Cc.indptr.astype(np.int64), Cc.indices.astype(np.int64), to_bins(Cc.data, col),
-                zero, n_bins)
+        return (
+            np.empty((0, 0), dt),
+            Cc.indptr.astype(np.int64),
+            Cc.indices.astype(np.int64),
+            to_bins(Cc.data, col),
+            zero,
+            n_bins,
+        )
     dense = np.empty(C.shape, dt)
-    for f in range(C.shape[0]): dense[f] = to_bins(C[f], f)
+    for f in range(C.shape[0]):
+        dense[f] = to_bins(C[f], f)
     return dense, np.zeros(C.shape[0] + 1, np.int64), np.empty(0, np.int64), np.empty(0, dt), zero, n_bins
+
 
 def _histogram_buffers(hc, n_feat, A, one_thread=True):
     """`hgram` for the grow kernel: (codes, per-slot bin sums (n_feat, B, A), scalar ones (n_feat, 2, B), counts,
     [one_thread]), the buffers empty (the binned search keeps the sweep) if they would take more than
     `_HISTOGRAM_BYTES`. `one_thread`: fill the histograms of all sampled features in one pass (`_binned_pass_all`)."""
     B = int(hc[5].max()) + 1 if hc[5].size else 1
-    if 8.0 * n_feat * B * (A + 3) > _HISTOGRAM_BYTES: n_feat = B = 0
-    check_memory(8.0 * n_feat * B * (A + 3), f"feature binning's histograms ({n_feat} search slots x {B} bins x {A} sums)",
-                 "feature_sampling with fewer features per refinement, or feature_max_bins, needs less.")
-    return (hc, np.empty((n_feat, B, A)), np.empty((n_feat, 2, B)), np.empty((n_feat, B), np.int64),
-            np.array([bool(one_thread)]))
+    if 8.0 * n_feat * B * (A + 3) > _HISTOGRAM_BYTES:
+        n_feat = B = 0
+    check_memory(
+        8.0 * n_feat * B * (A + 3),
+        f"feature binning's histograms ({n_feat} search slots x {B} bins x {A} sums)",
+        "feature_sampling with fewer features per refinement, or feature_max_bins, needs less.",
+    )
+    return (
+        hc,
+        np.empty((n_feat, B, A)),
+        np.empty((n_feat, 2, B)),
+        np.empty((n_feat, B), np.int64),
+        np.array([bool(one_thread)]),
+    )
+
 
 def _at_most_two_bins(bins, nominal) -> bool:
     """Whether no feature of `bins` (a `FeatureBins`) has more than two bins (`_bin_counts`: a binary feature, a
@@ -2032,54 +2969,86 @@ def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, out, opts):
     examples (`min_coverage`) and is strictly better than the last row; among equals the earlier one stays ahead (as
     `_offer`'s strict `<`)."""
     numba.literally(mode)
-    if cnt <= 0 or cnt < opts[0]: return
+    if cnt <= 0 or cnt < opts[0]:
+        return
     q, lab = _quality(v, mode, K, label, l2, scores, work)
-    best, best_v = out[0], out[1]                  # indexed: unpacked, the writes were lost (Numba 0.68.1)
+    best, best_v = out[0], out[1]  # indexed: unpacked, the writes were lost (Numba 0.68.1)
     j = best.shape[0] - 1
-    if not q < best[j, 0]: return
+    if not q < best[j, 0]:
+        return
     while j > 0 and q < best[j - 1, 0]:
-        best[j, :] = best[j - 1, :]; best_v[j, :] = best_v[j - 1, :]; j -= 1
+        best[j, :] = best[j - 1, :]
+        best_v[j, :] = best_v[j - 1, :]
+        j -= 1
     best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, lab, cnt
     best_v[j, :] = v
 
-_search_feature_beam = kernel(literal=("mode",))(_renamed(   # its zeros' thresholds offered to the beam too
-    getattr(_search_feature, "py_func", _search_feature), "_beam", dict(_offer=_offer_beam,
-    _offer_zero_gaps=kernel(inline=True, literal=("mode",))(specialize(getattr(_offer_zero_gaps, "py_func", _offer_zero_gaps),
-                                                                       _offer=_offer_beam)))))
+
+_search_feature_beam = kernel(literal=("mode",))(
+    _renamed(  # its zeros' thresholds offered to the beam too
+        getattr(_search_feature, "py_func", _search_feature),
+        "_beam",
+        dict(
+            _offer=_offer_beam,
+            _offer_zero_gaps=kernel(inline=True, literal=("mode",))(
+                specialize(getattr(_offer_zero_gaps, "py_func", _offer_zero_gaps), _offer=_offer_beam)
+            ),
+        ),
+    )
+)
 
 # %% ../nbs/01a_boomer.ipynb #44c67f6a
 @kernel()
 def _insert_beam_pair(best, best_v, q, thr, op, label, cnt, g, h, min_cov):
     "`_offer_beam`'s insertion for a frozen label's candidate of quality `q` and sums (g, h)."
-    if cnt <= 0 or cnt < min_cov: return
+    if cnt <= 0 or cnt < min_cov:
+        return
     j = best.shape[0] - 1
-    if not q < best[j, 0]: return
+    if not q < best[j, 0]:
+        return
     while j > 0 and q < best[j - 1, 0]:
-        for c in range(5): best[j, c] = best[j - 1, c]
-        best_v[j, 0] = best_v[j - 1, 0]; best_v[j, 1] = best_v[j - 1, 1]; j -= 1
+        for c in range(5):
+            best[j, c] = best[j - 1, c]
+        best_v[j, 0] = best_v[j - 1, 0]
+        best_v[j, 1] = best_v[j - 1, 1]
+        j -= 1
     best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, label, cnt
-    best_v[j, 0] = g; best_v[j, 1] = h
+    best_v[j, 0] = g
+    best_v[j, 1] = h
+
 
 @kernel(inline=True)
 def _offer_pair_beam(b, g, h, c, thr, op, tot, l2):
     "`_offer_pair` for a beam: `b` = (best, best_v, min_coverage, label); both sides go through `_insert_beam_pair`."
     best, best_v, min_cov, label = b
     _insert_beam_pair(best, best_v, _reg_side_quality(g, h, l2), thr, op, label, c, g, h, min_cov)
-    rg = tot[0] - g; rh = tot[1] - h
+    rg = tot[0] - g
+    rh = tot[1] - h
     _insert_beam_pair(best, best_v, _reg_side_quality(rg, rh, l2), thr, 1 - op, label, tot[2] - c, rg, rh, min_cov)
     return b
 
-@kernel(inline=True)
-def _beam_pair_start(best, best_v, label, opts): return (best, best_v, opts[0], label)
 
 @kernel(inline=True)
-def _beam_pair_finish(top, best, best_v, label, opts, n_offers): return
+def _beam_pair_start(best, best_v, label, opts):
+    return (best, best_v, opts[0], label)
 
-_search_numeric_frozen_beam = kernel(reassoc=False)(specialize(   # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
-    getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen), _pair_start=_beam_pair_start,
-    _pair_finish=_beam_pair_finish, _offer_pair=_offer_pair_beam,
-    _offer_zero_gap=kernel(inline=True)(specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap),
-                                                   _offer_pair=_offer_pair_beam))))
+
+@kernel(inline=True)
+def _beam_pair_finish(top, best, best_v, label, opts, n_offers):
+    return
+
+
+_search_numeric_frozen_beam = kernel(reassoc=False)(
+    specialize(  # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
+        getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen),
+        _pair_start=_beam_pair_start,
+        _pair_finish=_beam_pair_finish,
+        _offer_pair=_offer_pair_beam,
+        _offer_zero_gap=kernel(inline=True)(
+            specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap), _offer_pair=_offer_pair_beam)
+        ),
+    )
+)
 
 # %% ../nbs/01a_boomer.ipynb #77e2d5d5
 @kernel()
@@ -2089,13 +3058,16 @@ def _beam_insert(nb, nb_v, size, B, cand, v, ahead):
     equals (a carried member)."""
     q = cand[0]
     j = size
-    while j > 0 and (q <= nb[j - 1, 0] if ahead else q < nb[j - 1, 0]): j -= 1
-    if j >= B: return size
+    while j > 0 and (q <= nb[j - 1, 0] if ahead else q < nb[j - 1, 0]):
+        j -= 1
+    if j >= B:
+        return size
     last = min(size, B - 1)
     for t in range(last, j, -1):
-        nb[t, :] = nb[t - 1, :]; nb_v[t, :] = nb_v[t - 1, :]
+        nb[t, :] = nb[t - 1, :]
+        nb_v[t, :] = nb_v[t - 1, :]
     nb[j, 0], nb[j, 1], nb[j, 2], nb[j, 3], nb[j, 4], nb[j, 5], nb[j, 6], nb[j, 7] = cand
-    nb_v[j, :v.shape[0]] = v
+    nb_v[j, : v.shape[0]] = v
     return min(size + 1, B)
 
 # %% ../nbs/01a_boomer.ipynb #ce3e34ef
@@ -2104,15 +3076,39 @@ def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, opts):
     scores, work); `cols` all columns, `fcols` a frozen label's two; `at` = (K, l2, label), the member's label."""
     K, l2, lab = at
     (tot, cnt), (cand, cand_v, buf, scores, work) = sums, outs
-    if lab < 0:                                      # the rule's own head mode, on all W sums
-        _search_feature_beam(f, nominal, X, (stats, cols, True), sel, (tot, cnt), HEAD_MODE, (K, lab, l2, scores, work),
-                             (buf[0], buf[1], buf[2], buf[3]), (cand, cand_v), opts)
-    elif not nominal:                                # a frozen single label, numeric feature: the scalar sweep
-        _search_numeric_frozen_beam(f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]),
-                                    opts)
-    else:                                            # a frozen single label, nominal feature: its two sums
-        _search_feature_beam(f, nominal, X, (stats, fcols, False), sel, (tot[:2], cnt), 0, (1, lab, l2, scores, work),
-                             (buf[0, :2], buf[1, :2], buf[2, :2], buf[3, :2]), (cand, cand_v[:, :2]), opts)
+    if lab < 0:  # the rule's own head mode, on all W sums
+        _search_feature_beam(
+            f,
+            nominal,
+            X,
+            (stats, cols, True),
+            sel,
+            (tot, cnt),
+            HEAD_MODE,
+            (K, lab, l2, scores, work),
+            (buf[0], buf[1], buf[2], buf[3]),
+            (cand, cand_v),
+            opts,
+        )
+    elif not nominal:  # a frozen single label, numeric feature: the scalar sweep
+        _search_numeric_frozen_beam(
+            f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]), opts
+        )
+    else:  # a frozen single label, nominal feature: its two sums
+        _search_feature_beam(
+            f,
+            nominal,
+            X,
+            (stats, fcols, False),
+            sel,
+            (tot[:2], cnt),
+            0,
+            (1, lab, l2, scores, work),
+            (buf[0, :2], buf[1, :2], buf[2, :2], buf[3, :2]),
+            (cand, cand_v[:, :2]),
+            opts,
+        )
+
 
 @kernel(inline=True)
 def _beam_collect(cand, cand_v, nf, perm_f, m, nv, nb, nb_v, m_new, B):
@@ -2121,11 +3117,20 @@ def _beam_collect(cand, cand_v, nf, perm_f, m, nv, nb, nb_v, m_new, B):
     carried = True
     for s in range(nf):
         for k in range(B):
-            if cand[s, k, 4] <= 0: break
+            if cand[s, k, 4] <= 0:
+                break
             carried = False
-            m_new = _beam_insert(nb, nb_v, m_new, B, (cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2],
-                                 cand[s, k, 3], cand[s, k, 4], 0.0), cand_v[s, k, :nv], False)
+            m_new = _beam_insert(
+                nb,
+                nb_v,
+                m_new,
+                B,
+                (cand[s, k, 0], m, perm_f[s], cand[s, k, 1], cand[s, k, 2], cand[s, k, 3], cand[s, k, 4], 0.0),
+                cand_v[s, k, :nv],
+                False,
+            )
     return m_new, carried
+
 
 def _beam_advance(cur, m_new, beam, data, K, max_head):
     """The next beam (side `1 - cur` of the members' double buffers) from `nb`: each member a copy of its parent, closed
@@ -2135,33 +3140,46 @@ def _beam_advance(cur, m_new, beam, data, K, max_head):
     ptr, val, row, nan_ptr, nan_row = data[0], data[1], data[2], data[4], data[5]
     mode = HEAD_MODE
     nxt = 1 - cur
-    for j in range(m_new):                           # the next beam's members from their parents
+    for j in range(m_new):  # the next beam's members from their parents
         p = int(nb[j, 1])
         cov[nxt, j, :] = cov[cur, p, :]
         d = mi[cur, p, 0]
-        mf[nxt, j, :d] = mf[cur, p, :d]; mthr[nxt, j, :d] = mthr[cur, p, :d]; mop[nxt, j, :d] = mop[cur, p, :d]
-        mi[nxt, j, :] = mi[cur, p, :]; mq[nxt, j] = nb[j, 0]
-        if nb[j, 7] != 0.0:                          # carried: closed
-            mtot[nxt, j, :] = mtot[cur, p, :]; mi[nxt, j, 3] = 0; continue
+        mf[nxt, j, :d] = mf[cur, p, :d]
+        mthr[nxt, j, :d] = mthr[cur, p, :d]
+        mop[nxt, j, :d] = mop[cur, p, :d]
+        mi[nxt, j, :] = mi[cur, p, :]
+        mq[nxt, j] = nb[j, 0]
+        if nb[j, 7] != 0.0:  # carried: closed
+            mtot[nxt, j, :] = mtot[cur, p, :]
+            mi[nxt, j, 3] = 0
+            continue
         f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
         _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, cov[nxt, j], d)
         mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
         c = int(nb[j, 6])
-        mi[nxt, j, 0] = d + 1; mi[nxt, j, 4] = c; mi[nxt, j, 3] = 1 if c > opts[0] else 0
+        mi[nxt, j, 0] = d + 1
+        mi[nxt, j, 4] = c
+        mi[nxt, j, 3] = 1 if c > opts[0] else 0
         lab = mi[cur, p, 1]
-        if lab >= 0: mtot[nxt, j, :2] = nb_v[j, :2]
+        if lab >= 0:
+            mtot[nxt, j, :2] = nb_v[j, :2]
         elif mode == 1 or mode == 3:
             mi[nxt, j, 2] = int(nb[j, 5])
-            if max_head > 0 and d + 1 >= max_head:   # freeze the label: keep only its two sums
-                k = int(nb[j, 5]); mi[nxt, j, 1] = k
-                mtot[nxt, j, 0] = nb_v[j, k]; mtot[nxt, j, 1] = nb_v[j, _diag_col(k, K, mode != 1)]
-            else: mtot[nxt, j, :] = nb_v[j, :]
-        else: mtot[nxt, j, :] = nb_v[j, :]
+            if max_head > 0 and d + 1 >= max_head:  # freeze the label: keep only its two sums
+                k = int(nb[j, 5])
+                mi[nxt, j, 1] = k
+                mtot[nxt, j, 0] = nb_v[j, k]
+                mtot[nxt, j, 1] = nb_v[j, _diag_col(k, K, mode != 1)]
+            else:
+                mtot[nxt, j, :] = nb_v[j, :]
+        else:
+            mtot[nxt, j, :] = nb_v[j, :]
     return nxt
 
 # %% ../nbs/01a_boomer.ipynb #0b78731f
-_BEAM_STEPS = (_rule_start, _beam_slot, _beam_advance, _covered_sums, _rule_head, _update_scores)   # as `_GROW_STEPS`
-_BEAM_CALLS = (_finish_rule, _search_feature_beam)                                                  # as `_GROW_CALLS`
+_BEAM_STEPS = (_rule_start, _beam_slot, _beam_advance, _covered_sums, _rule_head, _update_scores)  # as `_GROW_STEPS`
+_BEAM_CALLS = (_finish_rule, _search_feature_beam)  # as `_GROW_CALLS`
+
 
 def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     """Grow one rule by a top-down beam search and add it to the scores; returns what `_grow_rule_impl` returns and takes
@@ -2170,87 +3188,158 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     K, l2, n_feat, max_conditions, abs_score = cfg[1], cfg[2], cfg[6], cfg[7], cfg[8]
     data, ws, beam = borrow(*data), borrow(*ws), borrow(*beam)
     ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
-    w, perm_n, perm_f, _, rows_buf, cols, _, tmp_full, _, _, slot_buf, scores, work, head, cond_f, cond_thr, cond_op, _, _ = ws
+    (
+        w,
+        perm_n,
+        perm_f,
+        _,
+        rows_buf,
+        cols,
+        _,
+        tmp_full,
+        _,
+        _,
+        slot_buf,
+        scores,
+        work,
+        head,
+        cond_f,
+        cond_thr,
+        cond_op,
+        _,
+        _,
+    ) = ws
     opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = beam
     mode, W, F = HEAD_MODE, tmp_full.shape[0], perm_f.shape[0]
     single, B, max_head = mode == 1 or mode == 3, int(opts[1]), int(opts[2])
     cnt = _rule_start(state, cfg, data, ws, cov[0, 0], mtot[0, 0], None)
     mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if abs_score and single else -1, -1, 1, cnt
     mq[0, 0] = 0.0
-    if fixed_label >= 0 and single:                  # post-optimisation keeps the label: its two sums only
+    if fixed_label >= 0 and single:  # post-optimisation keeps the label: its two sums only
         tot0 = mtot[0, 0]
         g0, h0 = tot0[fixed_label], tot0[_diag_col(fixed_label, K, mode != 1)]
-        tot0[0] = g0; tot0[1] = h0; mi[0, 0, 1] = fixed_label; mi[0, 0, 2] = fixed_label
+        tot0[0] = g0
+        tot0[1] = h0
+        mi[0, 0, 1] = fixed_label
+        mi[0, 0, 2] = fixed_label
     cur, size, step = 0, 1, 0
-    nf, tried = n_feat, 0                            # as in `_grow_rule_impl`: more features for a first condition
+    nf, tried = n_feat, 0  # as in `_grow_rule_impl`: more features for a first condition
     while step < max_conditions:
-        bound = mq[cur, size - 1]                    # a refinement must beat the beam's worst member
+        bound = mq[cur, size - 1]  # a refinement must beat the beam's worst member
         m_new, found = 0, False
         for m in range(size):
             carried = True
             if mi[cur, m, 3] == 1:
-                if tried == 0 and (m == 0 or opts[4] != 0.0): _draw_features(state, perm_f, n_feat)   # per step or member
+                if tried == 0 and (m == 0 or opts[4] != 0.0):
+                    _draw_features(state, perm_f, n_feat)  # per step or member
                 depth, lab = mi[cur, m, 0], mi[cur, m, 1]
                 if lab >= 0:
-                    fcols[0] = lab; fcols[1] = _diag_col(lab, K, mode != 1)
-                for s in numba.prange(nf):           # (tuples built per slot: a parallel loop takes no tuple of arrays)
-                    cand[s, :, 0] = bound; cand[s, :, 4] = 0.0
-                    _beam_slot(perm_f[s], nominal[perm_f[s]], (ptr, val, row, pos_start, nan_ptr, nan_row), stats, cols, fcols,
-                               (w, cov[cur, m], depth), (mtot[cur, m], mi[cur, m, 4]), (K, l2, lab),
-                               (cand[s], cand_v[s], slot_buf[s], scores[s], work[s]), opts)
+                    fcols[0] = lab
+                    fcols[1] = _diag_col(lab, K, mode != 1)
+                for s in numba.prange(nf):  # (tuples built per slot: a parallel loop takes no tuple of arrays)
+                    cand[s, :, 0] = bound
+                    cand[s, :, 4] = 0.0
+                    _beam_slot(
+                        perm_f[s],
+                        nominal[perm_f[s]],
+                        (ptr, val, row, pos_start, nan_ptr, nan_row),
+                        stats,
+                        cols,
+                        fcols,
+                        (w, cov[cur, m], depth),
+                        (mtot[cur, m], mi[cur, m, 4]),
+                        (K, l2, lab),
+                        (cand[s], cand_v[s], slot_buf[s], scores[s], work[s]),
+                        opts,
+                    )
                 m_new, carried = _beam_collect(cand, cand_v, nf, perm_f, m, 2 if lab >= 0 else W, nb, nb_v, m_new, B)
-            if carried:                              # nothing refines it: it stays, ahead of equal refinements
-                m_new = _beam_insert(nb, nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0.0, 0.0, 0.0, 1.0), mtot[cur, m, :1], True)
-            else: found = True
+            if carried:  # nothing refines it: it stays, ahead of equal refinements
+                m_new = _beam_insert(
+                    nb, nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0.0, 0.0, 0.0, 1.0), mtot[cur, m, :1], True
+                )
+            else:
+                found = True
         if not found:
-            if step > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w): break
-            tried += nf; nf = _draw_more(state, perm_f, tried, n_feat)
+            if step > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w):
+                break
+            tried += nf
+            nf = _draw_more(state, perm_f, tried, n_feat)
             continue
         tried, nf = 0, n_feat
         cur, size, step = _beam_advance(cur, m_new, beam, data, K, max_head), m_new, step + 1
     depth, label = mi[cur, 0, 0], mi[cur, 0, 2] if single else -1
-    if depth == 0: return 0, -1, 0
-    for c in range(depth): cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
+    if depth == 0:
+        return 0, -1, 0
+    for c in range(depth):
+        cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
     if single:
-        cols[0] = label; cols[1] = _diag_col(label, K, mode != 1)
+        cols[0] = label
+        cols[1] = _diag_col(label, K, mode != 1)
     return _finish_rule(cfg, data, ws, cov[cur, 0], depth, (K, l2, W, label, 0, 1), opts[3] == 0.0, None, None)
 
 # %% ../nbs/01a_boomer.ipynb #beam18e03
-RULE_INDUCTION_DEFAULTS = dict(min_coverage=1, max_conditions=None, max_head_refinements=1, recalculate_predictions=True,
-                               irep_update="pruned_rule")
+RULE_INDUCTION_DEFAULTS = dict(
+    min_coverage=1, max_conditions=None, max_head_refinements=1, recalculate_predictions=True, irep_update="pruned_rule"
+)
 BEAM_SEARCH_DEFAULTS = dict(RULE_INDUCTION_DEFAULTS, beam_width=4, resample_features=False)
+
 
 def _rule_induction_options(est):
     "`rule_induction_options` over the defaults of `rule_induction` (`RULE_INDUCTION_DEFAULTS`, `BEAM_SEARCH_DEFAULTS`), checked."
     defaults = BEAM_SEARCH_DEFAULTS if est.rule_induction == "top_down_beam_search" else RULE_INDUCTION_DEFAULTS
     o = dict(defaults, **(est.rule_induction_options or {}))
     unknown = set(o) - set(defaults)
-    if unknown: raise ValueError(f"rule_induction_options: unknown option(s) {sorted(unknown)} for rule_induction="
-                                 f"{est.rule_induction!r}; known: {sorted(defaults)}.")
-    def integer(v): return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1
+    if unknown:
+        raise ValueError(
+            f"rule_induction_options: unknown option(s) {sorted(unknown)} for rule_induction="
+            f"{est.rule_induction!r}; known: {sorted(defaults)}."
+        )
+
+    def integer(v):
+        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1
+
     for k in ("min_coverage", "beam_width"):
-        if k in o and not integer(o[k]): raise ValueError(f"rule_induction_options[{k!r}] must be an int >= 1; got {o[k]!r}.")
+        if k in o and not integer(o[k]):
+            raise ValueError(f"rule_induction_options[{k!r}] must be an int >= 1; got {o[k]!r}.")
     for k in ("max_conditions", "max_head_refinements"):
         if o[k] is not None and not integer(o[k]):
             raise ValueError(f"rule_induction_options[{k!r}] must be an int >= 1 or None (no limit); got {o[k]!r}.")
     for k in ("recalculate_predictions", "resample_features"):
-        if k in o and not isinstance(o[k], (bool, np.bool_)): raise ValueError(f"rule_induction_options[{k!r}] must be a bool; got {o[k]!r}.")
+        if k in o and not isinstance(o[k], (bool, np.bool_)):
+            raise ValueError(f"rule_induction_options[{k!r}] must be a bool; got {o[k]!r}.")
     if o["irep_update"] not in ("pruned_rule", "last_prefix"):
-        raise ValueError(f"rule_induction_options['irep_update'] must be 'pruned_rule' or 'last_prefix'; got {o['irep_update']!r}.")
+        raise ValueError(
+            f"rule_induction_options['irep_update'] must be 'pruned_rule' or 'last_prefix'; got {o['irep_update']!r}."
+        )
     return o
+
 
 def _uses_beam_kernel(est, o):
     "The beam kernel runs the beam search, and the greedy search with options the greedy kernel has not (width 1)."
-    return est.rule_induction == "top_down_beam_search" or (o["min_coverage"], o["max_head_refinements"],
-                                                            o["recalculate_predictions"]) != (1, 1, True)
+    return est.rule_induction == "top_down_beam_search" or (
+        o["min_coverage"],
+        o["max_head_refinements"],
+        o["recalculate_predictions"],
+    ) != (1, 1, True)
 
 # %% ../nbs/01a_boomer.ipynb #58bf9d7f
 @functools.cache
 def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
     "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
-    return kernel(parallel=parallel)(specialize(_grow_rule_beam_impl, _BEAM_STEPS, _BEAM_CALLS, HEAD_MODE=mode,
-                                                   LOW_RANK=bool(low_rank), IREP=bool(irep), LOSS=int(loss), OPTS=False,
-                                                   FROZEN_MODE=0))
+    return kernel(parallel=parallel)(
+        specialize(
+            _grow_rule_beam_impl,
+            _BEAM_STEPS,
+            _BEAM_CALLS,
+            HEAD_MODE=mode,
+            LOW_RANK=bool(low_rank),
+            IREP=bool(irep),
+            LOSS=int(loss),
+            OPTS=False,
+            FROZEN_MODE=0,
+        )
+    )
+
 
 def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False, loss=0):
     """(grow, max_conditions) for `_fit_rules`: the greedy kernel `grow` as it is, or a function with its arguments
@@ -2258,31 +3347,66 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
     kernel knows."""
     o = _rule_induction_options(est)
     max_cond = n + 1 if o["max_conditions"] is None else int(o["max_conditions"])
-    if not _uses_beam_kernel(est, o): return grow, max_cond
-    if est.l1: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
-                                "runs the beam kernel, which does not support l1 > 0; set l1=0 or use the default greedy search.")
-    if opts: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
-                              "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
-                              "'partial_dynamic') or output_sampling; use the default greedy search for those.")
-    if irep == 2: raise ValueError(f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
-                                   "runs the beam kernel, which does not support irep_update='last_prefix'; use the default "
-                                   "greedy search with the other options at their defaults for it.")
+    if not _uses_beam_kernel(est, o):
+        return grow, max_cond
+    if est.l1:
+        raise ValueError(
+            f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
+            "runs the beam kernel, which does not support l1 > 0; set l1=0 or use the default greedy search."
+        )
+    if opts:
+        raise ValueError(
+            f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
+            "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
+            "'partial_dynamic') or output_sampling; use the default greedy search for those."
+        )
+    if irep == 2:
+        raise ValueError(
+            f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
+            "runs the beam kernel, which does not support irep_update='last_prefix'; use the default "
+            "greedy search with the other options at their defaults for it."
+        )
     B, D = int(o.get("beam_width", 1)), min(max_cond, n) + 1
-    check_memory(8.0 * (2 * B * n + 2 * B * (A + 3 * D + 6) + n_feat * B * (A + 5) + B * (A + 8)),
-                 f"the beam search's buffers (beam width {B}: coverage of {n} examples and {A} sums per beam entry, "
-                 f"{n_feat} search slots)", "a smaller beam_width or feature_sampling needs less.")
+    check_memory(
+        8.0 * (2 * B * n + 2 * B * (A + 3 * D + 6) + n_feat * B * (A + 5) + B * (A + 8)),
+        f"the beam search's buffers (beam width {B}: coverage of {n} examples and {A} sums per beam entry, "
+        f"{n_feat} search slots)",
+        "a smaller beam_width or feature_sampling needs less.",
+    )
     kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep, loss)
-    opts = np.array([o["min_coverage"], B, o["max_head_refinements"] or 0, o["recalculate_predictions"],
-                     o.get("resample_features", False)], np.float64)
-    beam = (opts, np.empty((2, B, n), np.int64), np.empty((2, B, D), np.int64), np.empty((2, B, D)),   # cov, mf, mthr
-            np.empty((2, B, D), np.int8), np.empty((2, B, 5), np.int64), np.empty((2, B)), np.empty((2, B, A)),   # mop, mi, mq, mtot
-            np.empty((n_feat, B, 5)), np.empty((n_feat, B, A)), np.empty((B, 8)), np.empty((B, A)),   # cand, cand_v, nb, nb_v
-            np.empty(2, np.int64))                                                                    # fcols
-    run = []                                             # the beam kernel's compiled code, looked up on the first rule
+    opts = np.array(
+        [
+            o["min_coverage"],
+            B,
+            o["max_head_refinements"] or 0,
+            o["recalculate_predictions"],
+            o.get("resample_features", False),
+        ],
+        np.float64,
+    )
+    beam = (
+        opts,
+        np.empty((2, B, n), np.int64),
+        np.empty((2, B, D), np.int64),
+        np.empty((2, B, D)),  # cov, mf, mthr
+        np.empty((2, B, D), np.int8),
+        np.empty((2, B, 5), np.int64),
+        np.empty((2, B)),
+        np.empty((2, B, A)),  # mop, mi, mq, mtot
+        np.empty((n_feat, B, 5)),
+        np.empty((n_feat, B, A)),
+        np.empty((B, 8)),
+        np.empty((B, A)),  # cand, cand_v, nb, nb_v
+        np.empty(2, np.int64),
+    )  # fcols
+    run = []  # the beam kernel's compiled code, looked up on the first rule
+
     def grow_beam(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
         args = (state, cfg, data, ws, beam, fixed_label)
-        if not run: run.append(compiled(kern, *args))
+        if not run:
+            run.append(compiled(kern, *args))
         return run[0](*args)
+
     return grow_beam, max_cond
 
 # %% ../nbs/01a_boomer.ipynb #postref1
@@ -2290,14 +3414,19 @@ def _move_rule_impl(loss, Y, S, stats, rows, labels, scores, sign):
     K = Y.shape[1]
     for r in range(rows.shape[0]):
         n = rows[r]
-        for j in range(labels.shape[0]): S[n, labels[j]] += sign * scores[j]
-        if LOSS == 0 or LOSS == 4:                   # label-wise logistic, squared hinge: two numbers per entry
+        for j in range(labels.shape[0]):
+            S[n, labels[j]] += sign * scores[j]
+        if LOSS == 0 or LOSS == 4:  # label-wise logistic, squared hinge: two numbers per entry
             for l in labels:
                 g1, h1 = _label_wise_stats(LOSS, float(Y[n, l]), S[n, l])
-                stats[n, l] = g1; stats[n, K + l] = h1
-        elif LOSS == 2:                              # label-wise squared error: its row on one-entry slices
-            for l in labels: _loss_row(LOSS, Y[n, l:l + 1], S[n, l:l + 1], stats[n, l:l + 1], stats[n, K + l:K + l + 1])
-        else: _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
+                stats[n, l] = g1
+                stats[n, K + l] = h1
+        elif LOSS == 2:  # label-wise squared error: its row on one-entry slices
+            for l in labels:
+                _loss_row(LOSS, Y[n, l : l + 1], S[n, l : l + 1], stats[n, l : l + 1], stats[n, K + l : K + l + 1])
+        else:
+            _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
+
 
 def _move_rule(loss, Y, S, stats, rows, labels, scores, sign: float):
     "Add `sign` (±1) × a rule's head (`labels`, `scores`) to the scores `S` of the `rows` it covers; refresh what changed."
@@ -2306,20 +3435,28 @@ def _move_rule(loss, Y, S, stats, rows, labels, scores, sign: float):
 # %% ../nbs/01a_boomer.ipynb #5a1e0c02
 POST_OPTIMIZATION_DEFAULTS = dict(num_iterations=2, refine_heads=False, resample_features=True)
 
+
 def _post_optimization_options(est):
     "`post_optimization_options` over `POST_OPTIMIZATION_DEFAULTS`, checked."
     o = dict(POST_OPTIMIZATION_DEFAULTS, **(est.post_optimization_options or {}))
     unknown = set(o) - set(POST_OPTIMIZATION_DEFAULTS)
-    if unknown: raise ValueError(f"post_optimization_options: unknown option(s) {sorted(unknown)}; known: {sorted(POST_OPTIMIZATION_DEFAULTS)}.")
+    if unknown:
+        raise ValueError(
+            f"post_optimization_options: unknown option(s) {sorted(unknown)}; known: {sorted(POST_OPTIMIZATION_DEFAULTS)}."
+        )
     n = o["num_iterations"]
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
         raise ValueError(f"post_optimization_options['num_iterations'] must be an int >= 1; got {n!r}.")
     for k in ("refine_heads", "resample_features"):
-        if not isinstance(o[k], (bool, np.bool_)): raise ValueError(f"post_optimization_options[{k!r}] must be a bool; got {o[k]!r}.")
+        if not isinstance(o[k], (bool, np.bool_)):
+            raise ValueError(f"post_optimization_options[{k!r}] must be a bool; got {o[k]!r}.")
     if not o["resample_features"]:
-        raise ValueError("post_optimization_options['resample_features']=False (search only the old rule's features) is not "
-                         "supported; use True (mlrl-boomer's default).")
+        raise ValueError(
+            "post_optimization_options['resample_features']=False (search only the old rule's features) is not "
+            "supported; use True (mlrl-boomer's default)."
+        )
     return o
+
 
 def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, seeds, stratified, single_head):
     """Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`, `heads` and
@@ -2327,17 +3464,21 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, 
     feature binning)."""
     o = _post_optimization_options(est)
     all_labels = np.arange(Y.shape[1], dtype=np.int32)
-    states = np.random.SeedSequence([int(seeds[0]), 1]).generate_state(o["num_iterations"] * len(conds), dtype=np.uint64)
+    states = np.random.SeedSequence([int(seeds[0]), 1]).generate_state(
+        o["num_iterations"] * len(conds), dtype=np.uint64
+    )
     for it in range(o["num_iterations"]):
         for r in range(1, len(conds)):
             labels, scores = heads[r]
-            _move_rule(loss, Y, S, stats, covered[r], labels, scores, -1.0)   # the model without rule r
-            bufs["dirty"][-1] = 1                     # statistics changed outside the kernel: all sums are redone
-            if stratified is not None: bufs["w"][:] = stratified[0].draw(stratified[1])
+            _move_rule(loss, Y, S, stats, covered[r], labels, scores, -1.0)  # the model without rule r
+            bufs["dirty"][-1] = 1  # statistics changed outside the kernel: all sums are redone
+            if stratified is not None:
+                bufs["w"][:] = stratified[0].draw(stratified[1])
             fixed = int(labels[0]) if single_head and len(labels) == 1 and not o["refine_heads"] else -1
-            depth, label, m = regrow(states[it * len(conds) + r:it * len(conds) + r + 1].copy(), fixed, r)
-            if depth == 0:                            # nothing found: the old rule goes back
-                _move_rule(loss, Y, S, stats, covered[r], labels, scores, 1.0); continue
+            depth, label, m = regrow(states[it * len(conds) + r : it * len(conds) + r + 1].copy(), fixed, r)
+            if depth == 0:  # nothing found: the old rule goes back
+                _move_rule(loss, Y, S, stats, covered[r], labels, scores, 1.0)
+                continue
             covered[r] = bufs["rows_buf"][:m].copy()
             conds[r], heads[r] = _new_rule(bufs, depth, label, all_labels)
 
@@ -2352,11 +3493,19 @@ def _phase_seconds(slot_t, tim, c0, wall, n_rules):
     n_searches, n_sweeps = tim[1], tim[1] * slot_t.shape[0]
     evaluation = (slot_t[:, 0].sum() - n_timed * c0) * n_eval / n_timed if n_timed else 0.0
     sweeps_raw = slot_t[:, 3].sum()
-    sweeps = sweeps_raw - (n_sweeps + 2 * n_timed) * c0   # each sweep's own clock reads and those of its samples
+    sweeps = sweeps_raw - (n_sweeps + 2 * n_timed) * c0  # each sweep's own clock reads and those of its samples
     scale = min(1.0, tim[0] / sweeps_raw) if sweeps_raw > 0 else 1.0
     evaluation, summation = evaluation * scale, (sweeps - evaluation) * scale + tim[2]
-    return dict(total_s=wall, evaluation_s=float(evaluation), summation_s=float(summation),
-                other_s=float(wall - evaluation - summation), update_s=float(tim[3]),
-                clock_overhead_s=float(c0 * (2 * n_timed + 2 * n_sweeps + 2 * n_searches + 6 * n_rules)),
-                n_rules=int(n_rules) + 1, n_searches=int(n_searches), n_candidates=int(n_eval + n_inline),
-                n_candidates_inline=int(n_inline), n_candidates_timed=int(n_timed))
+    return dict(
+        total_s=wall,
+        evaluation_s=float(evaluation),
+        summation_s=float(summation),
+        other_s=float(wall - evaluation - summation),
+        update_s=float(tim[3]),
+        clock_overhead_s=float(c0 * (2 * n_timed + 2 * n_sweeps + 2 * n_searches + 6 * n_rules)),
+        n_rules=int(n_rules) + 1,
+        n_searches=int(n_searches),
+        n_candidates=int(n_eval + n_inline),
+        n_candidates_inline=int(n_inline),
+        n_candidates_timed=int(n_timed),
+    )

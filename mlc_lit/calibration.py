@@ -25,13 +25,16 @@ def _pav(sums, counts, out):
     for j in range(m):
         top += 1
         bsum[top], bcnt[top], bend[top] = sums[j], counts[j], j
-        while top > 0 and bsum[top - 1] * bcnt[top] >= bsum[top] * bcnt[top - 1]:   # previous mean >= this mean
-            bsum[top - 1] += bsum[top]; bcnt[top - 1] += bcnt[top]; bend[top - 1] = bend[top]
+        while top > 0 and bsum[top - 1] * bcnt[top] >= bsum[top] * bcnt[top - 1]:  # previous mean >= this mean
+            bsum[top - 1] += bsum[top]
+            bcnt[top - 1] += bcnt[top]
+            bend[top - 1] = bend[top]
             top -= 1
     start = 0
     for b in range(top + 1):
         v = bsum[b] / bcnt[b]
-        for j in range(start, bend[b] + 1): out[j] = v
+        for j in range(start, bend[b] + 1):
+            out[j] = v
         start = bend[b] + 1
 
 # %% ../nbs/01c_calibration.ipynb #df5980c1
@@ -39,14 +42,18 @@ def isotonic_fit(p, y):
     """Isotonic regression of targets `y` (0/1 or in [0, 1]) on scores `p`: `(x, v)`, the distinct scores in
     increasing order and the fitted non-decreasing value at each (pool adjacent violators)."""
     p, y = np.asarray(p, dtype=np.float64).ravel(), np.asarray(y, dtype=np.float64).ravel()
-    if p.shape != y.shape: raise ValueError(f"isotonic_fit: p and y must have the same size; got {p.size} and {y.size}.")
-    if p.size == 0: raise ValueError("isotonic_fit needs at least one example.")
-    if not (np.isfinite(p).all() and np.isfinite(y).all()): raise ValueError("isotonic_fit: p and y must be finite.")
+    if p.shape != y.shape:
+        raise ValueError(f"isotonic_fit: p and y must have the same size; got {p.size} and {y.size}.")
+    if p.size == 0:
+        raise ValueError("isotonic_fit needs at least one example.")
+    if not (np.isfinite(p).all() and np.isfinite(y).all()):
+        raise ValueError("isotonic_fit: p and y must be finite.")
     x, inv = np.unique(p, return_inverse=True)
     sums, counts = np.bincount(inv, weights=y, minlength=x.size), np.bincount(inv, minlength=x.size).astype(np.float64)
     v = np.empty(x.size)
     _pav(sums, counts, v)
     return x, v
+
 
 def isotonic_apply(x, v, q):
     "The fitted map `(x, v)` of `isotonic_fit` at scores `q`: linear between the points, clipped outside them."
@@ -55,9 +62,11 @@ def isotonic_apply(x, v, q):
 # %% ../nbs/01c_calibration.ipynb #e85289e1
 class IsotonicMaps:
     "One isotonic map per column, fit by `fit(P, T)` on scores `P` (n, m) and targets `T` (n, m); `apply(P)` maps each column."
+
     def fit(self, P, T):
         P, T = np.asarray(P, dtype=np.float64), np.asarray(T, dtype=np.float64)
-        if P.ndim != 2 or P.shape != T.shape: raise ValueError(f"IsotonicMaps.fit: P and T must be 2-D of one shape; got {P.shape} and {T.shape}.")
+        if P.ndim != 2 or P.shape != T.shape:
+            raise ValueError(f"IsotonicMaps.fit: P and T must be 2-D of one shape; got {P.shape} and {T.shape}.")
         fits = [isotonic_fit(P[:, j], T[:, j]) for j in range(P.shape[1])]
         self.ptr_ = np.concatenate([[0], np.cumsum([x.size for x, _ in fits])]).astype(np.int64)
         self.x_ = np.concatenate([x for x, _ in fits]) if fits else np.empty(0)
@@ -77,22 +86,27 @@ class IsotonicMaps:
 # %% ../nbs/01c_calibration.ipynb #89563eba
 _EPS = 1e-12
 
+
 def joint_log_probabilities(P, V):
     "(n, m) log P(v_j | x_i) by the chain rule from marginals `P` (n, K) for the label vectors `V` (m, K) 0/1."
     P = np.clip(np.asarray(P, dtype=np.float64), _EPS, 1.0 - _EPS)
     V = np.asarray(V, dtype=np.float64)
     return np.log(P) @ V.T + np.log1p(-P) @ (1.0 - V).T
 
+
 def normalized_joint(L=None, J=None):
     """Rows summing to one over the known vectors: from log-probabilities `L` (shifted by the row maximum, so nothing
     underflows) or from (calibrated) probabilities `J`, falling back to `L` on rows where `J` is all zero."""
     Q = None
     if L is not None:
-        E = np.exp(L - L.max(axis=1, keepdims=True)); Q = E / E.sum(axis=1, keepdims=True)
-    if J is None: return Q
+        E = np.exp(L - L.max(axis=1, keepdims=True))
+        Q = E / E.sum(axis=1, keepdims=True)
+    if J is None:
+        return Q
     s = J.sum(axis=1, keepdims=True)
     out = np.divide(J, s, out=np.zeros_like(J), where=s > 0)
-    if Q is not None: out[s[:, 0] <= 0] = Q[s[:, 0] <= 0]
+    if Q is not None:
+        out[s[:, 0] <= 0] = Q[s[:, 0] <= 0]
     return out
 
 # %% ../nbs/01c_calibration.ipynb #2c3d4a26
@@ -104,36 +118,45 @@ def marginalized_probabilities(Q, V):
 @kernel()
 def _gfm_rows(Q, V, sizes, out):
     "GFM prediction for each row of `Q` (n, m) over the label vectors `V` (m, K) of sizes `sizes`; ties go to fewer labels, then lower indices."
-    n, m = Q.shape; K = V.shape[1]
+    n, m = Q.shape
+    K = V.shape[1]
     W = np.empty((K, K))
     for s in range(K):
-        for t in range(K): W[s, t] = 2.0 / (s + t + 2)
+        for t in range(K):
+            W[s, t] = 2.0 / (s + t + 2)
     for i in range(n):
-        D = np.zeros((K, K)); p0 = 0.0
+        D = np.zeros((K, K))
+        p0 = 0.0
         for j in range(m):
-            if sizes[j] == 0: p0 += Q[i, j]
+            if sizes[j] == 0:
+                p0 += Q[i, j]
             else:
                 for k in range(K):
-                    if V[j, k]: D[k, sizes[j] - 1] += Q[i, j]
+                    if V[j, k]:
+                        D[k, sizes[j] - 1] += Q[i, j]
         F = D @ W
-        best, best_m, best_idx = p0, 0, np.empty(0, np.int64)
+        best, best_idx = p0, np.empty(0, np.int64)
         for t in range(K):
-            order = np.argsort(-F[:, t], kind="mergesort")[:t + 1]
+            order = np.argsort(-F[:, t], kind="mergesort")[: t + 1]
             e = F[order, t].sum()
-            if e > best: best, best_m, best_idx = e, t + 1, order
+            if e > best:
+                best, best_idx = e, order
         out[i, :] = 0
-        for k in best_idx: out[i, k] = 1
+        for k in best_idx:
+            out[i, k] = 1
 
 # %% ../nbs/01c_calibration.ipynb #b85749fb
 def gfm_predict(Q, V):
     """(n, K) 0/1 label vectors maximising the expected example-based F1 (GFM), given joint probabilities `Q` (n, m)
     (rows summing to one) over the label vectors `V` (m, K)."""
-    Q = np.ascontiguousarray(Q, dtype=np.float64); V = np.ascontiguousarray(V, dtype=np.int8)
+    Q = np.ascontiguousarray(Q, dtype=np.float64)
+    V = np.ascontiguousarray(V, dtype=np.int8)
     if Q.ndim != 2 or V.ndim != 2 or Q.shape[1] != V.shape[0]:
         raise ValueError(f"gfm_predict: Q must be (n, m) and V (m, K); got {Q.shape} and {V.shape}.")
     out = np.empty((Q.shape[0], V.shape[1]), np.int8)
     _gfm_rows(Q, V, V.sum(axis=1).astype(np.int64), out)
     return out
+
 
 def expected_f1(Q, V, H):
     "(n,) expected example-based F1 of the predictions `H` (n, K) under joint probabilities `Q` (n, m) over `V` (m, K)."
@@ -146,19 +169,26 @@ def expected_f1(Q, V, H):
 def expected_calibration_error(Y, P, n_bins: int = 10):
     "Expected calibration error of marginal probabilities `P` (n, K) for labels `Y` (n, K) 0/1 over all pairs, `n_bins` equal-width bins."
     y, p = np.asarray(Y, dtype=np.float64).ravel(), np.asarray(P, dtype=np.float64).ravel()
-    if y.shape != p.shape or p.size == 0: raise ValueError(f"expected_calibration_error: Y and P must have one non-empty shape; got {np.shape(Y)} and {np.shape(P)}.")
+    if y.shape != p.shape or p.size == 0:
+        raise ValueError(
+            f"expected_calibration_error: Y and P must have one non-empty shape; got {np.shape(Y)} and {np.shape(P)}."
+        )
     b = np.minimum((p * n_bins).astype(np.int64), n_bins - 1)
-    cnt = np.bincount(b, minlength=n_bins)
     gap = np.abs(np.bincount(b, weights=p, minlength=n_bins) - np.bincount(b, weights=y, minlength=n_bins))
     return float(gap.sum() / p.size)
+
 
 def reliability_curve(Y, P, n_bins: int = 10):
     "Per non-empty bin of `expected_calibration_error`: (mean probability, frequency of relevant labels, count)."
     y, p = np.asarray(Y, dtype=np.float64).ravel(), np.asarray(P, dtype=np.float64).ravel()
     b = np.minimum((p * n_bins).astype(np.int64), n_bins - 1)
-    cnt = np.bincount(b, minlength=n_bins); keep = cnt > 0
-    return (np.bincount(b, weights=p, minlength=n_bins)[keep] / cnt[keep],
-            np.bincount(b, weights=y, minlength=n_bins)[keep] / cnt[keep], cnt[keep])
+    cnt = np.bincount(b, minlength=n_bins)
+    keep = cnt > 0
+    return (
+        np.bincount(b, weights=p, minlength=n_bins)[keep] / cnt[keep],
+        np.bincount(b, weights=y, minlength=n_bins)[keep] / cnt[keep],
+        cnt[keep],
+    )
 
 # %% ../nbs/01c_calibration.ipynb #7d5b9ff7
 def _vector_index(Y, V):
@@ -166,10 +196,12 @@ def _vector_index(Y, V):
     where = {np.asarray(v, np.int8).tobytes(): j for j, v in enumerate(V)}
     return np.array([where.get(np.asarray(y, np.int8).tobytes(), -1) for y in Y], dtype=np.int64)
 
+
 def fit_calibration(est, X, Y):
     "Fit the isotonic maps `est` asks for on the calibration set `(X, Y)` (the model must be fitted)."
     est.marginal_calibration_ = est.joint_calibration_ = None
-    if est.marginal_calibration is None and est.joint_calibration is None: return
+    if est.marginal_calibration is None and est.joint_calibration is None:
+        return
     P = est._marginals(est._decision_function(X))
     if est.marginal_calibration == "isotonic":
         est.marginal_calibration_ = IsotonicMaps().fit(P, Y)
@@ -177,7 +209,8 @@ def fit_calibration(est, X, Y):
     if est.joint_calibration == "isotonic":
         V = est.label_vectors_
         T = np.zeros((Y.shape[0], V.shape[0]))
-        idx = _vector_index(Y, V); T[np.flatnonzero(idx >= 0), idx[idx >= 0]] = 1.0
+        idx = _vector_index(Y, V)
+        T[np.flatnonzero(idx >= 0), idx[idx >= 0]] = 1.0
         est.joint_calibration_ = IsotonicMaps().fit(np.exp(joint_log_probabilities(P, V)), T)
 
 # %% ../nbs/01c_calibration.ipynb #fdd17826
@@ -187,11 +220,13 @@ def calibrated_marginals(est, S):
     cal = getattr(est, "marginal_calibration_", None)
     return P if cal is None else cal.apply(P)
 
+
 def joint_probabilities(est, P):
     "(n, m) joint probabilities over `est.label_vectors_`, through the joint calibration if any, normalised per row."
     L = joint_log_probabilities(P, est.label_vectors_)
     cal = getattr(est, "joint_calibration_", None)
     return normalized_joint(L, None if cal is None else cal.apply(np.exp(L)))
+
 
 def predict_proba(est, S):
     """`predict_proba` from scores `S`: calibrated marginals, or their marginalisation over the known label vectors.
@@ -200,15 +235,20 @@ def predict_proba(est, S):
     P = calibrated_marginals(est, S)
     if est.probability_predictor == "marginalized":
         P = marginalized_probabilities(joint_probabilities(est, P), est.label_vectors_)
-    elif getattr(est, "marginal_calibration_", None) is None: return P       # the plain link, untouched
+    elif getattr(est, "marginal_calibration_", None) is None:
+        return P  # the plain link, untouched
     return np.clip(P, _EPS, 1.0 - _EPS)
+
 
 def predict(est, S):
     "`predict` from scores `S` for the GFM and the predictors based on (calibrated) probabilities."
     P = calibrated_marginals(est, S)
-    if est.predictor_ == "gfm": return gfm_predict(joint_probabilities(est, P), est.label_vectors_)
-    if est.predictor_ == "label_wise": return (P >= 0.5).astype(np.int8)      # a tie at ½ is relevant, as in mlrl-boomer
+    if est.predictor_ == "gfm":
+        return gfm_predict(joint_probabilities(est, P), est.label_vectors_)
+    if est.predictor_ == "label_wise":
+        return (P >= 0.5).astype(np.int8)  # a tie at ½ is relevant, as in mlrl-boomer
     return est.label_vectors_[np.argmax(joint_probabilities(est, P), axis=1)].astype(np.int8)
+
 
 def uses_probabilities(est):
     "Does `predict` go through this module (GFM or `based_on_probabilities`)?"

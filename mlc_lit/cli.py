@@ -31,17 +31,34 @@ __all__ = ['DEMO_ESTIMATORS', 'COMPILE_CONFIGS', 'MajorityBaseline', 'demo_estim
 # %% ../nbs/07_cli.ipynb #710a2f51
 class MajorityBaseline(MultiLabelClassifier):
     "Trivial baseline: predicts each label's majority value from training, whatever the input."
-    def __init__(self): pass
-    def _fit(self, X, Y): self.p_ = Y.mean(axis=0)
-    def _predict_proba(self, X): return np.tile(self.p_, (X.shape[0], 1))
-    def _predict(self, X): return (self._predict_proba(X) > 0.5).astype(np.int8)
+
+    def __init__(self):
+        pass
+
+    def _fit(self, X, Y):
+        self.p_ = Y.mean(axis=0)
+
+    def _predict_proba(self, X):
+        return np.tile(self.p_, (X.shape[0], 1))
+
+    def _predict(self, X):
+        return (self._predict_proba(X) > 0.5).astype(np.int8)
+
 
 DEMO_ESTIMATORS = [  # (label, module, class, demo parameters)
     ("baseline: majority per label (trivial)", "mlc_lit.cli", "MajorityBaseline", {}),
-    ("BOOMER label-wise logistic, single heads", "mlc_lit.boomer", "BoomerClassifier",
-     dict(loss="logistic_label_wise", head="single", max_rules=200)),
-    ("BOOMER example-wise logistic, complete heads", "mlc_lit.boomer", "BoomerClassifier",
-     dict(loss="logistic_example_wise", head="complete", max_rules=200)),
+    (
+        "BOOMER label-wise logistic, single heads",
+        "mlc_lit.boomer",
+        "BoomerClassifier",
+        dict(loss="logistic_label_wise", head="single", max_rules=200),
+    ),
+    (
+        "BOOMER example-wise logistic, complete heads",
+        "mlc_lit.boomer",
+        "BoomerClassifier",
+        dict(loss="logistic_example_wise", head="complete", max_rules=200),
+    ),
     ("ML-XGB (sum gain)", "mlc_lit.mlxgb", "MLXGBClassifier", dict(n_estimators=50)),
     ("XDCC cumulated", "mlc_lit.xdcc", "XDCCClassifier", dict(n_estimators=50)),
     ("calibrated pairwise + QWeighted", "mlc_lit.qweighted", "CalibratedPairwiseClassifier", {}),
@@ -53,11 +70,14 @@ def demo_estimators(seed: int = 0) -> list:
     "[(label, estimator)] for every demo estimator whose module exists in this version."
     out = []
     for label, module, cls, params in DEMO_ESTIMATORS:
-        if importlib.util.find_spec(module) is None: continue
+        if importlib.util.find_spec(module) is None:
+            continue
         est_cls = getattr(importlib.import_module(module), cls, None)
-        if est_cls is None: continue
+        if est_cls is None:
+            continue
         est = est_cls(**params)
-        if "random_state" in est.get_params(): est.set_params(random_state=seed)
+        if "random_state" in est.get_params():
+            est.set_params(random_state=seed)
         out.append((label, est))
     return out
 
@@ -65,23 +85,33 @@ def demo_estimators(seed: int = 0) -> list:
 def evaluate(label, est, X_train, Y_train, X_test, Y_test) -> dict:
     "Fit `est`, predict the test set, and return fit time (compiling left out: `compile_s`) and the paper losses."
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
+
     c0, t0 = compile_seconds(), time.perf_counter()
     est.fit(X_train, Y_train)
     fit_s, fit_compile = time.perf_counter() - t0, compile_seconds() - c0
     P = est.predict(X_test)
-    return dict(estimator=label, fit_s=fit_s - fit_compile, compile_s=compile_seconds() - c0,
-                hamming=hamming_loss(Y_test, P), subset01=subset_zero_one_loss(Y_test, P), example_f1=example_f1(Y_test, P))
+    return dict(
+        estimator=label,
+        fit_s=fit_s - fit_compile,
+        compile_s=compile_seconds() - c0,
+        hamming=hamming_loss(Y_test, P),
+        subset01=subset_zero_one_loss(Y_test, P),
+        example_f1=example_f1(Y_test, P),
+    )
 
 # %% ../nbs/07_cli.ipynb #b0085b43
 def _synthetic_tasks(n: int, seed: int):
     from mlc_lit.data import make_boomer_synthetic
+
     for kind in ("marginal_independence", "marginal_dependence", "conditional_dependence"):
         Xtr, Ytr, _ = make_boomer_synthetic(kind, n=n, seed=seed)
         Xte, Yte, bayes = make_boomer_synthetic(kind, n=n, seed=seed + 1)
         yield kind, Xtr, Ytr, Xte, Yte, bayes
 
+
 def _real_task(path: str, seed: int):
     from mlc_lit.data import load_arff, load_dataset, fixed_split
+
     if os.path.isdir(path):
         name = os.path.basename(os.path.normpath(path))
         Xtr, Ytr, _ = load_dataset(name, os.path.dirname(os.path.normpath(path)), "train")
@@ -95,9 +125,12 @@ def _real_task(path: str, seed: int):
 # %% ../nbs/07_cli.ipynb #07a3af6f
 def _claim(folder: str, i: int) -> bool:
     "Take estimator i's compilation for this process: True if no process had taken it (an `O_EXCL` file in `folder`)."
-    try: os.close(os.open(os.path.join(folder, f"{i}.claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError: return False
+    try:
+        os.close(os.open(os.path.join(folder, f"{i}.claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
     return True
+
 
 def _compile_ahead(folder: str, data: str | None, n: int, seed: int) -> None:
     """The second process of `demo`: from the last demo estimator back, claim each, fit and predict with it on the
@@ -106,11 +139,15 @@ def _compile_ahead(folder: str, data: str | None, n: int, seed: int) -> None:
     _, Xtr, Ytr, Xte, _, _ = next(tasks)
     estimators = demo_estimators(seed)
     for i in reversed(range(len(estimators))):
-        if not _claim(folder, i): return
+        if not _claim(folder, i):
+            return
         est = estimators[i][1]
         est.set_params(**{k: v for k, v in (("max_rules", 3), ("n_estimators", 2)) if k in est.get_params()})
-        try: est.fit(Xtr, Ytr).predict(Xte[:50])
-        finally: open(os.path.join(folder, f"{i}.done"), "w").close()
+        try:
+            est.fit(Xtr, Ytr).predict(Xte[:50])
+        finally:
+            open(os.path.join(folder, f"{i}.done"), "w").close()
+
 
 def _cores() -> int:
     "The cores this process may run on."
@@ -119,44 +156,67 @@ def _cores() -> int:
 # %% ../nbs/07_cli.ipynb #07fa5d1f
 class _Ahead:
     "The demo's side of `_compile_ahead`: start the second process; before estimator i, claim it or wait for it."
+
     def __init__(self, data, n: int, seed: int, enabled: bool):
         self.proc = self.folder = None
-        if not enabled: return
+        if not enabled:
+            return
         code = "import json, sys; from mlc_lit.cli import _compile_ahead; _compile_ahead(*json.loads(sys.argv[1]))"
-        try:                       # no temporary folder or no second process: the demo compiles everything itself
+        try:  # no temporary folder or no second process: the demo compiles everything itself
             self.folder = tempfile.mkdtemp(prefix="mlc_lit_demo_")
-            self.proc = subprocess.Popen([sys.executable, "-c", code, json.dumps([self.folder, data, n, seed])],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", code, json.dumps([self.folder, data, n, seed])],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         except OSError:
-            if self.folder: shutil.rmtree(self.folder, ignore_errors=True)
+            if self.folder:
+                shutil.rmtree(self.folder, ignore_errors=True)
             self.proc = self.folder = None
 
     def before(self, i: int, out) -> None:
         "Claim estimator i, or wait (saying so every 4 s) while the second process finishes compiling it."
-        if self.proc is None or _claim(self.folder, i): return
+        if self.proc is None or _claim(self.folder, i):
+            return
         done, t0, next_word = os.path.join(self.folder, f"{i}.done"), time.perf_counter(), 0.0
         while not os.path.exists(done) and self.proc.poll() is None:
             waited = time.perf_counter() - t0
             if waited >= next_word:
-                out("    its kernels are compiling in a second process" if next_word == 0 else f"    still compiling ({waited:.0f} s so far)")
+                out(
+                    "    its kernels are compiling in a second process"
+                    if next_word == 0
+                    else f"    still compiling ({waited:.0f} s so far)"
+                )
                 next_word += 4.0
             time.sleep(0.02)
 
     def close(self) -> None:
         "Wait for the second process (it has nothing left once the demo has claimed or waited for every estimator)."
-        if self.proc is None: return
-        try: self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait()
+        if self.proc is None:
+            return
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
         self.proc = None
 
 # %% ../nbs/07_cli.ipynb #c7271b2b
-def _print_now(*args): print(*args, flush=True)
+def _print_now(*args):
+    print(*args, flush=True)
+
 
 class _ToOut(logging.Handler):
     "Hands the `mlc_lit` logger's messages (a kernel compiling, still compiling, compiled) to the demo's output."
-    def __init__(self, out): super().__init__(logging.INFO); self.out = out
-    def emit(self, record): self.out(f"    {record.getMessage()}")
+
+    def __init__(self, out):
+        super().__init__(logging.INFO)
+        self.out = out
+
+    def emit(self, record):
+        self.out(f"    {record.getMessage()}")
+
 
 @contextmanager
 def _notices_to(out):
@@ -164,75 +224,138 @@ def _notices_to(out):
     log, handler = logging.getLogger("mlc_lit"), _ToOut(out)
     level = log.level
     log.addHandler(handler)
-    if log.getEffectiveLevel() > logging.INFO: log.setLevel(logging.INFO)
-    try: yield
-    finally: log.removeHandler(handler); log.setLevel(level)
+    if log.getEffectiveLevel() > logging.INFO:
+        log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
 
-def demo(data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now, compile_ahead: bool | None = None) -> list[dict]:
+
+def demo(
+    data: str | None = None, n: int = 2000, seed: int = 0, out=_print_now, compile_ahead: bool | None = None
+) -> list[dict]:
     """The main job: every available estimator on the synthetic sets (or on `data`), a line as each starts and ends;
     returns the rows. `compile_ahead` (default: where this process has more than one core and Numba compiles): a
     second process compiles the later estimators' kernels meanwhile (`_compile_ahead`, `_Ahead`)."""
     import numba
-    if compile_ahead is None: compile_ahead = _cores() > 1 and not numba.config.DISABLE_JIT
+
+    if compile_ahead is None:
+        compile_ahead = _cores() > 1 and not numba.config.DISABLE_JIT
     tasks = _real_task(data, seed) if data else _synthetic_tasks(n, seed)
-    out(f"mlc_lit demo: {'synthetic sets of paper 1' if data is None else data}; a first run on this machine compiles "
+    out(
+        f"mlc_lit demo: {'synthetic sets of paper 1' if data is None else data}; a first run on this machine compiles "
         "each estimator's Numba kernels as it starts (seconds each, then cached)"
-        + ("; a second process compiles the later estimators' kernels meanwhile." if compile_ahead else "."))
+        + ("; a second process compiles the later estimators' kernels meanwhile." if compile_ahead else ".")
+    )
     ahead = _Ahead(data, n, seed, compile_ahead)
-    try: rows = _demo_tasks(tasks, seed, out, ahead)
-    finally: ahead.close()
-    out("\nfit_s: wall seconds of `fit` without compiling; compile_s: seconds spent compiling Numba kernels, which\n"
-        "happens the first time a configuration runs on a machine (they are cached on disk; `mlc-lit compile` does it ahead).")
+    try:
+        rows = _demo_tasks(tasks, seed, out, ahead)
+    finally:
+        ahead.close()
+    out(
+        "\nfit_s: wall seconds of `fit` without compiling; compile_s: seconds spent compiling Numba kernels, which\n"
+        "happens the first time a configuration runs on a machine (they are cached on disk; `mlc-lit compile` does it ahead)."
+    )
     return rows
+
 
 def _demo_tasks(tasks, seed, out, ahead) -> list[dict]:
     "`demo`'s loop: each task, each estimator (the first task's claimed from or waited for on the second process)."
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
+
     rows = []
     for t, (name, Xtr, Ytr, Xte, Yte, bayes) in enumerate(tasks):
         out(f"\n== {name}: train {Xtr.shape[0]}x{Xtr.shape[1]}, test {Xte.shape[0]}, {Ytr.shape[1]} labels")
         task_rows = []
         for i, (label, est) in enumerate(demo_estimators(seed)):
             out(f"  {label}: fitting ...")
-            if t == 0: ahead.before(i, out)
-            with _notices_to(out): r = evaluate(label, est, Xtr, Ytr, Xte, Yte)   # a long compilation says so as it goes
-            out(f"  {label}: fit {r['fit_s']:.2f} s" + (f" + {r['compile_s']:.1f} s compiling (once per machine)" if r["compile_s"] > 0.5 else ""))
+            if t == 0:
+                ahead.before(i, out)
+            with _notices_to(out):
+                r = evaluate(label, est, Xtr, Ytr, Xte, Yte)  # a long compilation says so as it goes
+            out(
+                f"  {label}: fit {r['fit_s']:.2f} s"
+                + (f" + {r['compile_s']:.1f} s compiling (once per machine)" if r["compile_s"] > 0.5 else "")
+            )
             task_rows.append(dict(data=name, **r))
         if bayes is not None:
             same = all(np.array_equal(P, bayes["hamming"]) for P in bayes.values())
             for loss, P in ({"Hamming and subset 0/1": bayes["hamming"]} if same else bayes).items():
-                task_rows.append(dict(data=name, estimator=f"Bayes-optimal for {loss} (reference level)",
-                                      hamming=hamming_loss(Yte, P), subset01=subset_zero_one_loss(Yte, P),
-                                      example_f1=example_f1(Yte, P)))
+                task_rows.append(
+                    dict(
+                        data=name,
+                        estimator=f"Bayes-optimal for {loss} (reference level)",
+                        hamming=hamming_loss(Yte, P),
+                        subset01=subset_zero_one_loss(Yte, P),
+                        example_f1=example_f1(Yte, P),
+                    )
+                )
         out(format_table(task_rows, ["estimator", "fit_s", "compile_s", "hamming", "subset01", "example_f1"]))
         rows += task_rows
     return rows
 
 # %% ../nbs/07_cli.ipynb #9b583a45
-COMPILE_CONFIGS = {   # name -> (module, class, [parameters of each configuration])
-    "boomer": ("mlc_lit.boomer", "BoomerClassifier", [
-        dict(loss=loss, head=head, max_rules=3, predictor=pred)
-        for loss, head, pred in [("logistic_label_wise", "single", "label_wise"), ("logistic_label_wise", "complete", "label_wise"),
-                                 ("logistic_example_wise", "single", "example_wise"), ("logistic_example_wise", "complete", "example_wise"),
-                                 ("squared_error_label_wise", "single", "label_wise")]] +
-        [dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", max_rules=3),
-         dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", bin_ratio=0.5, max_rules=3),  # > 2 bins
-         dict(loss="logistic_example_wise", head="complete", nominal_features=[0], max_rules=3)]),   # the nominal sweep
-    "mlxgb": ("mlc_lit.mlxgb", "MLXGBClassifier", [   # a split search is compiled per gain and mcw_mode
-        dict(n_estimators=2, tree_method=m, split=s, mcw_mode=c) for m in ("exact", "hist") for c in ("per_label", "min_label")
-        for s in SPLITS]),
-    "xdcc": ("mlc_lit.xdcc", "XDCCClassifier", [dict(n_estimators=2, chain_length=2, tree_method=m) for m in ("exact", "hist")]),
-    "pairwise": ("mlc_lit.qweighted", "CalibratedPairwiseClassifier", [dict(voting=v) for v in ("qweighted2", "qweighted1", "full")]),
-    "rembed": ("mlc_lit.rembed", "RandomizedEmbeddingClassifier", [dict(loss=l, n_random_features=50) for l in ("squared", "logistic")]),
+COMPILE_CONFIGS = {  # name -> (module, class, [parameters of each configuration])
+    "boomer": (
+        "mlc_lit.boomer",
+        "BoomerClassifier",
+        [
+            dict(loss=loss, head=head, max_rules=3, predictor=pred)
+            for loss, head, pred in [
+                ("logistic_label_wise", "single", "label_wise"),
+                ("logistic_label_wise", "complete", "label_wise"),
+                ("logistic_example_wise", "single", "example_wise"),
+                ("logistic_example_wise", "complete", "example_wise"),
+                ("squared_error_label_wise", "single", "label_wise"),
+            ]
+        ]
+        + [
+            dict(loss="logistic_example_wise", head="complete", label_binning="equal_width", max_rules=3),
+            dict(
+                loss="logistic_example_wise", head="complete", label_binning="equal_width", bin_ratio=0.5, max_rules=3
+            ),  # > 2 bins
+            dict(loss="logistic_example_wise", head="complete", nominal_features=[0], max_rules=3),
+        ],
+    ),  # the nominal sweep
+    "mlxgb": (
+        "mlc_lit.mlxgb",
+        "MLXGBClassifier",
+        [  # a split search is compiled per gain and mcw_mode
+            dict(n_estimators=2, tree_method=m, split=s, mcw_mode=c)
+            for m in ("exact", "hist")
+            for c in ("per_label", "min_label")
+            for s in SPLITS
+        ],
+    ),
+    "xdcc": (
+        "mlc_lit.xdcc",
+        "XDCCClassifier",
+        [dict(n_estimators=2, chain_length=2, tree_method=m) for m in ("exact", "hist")],
+    ),
+    "pairwise": (
+        "mlc_lit.qweighted",
+        "CalibratedPairwiseClassifier",
+        [dict(voting=v) for v in ("qweighted2", "qweighted1", "full")],
+    ),
+    "rembed": (
+        "mlc_lit.rembed",
+        "RandomizedEmbeddingClassifier",
+        [dict(loss=l, n_random_features=50) for l in ("squared", "logistic")],
+    ),
 }
+
 
 def compile_kernels(names=None, out=_print_now) -> dict:
     "Fit and predict with every configuration of the named estimators (all by default) so that their kernels are compiled and cached; seconds per name."
     import scipy.sparse as sp
     from mlc_lit.data import make_boomer_synthetic
+
     names = list(COMPILE_CONFIGS) if not names else list(names)
     unknown = sorted(set(names) - set(COMPILE_CONFIGS))
-    if unknown: raise ValueError(f"Unknown estimator(s) {unknown}; choose from {sorted(COMPILE_CONFIGS)}.")
+    if unknown:
+        raise ValueError(f"Unknown estimator(s) {unknown}; choose from {sorted(COMPILE_CONFIGS)}.")
     X, Y, _ = make_boomer_synthetic("marginal_dependence", n=60, seed=0)
     threads = (1, 2) if (os.cpu_count() or 1) > 1 else (1,)
     seconds = {}
@@ -243,9 +366,11 @@ def compile_kernels(names=None, out=_print_now) -> dict:
             for Xi in (X, sp.csr_matrix(X)):
                 for n_jobs in threads:
                     est = est_cls(**params)
-                    if "n_jobs" in est.get_params(): est.set_params(n_jobs=n_jobs)
+                    if "n_jobs" in est.get_params():
+                        est.set_params(n_jobs=n_jobs)
                     est.fit(Xi, Y).predict(Xi)
-                    if hasattr(est, "predict_proba"): est.predict_proba(Xi)
+                    if hasattr(est, "predict_proba"):
+                        est.predict_proba(Xi)
         seconds[name] = time.perf_counter() - t0
         out(f"{name:10s} {seconds[name]:6.1f} s")
     return seconds
@@ -258,17 +383,27 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--data", help="a Mulan/MEKA ARFF file, or a dataset folder with <name>-train/-test.arff")
     d.add_argument("--n", type=int, default=2000, help="synthetic examples per train and test set (default 2000)")
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--no-compile-ahead", action="store_true",
-                   help="compile every kernel in this process (default: a second process compiles the later estimators' meanwhile)")
+    d.add_argument(
+        "--no-compile-ahead",
+        action="store_true",
+        help="compile every kernel in this process (default: a second process compiles the later estimators' meanwhile)",
+    )
     b = sub.add_parser("bench", help="side-by-side benchmark against the reference implementations")
-    b.add_argument("--suite", required=True, choices=sorted(SUITES), help="; ".join(f"{k}: {s.description}" for k, s in SUITES.items()))
+    b.add_argument(
+        "--suite",
+        required=True,
+        choices=sorted(SUITES),
+        help="; ".join(f"{k}: {s.description}" for k, s in SUITES.items()),
+    )
     b.add_argument("--data", help=f"folder of Mulan datasets (default: ${DATA_ENV}, else {DEFAULT_DATA})")
     b.add_argument("--datasets", nargs="+", help="dataset names (default: the suite's own list)")
     b.add_argument("--threads", nargs="+", type=int, default=[1])
     b.add_argument("--repeats", type=int, default=1)
     b.add_argument("--quick", action="store_true", help="smaller settings, for a smoke run")
     b.add_argument("--out", help="also write the rows to this CSV file")
-    c = sub.add_parser("compile", help="compile and cache the Numba kernels of the named estimators ahead of their first fit")
+    c = sub.add_parser(
+        "compile", help="compile and cache the Numba kernels of the named estimators ahead of their first fit"
+    )
     c.add_argument("--estimator", nargs="+", choices=sorted(COMPILE_CONFIGS), help="default: all")
     s = sub.add_parser("datasets", help="list the datasets in a data folder with their shapes")
     s.add_argument("--data", default="../shared/data")
@@ -282,16 +417,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         demo(args.data, n=args.n, seed=args.seed, compile_ahead=False if args.no_compile_ahead else None)
     elif args.command == "bench":
-        try: data = data_folder(args.data, allow_file=SUITES[args.suite].data_may_be_file)
-        except ValueError as e: parser.error(str(e))         # a usage error: message and exit status 2, no traceback
-        rows = run_suite(args.suite, data, datasets=args.datasets, threads=tuple(args.threads),
-                         repeats=args.repeats, quick=args.quick)
+        try:
+            data = data_folder(args.data, allow_file=SUITES[args.suite].data_may_be_file)
+        except ValueError as e:
+            parser.error(str(e))  # a usage error: message and exit status 2, no traceback
+        rows = run_suite(
+            args.suite,
+            data,
+            datasets=args.datasets,
+            threads=tuple(args.threads),
+            repeats=args.repeats,
+            quick=args.quick,
+        )
         report(rows)
-        if args.out: write_rows(rows, args.out)
+        if args.out:
+            write_rows(rows, args.out)
     elif args.command == "compile":
         secs = compile_kernels(args.estimator)
-        print(f"{'all':10s} {sum(secs.values()):6.1f} s (cached in {os.environ.get('NUMBA_CACHE_DIR') or 'the package folder'})")
+        print(
+            f"{'all':10s} {sum(secs.values()):6.1f} s (cached in {os.environ.get('NUMBA_CACHE_DIR') or 'the package folder'})"
+        )
     elif args.command == "datasets":
-        from mlc_lit.data import list_datasets, load_dataset
+        from mlc_lit.data import list_datasets
+
         print(format_table([dict(name=n) for n in list_datasets(args.data)]))
     return 0

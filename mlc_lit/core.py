@@ -29,10 +29,9 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
-
 
 # %% auto #0
 __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'kernel', 'compiled', 'by_constant',
@@ -44,6 +43,7 @@ __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'spe
 # %% ../nbs/00_core.ipynb #7575b093
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
+
 def _renamed(f, suffix: str, constants: dict | None = None):
     """A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants`
     added to its globals: a dict of its own whenever `constants` is given, even empty; `f`'s own otherwise."""
@@ -52,14 +52,17 @@ def _renamed(f, suffix: str, constants: dict | None = None):
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
 
+
 def _constant_name(v) -> str:
     "A constant as a kernel's name spells it: a function or kernel by its qualified name (its repr holds an address)."
     f = getattr(v, "py_func", v)
     return f.__qualname__ if isinstance(f, types.FunctionType) else str(v)
 
+
 def _names_read(code) -> set:
     "The global (and attribute) names a function's code reads, its nested code's included."
     return set(code.co_names).union(*(_names_read(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
 
 def specialize(f, steps=(), calls=(), **constants):
     """A copy of `f` (a function, or a kernel's function) that reads `constants` as globals, for a kernel that compiles
@@ -75,16 +78,23 @@ def specialize(f, steps=(), calls=(), **constants):
     that names no other step or call is named after the constants it reads (after all of them if none), so copies made
     for different constants that read the same ones share their kernel's cache entry; one that does is named after all
     of them, since its code also depends on whether what it names is inlined or called."""
-    f = getattr(f, "py_func", f)                                              # a kernel: copied from its function
+    f = getattr(f, "py_func", f)  # a kernel: copied from its function
     suffix = lambda keys: "".join(f"_{k}{_constant_name(constants[k])}" for k in sorted(keys))
     fns = [getattr(s, "py_func", s) for s in (*steps, *calls)]
     reads = [_names_read(fn.__code__) for fn in fns]
-    leaf = lambda names: not names & {fn.__name__ for fn in fns}                # names no step or call
-    copies = [_renamed(fn, suffix((names & constants.keys() if leaf(names) else None) or constants), dict(constants))
-              for fn, names in zip(fns, reads)]                               # each with globals of its own
-    named = {fn.__name__: kernel(**getattr(s, "_options", {}), inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(c)
-             for s, fn, c in zip((*steps, *calls), fns, copies)}
-    for c in copies: c.__globals__.update(named)                              # steps may call steps
+    leaf = lambda names: not names & {fn.__name__ for fn in fns}  # names no step or call
+    copies = [
+        _renamed(fn, suffix((names & constants.keys() if leaf(names) else None) or constants), dict(constants))
+        for fn, names in zip(fns, reads)
+    ]  # each with globals of its own
+    named = {
+        fn.__name__: kernel(**getattr(s, "_options", {}), inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(
+            c
+        )
+        for s, fn, c in zip((*steps, *calls), fns, copies)
+    }
+    for c in copies:
+        c.__globals__.update(named)  # steps may call steps
     return _renamed(f, suffix(constants), {**constants, **named})
 
 # %% ../nbs/00_core.ipynb #e7d335a8
@@ -92,15 +102,19 @@ def specialize(f, steps=(), calls=(), **constants):
 def _package_stamp() -> str:
     "SHA-256 of every module of the installed package: kernels call each other across modules."
     import mlc_lit
+
     h = hashlib.sha256()
     for path in sorted(os.listdir(os.path.dirname(mlc_lit.__file__))):
         if path.endswith(".py"):
-            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh: h.update(path.encode() + fh.read())
+            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh:
+                h.update(path.encode() + fh.read())
     return h.hexdigest()
+
 
 class _KernelCache(FunctionCache):
     """Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file);
     `tag` names the files of a second kernel compiled from the same function (Numba's index does not tell them apart)."""
+
     def __init__(self, py_func, tag: str = ""):
         super().__init__(py_func)
         stamp = (self._cache_file._source_stamp, _package_stamp())
@@ -111,6 +125,7 @@ class _KernelCache(FunctionCache):
 class _CompileWatch:
     """Seconds spent compiling kernels — Numba's compilation, and writing or loading its cache — counting the
     outermost kernel only (per thread), and the notice of a long one. `_Kernel.compile` calls it."""
+
     def __init__(self):
         self.seconds, self.notice, self._local, self._lock = 0.0, None, threading.local(), threading.Lock()
 
@@ -119,14 +134,18 @@ class _CompileWatch:
         self._local.depth = depth + 1
         if depth == 0:
             self._local.t0 = time.perf_counter()
-            if self.notice is not None: self.notice.started()
+            if self.notice is not None:
+                self.notice.started()
 
     def on_end(self):
         self._local.depth -= 1
         if self._local.depth == 0:
             dt = time.perf_counter() - self._local.t0
-            with self._lock: self.seconds += dt
-            if self.notice is not None: self.notice.stopped(dt)
+            with self._lock:
+                self.seconds += dt
+            if self.notice is not None:
+                self.notice.stopped(dt)
+
 
 _watch = _CompileWatch()
 
@@ -135,6 +154,7 @@ class _Kernel(CPUDispatcher):
     """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
     passed by a calling kernel lose their literal type, except for the parameters named in `literal`. Calls from
     other kernels go to `_inner`, the same function compiled without the entry points Python calls through."""
+
     _literal = frozenset()
     _inner = None
 
@@ -143,10 +163,11 @@ class _Kernel(CPUDispatcher):
         names = self._compiler.pysig.parameters
         args = tuple(a if name in keep else nbtypes.unliteral(a) for a, name in zip(args, names))
         kws = {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()}
-        if self._inner is not None: return self._inner.get_call_template(args, kws)
+        if self._inner is not None:
+            return self._inner.get_call_template(args, kws)
         return super().get_call_template(args, kws)
 
-    def get_overload(self, sig):                     # the code a calling kernel links in
+    def get_overload(self, sig):  # the code a calling kernel links in
         return self._inner.get_overload(sig) if self._inner is not None else super().get_overload(sig)
 
     @property
@@ -155,16 +176,27 @@ class _Kernel(CPUDispatcher):
         inner = [] if self._inner is None else [s for s in self._inner.overloads if s not in self.overloads]
         return list(self.overloads) + inner
 
-    def enable_caching(self, tag: str = ""): self._cache = _KernelCache(self.py_func, tag)
+    def enable_caching(self, tag: str = ""):
+        self._cache = _KernelCache(self.py_func, tag)
 
     def compile(self, sig):
-        if tuple(sig) in self.overloads: return super().compile(sig)    # nothing to do (a caller's type check)
+        if tuple(sig) in self.overloads:
+            return super().compile(sig)  # nothing to do (a caller's type check)
         _watch.on_start()
-        try: return super().compile(sig)
-        finally: _watch.on_end()
+        try:
+            return super().compile(sig)
+        finally:
+            _watch.on_end()
 
-def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, vectorize: bool = False,
-           literal: tuple = (), reassoc: bool = True):
+
+def kernel(
+    parallel: bool = False,
+    fastmath: bool = True,
+    inline: bool = False,
+    vectorize: bool = False,
+    literal: tuple = (),
+    reassoc: bool = True,
+):
     """Decorator for a cached Numba kernel, compiled lazily through `_Kernel`.
 
     `parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for
@@ -172,21 +204,30 @@ def kernel(parallel: bool = False, fastmath: bool = True, inline: bool = False, 
     compiled in, one specialization per value. `reassoc=False`: the fast-math flags without reassociation, for a
     kernel whose bits must not depend on where LLVM inlines its code (see *Fast-math and the kernel cache*)."""
     flags = (_FASTMATH if reassoc else _FASTMATH - {"reassoc"}) if fastmath else False
-    options = dict(nopython=True, nogil=True, parallel=parallel, fastmath=flags,
-                   inline="always" if inline else "never", error_model="numpy" if vectorize else "python")
+    options = dict(
+        nopython=True,
+        nogil=True,
+        parallel=parallel,
+        fastmath=flags,
+        inline="always" if inline else "never",
+        error_model="numpy" if vectorize else "python",
+    )
+
     def compile_lazily(f):
-        if numba.config.DISABLE_JIT: return f
+        if numba.config.DISABLE_JIT:
+            return f
         py_func = _renamed(f, "_parallel") if parallel else f
         disp = _Kernel(py_func=py_func, locals={}, targetoptions=options)
         disp._literal = frozenset(literal)
-        disp._options = dict(fastmath=fastmath, vectorize=vectorize, reassoc=reassoc)   # what `specialize` copies
+        disp._options = dict(fastmath=fastmath, vectorize=vectorize, reassoc=reassoc)  # what `specialize` copies
         disp.enable_caching()
-        if not inline:                               # (an inlined kernel's code is copied into its callers instead)
+        if not inline:  # (an inlined kernel's code is copied into its callers instead)
             bare = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)
             disp._inner = _Kernel(py_func=py_func, locals={}, targetoptions=bare)
             disp._inner._literal = disp._literal
             disp._inner.enable_caching("inner")
         return disp
+
     return compile_lazily
 
 # %% ../nbs/00_core.ipynb #870c6788
@@ -195,7 +236,8 @@ def compiled(kern, *args):
     times with arguments of exactly those types. It checks none of them (an array of another dtype would be read as
     the wrong bits) and so skips the dispatcher's type lookup on every call. A plain function (or any function under
     `NUMBA_DISABLE_JIT=1`) comes back as it is."""
-    if not isinstance(kern, _Kernel): return kern
+    if not isinstance(kern, _Kernel):
+        return kern
     return kern.compile(tuple(kern.typeof_pyval(a) for a in args))
 
 # %% ../nbs/00_core.ipynb #5fbd893b
@@ -206,6 +248,7 @@ def _forwarder(f, callee):
     exec(f"def {f.__name__}({params}): return _callee({params})", namespace)
     return namespace[f.__name__]
 
+
 def by_constant(param: str, impls: dict):
     """Decorator: the function runs `impls[<value of param>]`; in a kernel only that implementation is compiled.
 
@@ -213,16 +256,21 @@ def by_constant(param: str, impls: dict):
     inside a kernel, where `param` is a compile-time constant, only the chosen implementation is compiled (a
     kernel that passes it on keeps it constant with `kernel(literal=(param,))`). Each implementation is a
     kernel of its own, compiled once per argument types whatever the other constants."""
+
     def decorate(f):
         pos = list(inspect.signature(f).parameters).index(param)
         kernels = {value: kernel()(impl) for value, impl in impls.items()}
+
         def typer(*args):
             t = args[pos]
-            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels: return None
+            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels:
+                return None
             return _forwarder(f, kernels[t.literal_value])
+
         typer.__signature__ = inspect.signature(f)
-        overload(f, prefer_literal=True, inline="always")(typer)   # the forwarder vanishes into its caller
+        overload(f, prefer_literal=True, inline="always")(typer)  # the forwarder vanishes into its caller
         return f
+
     return decorate
 
 # %% ../nbs/00_core.ipynb #borrow02
@@ -230,26 +278,39 @@ def by_constant(param: str, impls: dict):
 def borrow(typingctx, *arrays):
     "In a kernel, `a, b = borrow(a, b)`: views of the arrays without their memory records (None stays None; see above)."
     tys = list(arrays[0].types if len(arrays) == 1 and isinstance(arrays[0], nbtypes.StarArgTuple) else arrays)
-    if any(not isinstance(t, (nbtypes.Array, nbtypes.NoneType)) for t in tys): return None
+    if any(not isinstance(t, (nbtypes.Array, nbtypes.NoneType)) for t in tys):
+        return None
     ret = nbtypes.Tuple(tys) if len(tys) > 1 else tys[0]
+
     def codegen(context, builder, sig, args):
         out = []
         for t, v in zip(tys, cgutils.unpack_tuple(builder, args[0])):
             if isinstance(t, nbtypes.Array):
                 src, view = context.make_array(t)(context, builder, v), context.make_array(t)(context, builder)
-                context.populate_array(view, data=src.data, shape=src.shape, strides=src.strides,
-                                       itemsize=src.itemsize, meminfo=None, parent=None)
+                context.populate_array(
+                    view,
+                    data=src.data,
+                    shape=src.shape,
+                    strides=src.strides,
+                    itemsize=src.itemsize,
+                    meminfo=None,
+                    parent=None,
+                )
                 v = view._getvalue()
             out.append(v)
         return context.make_tuple(builder, ret, out) if len(tys) > 1 else out[0]
+
     return ret(nbtypes.StarArgTuple.from_types(tys)), codegen
 
-if numba.config.DISABLE_JIT:                         # plain Python (NUMBA_DISABLE_JIT=1): the arrays themselves
-    def borrow(*arrays): return arrays if len(arrays) > 1 else arrays[0]
 
+if numba.config.DISABLE_JIT:  # plain Python (NUMBA_DISABLE_JIT=1): the arrays themselves
+
+    def borrow(*arrays):
+        return arrays if len(arrays) > 1 else arrays[0]
 
 # %% ../nbs/00_core.ipynb #372840d3
 logger = logging.getLogger("mlc_lit")
+
 
 def compile_seconds() -> float:
     "Seconds this process has spent compiling Numba kernels so far (subtract two readings to time a block)."
@@ -259,6 +320,7 @@ def compile_seconds() -> float:
 class _Notice:
     """Says, once `after` seconds of compiling have passed inside a block, that `what` is compiling; then, every `every`
     seconds while a compilation goes on, how long so far (a watcher thread, started by the block's first compilation)."""
+
     def __init__(self, what: str, verbose: int, after: float, every: float = 4.0):
         self.what, self.verbose, self.after, self.every = what, verbose, after, every
         self.said, self.total, self.since, self.last = False, 0.0, None, 0.0
@@ -266,7 +328,8 @@ class _Notice:
 
     def _say(self, msg):
         logger.info(msg)
-        if self.verbose: print(f"[mlc_lit] {msg}", file=sys.stderr, flush=True)
+        if self.verbose:
+            print(f"[mlc_lit] {msg}", file=sys.stderr, flush=True)
 
     def _speak(self, now):
         "Under `lock`: the first notice once `after` compile seconds have passed, then a word every `every` seconds."
@@ -274,18 +337,22 @@ class _Notice:
         elapsed = self.total + (now - since if since is not None else 0.0)
         if not self.said and elapsed >= self.after:
             self.said, self.last = True, now
-            self._say(f"{self.what}: compiling its Numba kernels for this configuration; this happens once per "
-                      "machine (they are cached on disk), later calls start at once.")
+            self._say(
+                f"{self.what}: compiling its Numba kernels for this configuration; this happens once per "
+                "machine (they are cached on disk), later calls start at once."
+            )
         elif self.said and since is not None and now - self.last >= self.every:
             self.last = now
             self._say(f"{self.what}: still compiling ({elapsed:.0f} s so far).")
 
     def _watch(self):
         while not self.done.wait(0.1):
-            with self.lock: self._speak(time.perf_counter())
+            with self.lock:
+                self._speak(time.perf_counter())
 
     def started(self):
-        with self.lock: self.since = time.perf_counter()
+        with self.lock:
+            self.since = time.perf_counter()
         if self.watcher is None:
             self.watcher = threading.Thread(target=self._watch, name="mlc_lit-compile-notice", daemon=True)
             self.watcher.start()
@@ -293,7 +360,8 @@ class _Notice:
     def stopped(self, dt):
         with self.lock:
             self.total, self.since = self.total + dt, None
-            self._speak(time.perf_counter())         # a compilation shorter than the watcher's tick still counts
+            self._speak(time.perf_counter())  # a compilation shorter than the watcher's tick still counts
+
 
 @contextmanager
 def compile_notice(what: str, verbose: int = 0, after: float = 1.0, every: float = 4.0):
@@ -302,85 +370,125 @@ def compile_notice(what: str, verbose: int = 0, after: float = 1.0, every: float
     block's compile seconds are logged at its end."""
     with _watch._lock:
         outer, notice = _watch.notice, _Notice(what, verbose, after, every)
-        if outer is None: _watch.notice = notice
-    if outer is not None:                               # nested (a chain fitting trees, a fold in a thread): the outer block speaks
-        yield outer; return
-    try: yield notice
+        if outer is None:
+            _watch.notice = notice
+    if outer is not None:  # nested (a chain fitting trees, a fold in a thread): the outer block speaks
+        yield outer
+        return
+    try:
+        yield notice
     finally:
         _watch.notice = None
         notice.done.set()
-        if notice.said: notice._say(f"{what}: compiled in {notice.total:.1f} s.")
+        if notice.said:
+            notice._say(f"{what}: compiled in {notice.total:.1f} s.")
 
 # %% ../nbs/00_core.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):
     "Validate features: float64 C-contiguous array or canonical CSR matrix, at least one row and column."
-    if X is None: raise TypeError("X is None; expected an array-like or scipy.sparse matrix of shape (n_samples, n_features).")
+    if X is None:
+        raise TypeError("X is None; expected an array-like or scipy.sparse matrix of shape (n_samples, n_features).")
     if sp.issparse(X) and not accept_sparse:
-        raise TypeError(f"{type(estimator).__name__ if estimator is not None else 'This estimator'} does not accept sparse X; "
-                        "convert it with X.toarray().")
-    kw = dict(accept_sparse="csr" if accept_sparse else False, dtype=np.float64, order="C",
-              ensure_all_finite="allow-nan" if allow_nan else True, accept_large_sparse=True)
+        raise TypeError(
+            f"{type(estimator).__name__ if estimator is not None else 'This estimator'} does not accept sparse X; "
+            "convert it with X.toarray()."
+        )
+    kw = dict(
+        accept_sparse="csr" if accept_sparse else False,
+        dtype=np.float64,
+        order="C",
+        ensure_all_finite="allow-nan" if allow_nan else True,
+        accept_large_sparse=True,
+    )
     X = validate_data(estimator, X, reset=reset, **kw) if estimator is not None else check_array(X, **kw)
     return as_float64(X) if sp.issparse(X) else X
+
 
 def as_float64(X):
     """`X` as the kernels read it: a float64 C-contiguous array, or a float64 CSR matrix in canonical format (scipy
     sparse arrays become matrices, duplicates are summed). No other check: a Dask chunk may have no rows."""
-    if not sp.issparse(X): return np.ascontiguousarray(X, dtype=np.float64)
+    if not sp.issparse(X):
+        return np.ascontiguousarray(X, dtype=np.float64)
     X = sp.csr_matrix(X, dtype=np.float64)
-    if not X.has_canonical_format: X = X.copy(); X.sum_duplicates()
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
     return X
 
 # %% ../nbs/00_core.ipynb #22bfd1da
 def csr_arrays(X):
     "`(indptr, indices, data)` of a CSR matrix as contiguous int64, int64, float64 arrays."
-    return (np.ascontiguousarray(X.indptr, dtype=np.int64), np.ascontiguousarray(X.indices, dtype=np.int64),
-            np.ascontiguousarray(X.data, dtype=np.float64))
+    return (
+        np.ascontiguousarray(X.indptr, dtype=np.int64),
+        np.ascontiguousarray(X.indices, dtype=np.int64),
+        np.ascontiguousarray(X.data, dtype=np.float64),
+    )
 
 # %% ../nbs/00_core.ipynb #c11f26e9
 def current_client():
     "The current dask.distributed Client, or None (none started, or distributed not installed)."
     try:
         from distributed import get_client
+
         return get_client()
-    except (ImportError, ValueError): return None
+    except (ImportError, ValueError):
+        return None
+
 
 def worker_threads(client) -> dict:
     """{address: threads} of the workers of a dask.distributed `client`, asked of the scheduler (`scheduler_info()`
     may answer from a cache without them); waits for a first worker where none has joined yet."""
     threads = client.nthreads()
     if not threads:
-        client.wait_for_workers(1); threads = client.nthreads()
+        client.wait_for_workers(1)
+        threads = client.nthreads()
     return threads
 
 # %% ../nbs/00_core.ipynb #d6c281fa
 def check_Y(Y, n_samples: int | None = None, *, accept_sparse: bool = False):
     "Validate a multi-label indicator matrix; return it as C-contiguous int8 (or CSR int8 when `accept_sparse`)."
-    if Y is None: raise ValueError("This estimator requires y to be passed, but the target y is None; "
-                                   "expected a 0/1 matrix of shape (n_samples, n_labels).")
+    if Y is None:
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None; "
+            "expected a 0/1 matrix of shape (n_samples, n_labels)."
+        )
     if sp.issparse(Y):
         Y = sp.csr_matrix(Y)
-        if not accept_sparse: Y = Y.toarray()
+        if not accept_sparse:
+            Y = Y.toarray()
     else:
         Y = np.asarray(Y)
-        if Y.dtype == object: Y = np.asarray(Y.tolist())
+        if Y.dtype == object:
+            Y = np.asarray(Y.tolist())
         if not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
             raise TypeError(f"Y must be numeric 0/1, got dtype {Y.dtype}.")
     if Y.ndim != 2:
-        raise ValueError(f"Y must be 2-D (n_samples, n_labels), got shape {Y.shape}; for one label use Y.reshape(-1, 1).")
-    if Y.shape[1] == 0: raise ValueError("Y has 0 labels (columns); at least one is required.")
+        raise ValueError(
+            f"Y must be 2-D (n_samples, n_labels), got shape {Y.shape}; for one label use Y.reshape(-1, 1)."
+        )
+    if Y.shape[1] == 0:
+        raise ValueError("Y has 0 labels (columns); at least one is required.")
     if n_samples is not None and Y.shape[0] != n_samples:
         raise ValueError(f"X and Y have different numbers of rows: X has {n_samples}, Y has {Y.shape[0]}.")
     vals = Y.data if sp.issparse(Y) else Y
-    if vals.dtype.kind == "f" and np.isnan(vals).any(): raise ValueError("Y contains NaN; labels must be 0 or 1.")
+    if vals.dtype.kind == "f" and np.isnan(vals).any():
+        raise ValueError("Y contains NaN; labels must be 0 or 1.")
     bad = np.setdiff1d(np.unique(vals), [0, 1])
-    if bad.size: raise ValueError(f"Y must contain only 0 and 1; found {bad[:5].tolist()}"
-                                  f"{' (a -1/+1 coding? map -1 to 0)' if -1 in bad else ''}.")
-    if sp.issparse(Y): Y = Y.astype(np.int8); Y.eliminate_zeros(); return Y
+    if bad.size:
+        raise ValueError(
+            f"Y must contain only 0 and 1; found {bad[:5].tolist()}"
+            f"{' (a -1/+1 coding? map -1 to 0)' if -1 in bad else ''}."
+        )
+    if sp.issparse(Y):
+        Y = Y.astype(np.int8)
+        Y.eliminate_zeros()
+        return Y
     return np.ascontiguousarray(Y, dtype=np.int8)
 
 # %% ../nbs/00_core.ipynb #fb991d38
-def check_X_Y(X, Y, *, allow_nan: bool = False, accept_sparse: bool = True, accept_sparse_Y: bool = False, estimator=None):
+def check_X_Y(
+    X, Y, *, allow_nan: bool = False, accept_sparse: bool = True, accept_sparse_Y: bool = False, estimator=None
+):
     "Validate `X` and `Y` together (see `check_X`, `check_Y`)."
     X = check_X(X, allow_nan=allow_nan, accept_sparse=accept_sparse, estimator=estimator)
     return X, check_Y(Y, X.shape[0], accept_sparse=accept_sparse_Y)
@@ -396,53 +504,66 @@ def n_threads(n_jobs: int | None) -> int:
     "Number of threads for `n_jobs` (None → 1, negative counts back from the number of CPUs as in joblib)."
     return max(1, min(int(effective_n_jobs(1 if n_jobs is None else n_jobs)), numba.config.NUMBA_NUM_THREADS))
 
+
 @contextmanager
 def numba_threads(n_jobs: int | None):
     "Run the enclosed Numba kernels on `n_threads(n_jobs)` threads."
     old = numba.get_num_threads()
     numba.set_num_threads(n_threads(n_jobs))
-    try: yield numba.get_num_threads()
-    finally: numba.set_num_threads(old)
+    try:
+        yield numba.get_num_threads()
+    finally:
+        numba.set_num_threads(old)
 
 # %% ../nbs/00_core.ipynb #58b7b53e
 def parallel_map(func, items, *, n_jobs: int | None = None, prefer: str = "threads", verbose: int = 0) -> list:
     "`[func(x) for x in items]` on joblib workers, in input order; the active joblib backend decides where."
     items = list(items)
-    if n_jobs in (None, 1) or len(items) <= 1: return [func(x) for x in items]
+    if n_jobs in (None, 1) or len(items) <= 1:
+        return [func(x) for x in items]
     return Parallel(n_jobs=n_jobs, prefer=prefer, verbose=verbose)(delayed(func)(x) for x in items)
 
 # %% ../nbs/00_core.ipynb #5cbdab79
 class InsufficientMemoryError(MemoryError):
     "Raised before an allocation that would not fit in the memory budget."
 
+
 def memory_budget() -> int:
     "Bytes an estimator may allocate: `MLC_LIT_MEMORY_LIMIT` if set, else 80% of available memory."
-    if os.environ.get("MLC_LIT_MEMORY_LIMIT"): return int(float(os.environ["MLC_LIT_MEMORY_LIMIT"]))
+    if os.environ.get("MLC_LIT_MEMORY_LIMIT"):
+        return int(float(os.environ["MLC_LIT_MEMORY_LIMIT"]))
     try:
         with open("/proc/meminfo") as fh:
             info = {l.split(":")[0]: int(l.split()[1]) * 1024 for l in fh if l.split()[1:]}
         avail = info.get("MemAvailable", info.get("MemFree"))
-    except OSError: avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except OSError:
+        avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     return int(0.8 * avail)
+
 
 def _fmt_bytes(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB": return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
+
 
 def check_memory(n_bytes: float, what: str, hint: str = "") -> None:
     "Raise `InsufficientMemoryError` if allocating `n_bytes` for `what` would exceed `memory_budget()`."
     budget = memory_budget()
     if n_bytes > budget:
-        raise InsufficientMemoryError(f"{what} would need {_fmt_bytes(n_bytes)}, but the memory budget is "
-                                      f"{_fmt_bytes(budget)}.{' ' + hint if hint else ''}")
+        raise InsufficientMemoryError(
+            f"{what} would need {_fmt_bytes(n_bytes)}, but the memory budget is "
+            f"{_fmt_bytes(budget)}.{' ' + hint if hint else ''}"
+        )
 
 # %% ../nbs/00_core.ipynb #ad4a5ab5
 _INF = float("inf")
-POSITIVE = Interval(Real, 0, _INF, closed="neither")       # a finite number > 0 (step sizes, bandwidths)
-NON_NEGATIVE = Interval(Real, 0, _INF, closed="left")      # a finite number >= 0 (penalties)
-UNIT_INTERVAL = Interval(Real, 0, 1, closed="right")       # a fraction in (0, 1]
+POSITIVE = Interval(Real, 0, _INF, closed="neither")  # a finite number > 0 (step sizes, bandwidths)
+NON_NEGATIVE = Interval(Real, 0, _INF, closed="left")  # a finite number >= 0 (penalties)
+UNIT_INTERVAL = Interval(Real, 0, 1, closed="right")  # a fraction in (0, 1]
 N_JOBS = [None, Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left")]
+
 
 def int_at_least(k: int) -> Interval:
     "The constraint 'an integer >= k'."
@@ -457,21 +578,32 @@ def clipped_proba(S, slope: float = 1.0, centre: float = 0.0, eps: float = 1e-6)
 # %% ../nbs/00_core.ipynb #9d874291
 def _is_class_column(y):
     "An (n, 1) dense array holding anything but 0/1 is a class vector in disguise."
-    return (not sp.issparse(y) and y.ndim == 2 and y.shape[1] == 1
-            and (y.dtype.kind not in "biuf" or bool(np.any((y != 0) & (y != 1)))))
+    return (
+        not sp.issparse(y)
+        and y.ndim == 2
+        and y.shape[1] == 1
+        and (y.dtype.kind not in "biuf" or bool(np.any((y != 0) & (y != 1))))
+    )
+
 
 def _encode_target(est, y, n_samples):
     "Turn `y` into an int8 indicator matrix and record `classes_`, `n_labels_` and `target_type_` on `est`."
-    if y is None: check_Y(y)
+    if y is None:
+        check_Y(y)
     y_arr = y if sp.issparse(y) else np.asarray(y)
     if _is_class_column(y_arr):
-        warnings.warn("A column-vector y of class labels was passed; it is treated as a 1-D target of shape "
-                      "(n_samples,). A one-label indicator matrix holds only 0s and 1s.", DataConversionWarning, stacklevel=3)
+        warnings.warn(
+            "A column-vector y of class labels was passed; it is treated as a 1-D target of shape "
+            "(n_samples,). A one-label indicator matrix holds only 0s and 1s.",
+            DataConversionWarning,
+            stacklevel=3,
+        )
     if y_arr.ndim == 1 or _is_class_column(y_arr):
         y_arr = check_array(y_arr, ensure_2d=False, dtype=None).ravel()
         if len(y_arr) != n_samples:
             raise ValueError(f"X and y have different numbers of rows: X has {n_samples}, y has {len(y_arr)}.")
-        if y_arr.dtype.kind == "f" and not np.isfinite(y_arr).all(): raise ValueError("y contains NaN or infinity.")
+        if y_arr.dtype.kind == "f" and not np.isfinite(y_arr).all():
+            raise ValueError("y contains NaN or infinity.")
         if y_arr.dtype.kind == "f" and np.any(y_arr != np.round(y_arr)):
             raise ValueError("Unknown label type: y looks continuous (a regression target?); expected class labels.")
         est.classes_, codes = np.unique(y_arr, return_inverse=True)
@@ -490,6 +622,7 @@ def _encode_target(est, y, n_samples):
 def _has(name):
     return lambda self: callable(getattr(type(self), name, None))
 
+
 def _class_proba(P, scores=None):
     """One-vs-rest probabilities (n, n_classes) of a multiclass target normalised over the classes (uniform where all
     are 0). With `scores` (a function returning the (n, n_classes) scores, called only where two classes tie for the
@@ -498,15 +631,18 @@ def _class_proba(P, scores=None):
     s = P.sum(axis=1, keepdims=True)
     Q = np.divide(P, s, out=np.full_like(P, 1 / P.shape[1]), where=s > 0)
     best = Q.max(axis=1)
-    if scores is None or not ((Q == best[:, None]).sum(axis=1) > 1).any(): return Q
+    if scores is None or not ((Q == best[:, None]).sum(axis=1) > 1).any():
+        return Q
     rows, top = np.arange(Q.shape[0]), np.argmax(scores(), axis=1)
     tied = (Q[rows, top] == best) & (np.argmax(Q, axis=1) != top)
     Q[rows[tied], top[tied]] = np.nextafter(Q[rows[tied], top[tied]], np.inf)
     return Q
 
+
 def _from_labels(est, P):
     "Map an (n, K) label-level output to the 1-D target's classes (binary: one column)."
     return P[:, 0] if est.target_type_ == "binary" else P
+
 
 def _verbosity(est) -> int:
     "The estimator's `verbose` as an int (0 where it has none or it is not a number)."
@@ -521,10 +657,13 @@ def _predictions(est, X):
     if est.target_type_ == "multilabel-indicator":
         with compile_notice(f"{type(est).__name__}.predict", _verbosity(est)):
             return np.asarray(est._predict(X), dtype=est._y_dtype)
-    if len(est.classes_) == 1: return np.repeat(est.classes_, X.shape[0])
-    if est.target_type_ == "binary": return est.classes_[np.asarray(est._predict(X))[:, 0].astype(int)]
+    if len(est.classes_) == 1:
+        return np.repeat(est.classes_, X.shape[0])
+    if est.target_type_ == "binary":
+        return est.classes_[np.asarray(est._predict(X))[:, 0].astype(int)]
     S = est._decision_function(X) if callable(getattr(type(est), "_decision_function", None)) else est._predict_proba(X)
     return est.classes_[np.argmax(S, axis=1)]
+
 
 def _probabilities(est, X):
     "`MultiLabelClassifier.predict_proba`: (n, K) marginal probabilities, or (n, n_classes) for a 1-D target."
@@ -532,11 +671,15 @@ def _probabilities(est, X):
     X = est._validate_X(X)
     with compile_notice(f"{type(est).__name__}.predict_proba", _verbosity(est)):
         P = np.asarray(est._predict_proba(X), dtype=np.float64)
-    if est.target_type_ == "multilabel-indicator": return P
-    if len(est.classes_) == 1: return np.ones((P.shape[0], 1))
-    if est.target_type_ == "binary": return np.column_stack([1 - P[:, 0], P[:, 0]])
+    if est.target_type_ == "multilabel-indicator":
+        return P
+    if len(est.classes_) == 1:
+        return np.ones((P.shape[0], 1))
+    if est.target_type_ == "binary":
+        return np.column_stack([1 - P[:, 0], P[:, 0]])
     decision = callable(getattr(type(est), "_decision_function", None))
     return _class_proba(P, (lambda: np.asarray(est._decision_function(X), dtype=np.float64)) if decision else None)
+
 
 def _scores(est, X):
     "`MultiLabelClassifier.decision_function`: (n, K) scores, or (n,) for a binary 1-D target."
@@ -547,7 +690,8 @@ def _scores(est, X):
 # %% ../nbs/00_core.ipynb #40cca2e6
 class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
     "Base of mlc_lit estimators: validation, targets (indicator or 1-D), and output formats."
-    _allow_nan = False     # set True where NaN means "missing"
+
+    _allow_nan = False  # set True where NaN means "missing"
     _accept_sparse = True  # set False where only dense X is supported
     _parameter_constraints: dict = {}  # {parameter: [constraints]}, checked at the start of `fit`
 
@@ -571,7 +715,8 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         X = self._validate_X(X, reset=True)
         Y = _encode_target(self, Y, X.shape[0])
-        with compile_notice(f"{type(self).__name__}.fit", _verbosity(self)): self._fit(X, Y, **fit_params)
+        with compile_notice(f"{type(self).__name__}.fit", _verbosity(self)):
+            self._fit(X, Y, **fit_params)
         return self
 
     def predict(self, X):
@@ -602,11 +747,11 @@ class MultiLabelClassifier(ClassifierMixin, BaseEstimator):
 def _top_k_of(S, k: int):
     "Column indices of the `k` largest entries of each row of `S`, best first, ties to the lower index; and those entries."
     K = S.shape[1]
-    kth = np.partition(S, K - k, axis=1)[:, K - k:K - k + 1]             # the k-th largest score of each row
+    kth = np.partition(S, K - k, axis=1)[:, K - k : K - k + 1]  # the k-th largest score of each row
     above, tied = S > kth, S == kth
-    need = k - above.sum(axis=1, keepdims=True)                           # places left for labels scoring exactly kth
+    need = k - above.sum(axis=1, keepdims=True)  # places left for labels scoring exactly kth
     chosen = above | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= need))
-    idx = np.nonzero(chosen)[1].reshape(-1, k)                            # k per row, in increasing label order
+    idx = np.nonzero(chosen)[1].reshape(-1, k)  # k per row, in increasing label order
     vals = np.take_along_axis(S, idx, axis=1)
     order = np.argsort(-vals, axis=1, kind="stable")
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(vals, order, axis=1)
@@ -614,21 +759,28 @@ def _top_k_of(S, k: int):
 # %% ../nbs/00_core.ipynb #955831b2
 def _check_k(k, K: int, what: str = "the number of labels") -> int:
     "`k` as an int, after checking it is an integer between 1 and `K`."
-    try: ok = not isinstance(k, (bool, np.bool_)) and int(k) == k and 1 <= k <= K
-    except (TypeError, ValueError): ok = False
-    if not ok: raise ValueError(f"k must be an integer between 1 and {what} ({K}), got {k!r}.")
+    try:
+        ok = not isinstance(k, (bool, np.bool_)) and int(k) == k and 1 <= k <= K
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"k must be an integer between 1 and {what} ({K}), got {k!r}.")
     return int(k)
 
 # %% ../nbs/00_core.ipynb #a995a59f
-_TOP_K_BLOCK_BYTES = 64 << 20        # float64 scores formed at once by predict_top_k
+_TOP_K_BLOCK_BYTES = 64 << 20  # float64 scores formed at once by predict_top_k
+
 
 def _ranking_scores(est, X) -> np.ndarray:
     "(n, K) scores that rank the labels, or the classes of a 1-D target (columns of predict_proba)."
     decision = callable(getattr(type(est), "_decision_function", None))
     S = np.asarray(est._decision_function(X) if decision else est._predict_proba(X), dtype=np.float64)
-    if est.target_type_ != "binary": return S
-    if len(est.classes_) == 1: return np.zeros((S.shape[0], 1))
+    if est.target_type_ != "binary":
+        return S
+    if len(est.classes_) == 1:
+        return np.zeros((S.shape[0], 1))
     return np.column_stack([-S[:, 0], S[:, 0]] if decision else [1 - S[:, 0], S[:, 0]])
+
 
 def _top_k_by_blocks(score_rows, n: int, K: int, k: int, who: str):
     """(top k indices, their scores) of n rows whose K scores come `score_rows(a, b)` (rows a..b-1) a block at a time,
@@ -637,9 +789,11 @@ def _top_k_by_blocks(score_rows, n: int, K: int, k: int, who: str):
     top, scores = np.empty((n, k), dtype=np.int64), np.empty((n, k))
     for s in range(0, n, step):
         S = score_rows(s, min(n, s + step))
-        if np.isnan(S).any(): raise ValueError(f"{who} gave NaN scores; they cannot be ranked.")
-        top[s:s + step], scores[s:s + step] = _top_k_of(S, k)
+        if np.isnan(S).any():
+            raise ValueError(f"{who} gave NaN scores; they cannot be ranked.")
+        top[s : s + step], scores[s : s + step] = _top_k_of(S, k)
     return top, scores
+
 
 def _predict_top_k(self, X, k: int, return_scores: bool):
     "`MultiLabelClassifier.predict_top_k`: scores one block of rows at a time (`self._ranking_scores`), keeps their top k."

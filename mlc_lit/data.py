@@ -27,33 +27,42 @@ __all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_data
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
+
 def _read_token(s: str, i: int = 0, stops: str = " \t,{}") -> tuple[str, int]:
     "Read one (possibly quoted) token of `s` starting at `i`; return it unquoted and the position after it."
     n = len(s)
-    while i < n and s[i] in " \t": i += 1
+    while i < n and s[i] in " \t":
+        i += 1
     if i < n and s[i] in "'\"":
         q, out, i = s[i], [], i + 1
         while i < n and s[i] != q:
             if s[i] == "\\" and i + 1 < n:
                 i += 1
                 out.append(_ESCAPES.get(s[i], s[i]))
-            else: out.append(s[i])
+            else:
+                out.append(s[i])
             i += 1
-        if i >= n: raise ValueError(f"unterminated quote in {s!r}")
+        if i >= n:
+            raise ValueError(f"unterminated quote in {s!r}")
         return "".join(out), i + 1
     j = i
-    while j < n and s[j] not in stops: j += 1
+    while j < n and s[j] not in stops:
+        j += 1
     return s[i:j], j
+
 
 def _split_quoted(s: str) -> list[str]:
     "Split `s` on the commas that lie outside quotes; each piece is stripped and unquoted."
-    if "'" not in s and '"' not in s: return [v.strip() for v in s.split(",")]
+    if "'" not in s and '"' not in s:
+        return [v.strip() for v in s.split(",")]
     out, i, n = [], 0, len(s)
     while i <= n:
         tok, i = _read_token(s, i, stops=",")
         out.append(tok.strip())
-        while i < n and s[i] in " \t": i += 1
-        if i < n and s[i] != ",": raise ValueError(f"unexpected {s[i]!r} after a quoted value in {s!r}")
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] != ",":
+            raise ValueError(f"unexpected {s[i]!r} after a quoted value in {s!r}")
         i += 1
     return out
 
@@ -61,22 +70,27 @@ def _split_quoted(s: str) -> list[str]:
 @dataclass
 class _Attribute:
     name: str
-    kind: str                   # 'numeric', 'nominal', 'string' or 'date'
+    kind: str  # 'numeric', 'nominal', 'string' or 'date'
     categories: tuple = ()
-    line: int = 0               # 1-based line of the declaration
+    line: int = 0  # 1-based line of the declaration
+
 
 def _parse_attribute(s: str, where: str) -> _Attribute:
     "Parse an `@attribute` line (`s` already stripped); `where` is 'file, line n' for error messages."
     name, j = _read_token(s, len("@attribute"))
     spec = s[j:].strip()
     if spec.startswith("{"):
-        if not spec.endswith("}"): raise ValueError(f"{where}: nominal specification without closing '}}': {s!r}")
+        if not spec.endswith("}"):
+            raise ValueError(f"{where}: nominal specification without closing '}}': {s!r}")
         cats = tuple(_split_quoted(spec[1:-1]))
-        if not cats or "" in cats: raise ValueError(f"{where}: empty nominal value in {s!r}")
+        if not cats or "" in cats:
+            raise ValueError(f"{where}: empty nominal value in {s!r}")
         return _Attribute(name, "nominal", cats)
     kind = spec.split()[0].lower() if spec else ""
-    if kind in _NUMERIC_TYPES: return _Attribute(name, "numeric")
-    if kind in ("string", "date"): return _Attribute(name, kind)
+    if kind in _NUMERIC_TYPES:
+        return _Attribute(name, "numeric")
+    if kind in ("string", "date"):
+        return _Attribute(name, kind)
     raise ValueError(f"{where}: unsupported attribute type {spec!r} (expected numeric, nominal, string or date)")
 
 # %% ../nbs/00a_data.ipynb #aad8ae89
@@ -84,9 +98,13 @@ def _read_text(path) -> str:
     "The whole file as text; `.bz2` and `.gz` files are decompressed."
     path = os.fspath(path)
     opener = bz2.open if path.endswith(".bz2") else gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as fh: raw = fh.read()
-    try: return raw.decode("utf-8-sig")     # -sig: a byte-order mark is not part of the header
-    except UnicodeDecodeError: return raw.decode("latin-1")
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        return raw.decode("utf-8-sig")  # -sig: a byte-order mark is not part of the header
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
 
 def _read_header(path, text: str):
     "Parse the ARFF header: (relation, attributes, data lines, their 1-based line numbers)."
@@ -94,15 +112,18 @@ def _read_header(path, text: str):
     relation, attrs = "", []
     for i, line in enumerate(lines):
         s = line.strip()
-        if not s or s[0] == "%": continue
+        if not s or s[0] == "%":
+            continue
         key = s[:10].lower()
-        if key.startswith("@relation"): relation = _read_token(s, len("@relation"), stops="")[0].strip()
+        if key.startswith("@relation"):
+            relation = _read_token(s, len("@relation"), stops="")[0].strip()
         elif key.startswith("@attribute"):
             a = _parse_attribute(s, f"{path}, line {i + 1}")
             a.line = i + 1
             attrs.append(a)
         elif key.startswith("@data"):
-            if not attrs: raise ValueError(f"{path}, line {i + 1}: @data before any @attribute")
+            if not attrs:
+                raise ValueError(f"{path}, line {i + 1}: @data before any @attribute")
             rows, nums = [], []
             for k in range(i + 1, len(lines)):
                 r = lines[k].strip()
@@ -110,47 +131,60 @@ def _read_header(path, text: str):
                     rows.append(r)
                     nums.append(k + 1)
             return relation, attrs, rows, nums
-        else: raise ValueError(f"{path}, line {i + 1}: unexpected header line {s[:60]!r}")
+        else:
+            raise ValueError(f"{path}, line {i + 1}: unexpected header line {s[:60]!r}")
     raise ValueError(f"{path}: no @data section")
 
 # %% ../nbs/00a_data.ipynb #de4533df
 _NUMBER = re.compile(r"[-+]?\d+(\.\d*)?")
+
 
 @functools.lru_cache(maxsize=None)
 def _category_values(cats: tuple, sparse: bool = False) -> tuple[np.ndarray, bool]:
     "The float each category maps to, and whether these are the categories' own numeric values."
     if all(_NUMBER.fullmatch(c) for c in cats):
         vals = np.array([float(c) for c in cats])
-        if not (sparse and vals[0] != 0): return vals, True
+        if not (sparse and vals[0] != 0):
+            return vals, True
     return np.arange(len(cats), dtype=np.float64), False
 
 # %% ../nbs/00a_data.ipynb #2f39a1b2
 def _floats(strings: list, where) -> np.ndarray:
     "Numeric strings -> float64 (`?` -> NaN); `where(k)` names entry k in error messages."
-    try: return np.fromiter(map(float, strings), np.float64, len(strings))
-    except ValueError: pass
+    try:
+        return np.fromiter(map(float, strings), np.float64, len(strings))
+    except ValueError:
+        pass
     out = np.empty(len(strings))
     for k, s in enumerate(strings):
-        try: out[k] = float(s)
+        try:
+            out[k] = float(s)
         except ValueError:
-            if _unquote(s) != "?": raise ValueError(f"{where(k)}: non-numeric value {s.strip()!r} for a numeric attribute") from None
+            if _unquote(s) != "?":
+                raise ValueError(f"{where(k)}: non-numeric value {s.strip()!r} for a numeric attribute") from None
             out[k] = np.nan
     return out
+
 
 def _nominals(strings: list, cats: tuple, values: np.ndarray, where) -> np.ndarray:
     "Category strings -> their float values (`?` -> NaN); a value outside the domain raises."
     lookup = dict(zip(cats, values.tolist()))
-    for seq in (strings, map(str.strip, strings)):        # as they are, then without spaces around
-        try: return np.fromiter(map(lookup.__getitem__, seq), np.float64, len(strings))
-        except KeyError: pass
+    for seq in (strings, map(str.strip, strings)):  # as they are, then without spaces around
+        try:
+            return np.fromiter(map(lookup.__getitem__, seq), np.float64, len(strings))
+        except KeyError:
+            pass
     lookup["?"] = np.nan
     out = np.empty(len(strings))
     for k, s in enumerate(strings):
         v = lookup.get(s)
-        if v is None: v = lookup.get(_unquote(s))
-        if v is None: raise ValueError(f"{where(k)}: value {_unquote(s)!r} is not in the nominal domain {{{', '.join(cats)}}}")
+        if v is None:
+            v = lookup.get(_unquote(s))
+        if v is None:
+            raise ValueError(f"{where(k)}: value {_unquote(s)!r} is not in the nominal domain {{{', '.join(cats)}}}")
         out[k] = v
     return out
+
 
 def _unquote(s: str) -> str:
     s = s.strip()
@@ -162,11 +196,15 @@ def _dense_block(path, rows: list[str], nums: list[int], m: int) -> list[list[st
     toks = [_split_quoted(r) if ("'" in r or '"' in r) else r.split(",") for r in rows]
     for i, t in enumerate(toks):
         if len(t) != m:
-            if len(t) == m + 1 and t[-1].strip().startswith("{"): toks[i] = t[:m]   # instance weight
-            elif rows[i][0] == "{": raise ValueError(f"{path}, line {nums[i]}: sparse row in a file whose first row is dense")
+            if len(t) == m + 1 and t[-1].strip().startswith("{"):
+                toks[i] = t[:m]  # instance weight
+            elif rows[i][0] == "{":
+                raise ValueError(f"{path}, line {nums[i]}: sparse row in a file whose first row is dense")
             else:
                 what = "too few" if len(t) < m else "too many"
-                raise ValueError(f"{path}, line {nums[i]}: {what} values ({len(t)}; the header declares {m} attributes)")
+                raise ValueError(
+                    f"{path}, line {nums[i]}: {what} values ({len(t)}; the header declares {m} attributes)"
+                )
     return toks
 
 # %% ../nbs/00a_data.ipynb #87bba2d3
@@ -174,37 +212,50 @@ def _sparse_row_quoted(r: str) -> list[str]:
     "Tokens [i, v, j, w, ...] of a sparse row that contains quotes."
     out, i, n = [], 1, len(r)
     while True:
-        while i < n and r[i] in " \t,": i += 1
-        if i >= n or r[i] == "}": return out
+        while i < n and r[i] in " \t,":
+            i += 1
+        if i >= n or r[i] == "}":
+            return out
         a, i = _read_token(r, i, stops=" \t,}")
         v, i = _read_token(r, i, stops=",}")
         out += [a, v.strip()]
+
 
 def _sparse_entries(path, rows: list[str], nums: list[int], m: int):
     "Flat (row, attribute, value-string) arrays of sparse rows, with the indices checked."
     toks, counts = [], []
     for k, r in enumerate(rows):
-        if r[0] != "{": raise ValueError(f"{path}, line {nums[k]}: dense row in a file whose first row is sparse")
+        if r[0] != "{":
+            raise ValueError(f"{path}, line {nums[k]}: dense row in a file whose first row is sparse")
         end = r.find("}")
-        if "'" in r or '"' in r: t = _sparse_row_quoted(r)
-        elif end < 0: raise ValueError(f"{path}, line {nums[k]}: sparse row without closing '}}'")
-        else: t = r[1:end].replace(",", " ").split()
-        if len(t) % 2: raise ValueError(f"{path}, line {nums[k]}: a sparse entry is not 'index value'")
+        if "'" in r or '"' in r:
+            t = _sparse_row_quoted(r)
+        elif end < 0:
+            raise ValueError(f"{path}, line {nums[k]}: sparse row without closing '}}'")
+        else:
+            t = r[1:end].replace(",", " ").split()
+        if len(t) % 2:
+            raise ValueError(f"{path}, line {nums[k]}: a sparse entry is not 'index value'")
         toks += t
         counts.append(len(t) // 2)
     row = np.repeat(np.arange(len(rows)), counts)
     line = lambda e: f"{path}, line {nums[row[e]]}"
-    try: att = np.fromiter(map(int, toks[0::2]), np.int64, len(row))
+    try:
+        att = np.fromiter(map(int, toks[0::2]), np.int64, len(row))
     except ValueError:
         e = next(e for e, a in enumerate(toks[0::2]) if not a.strip().lstrip("-").isdigit())
         raise ValueError(f"{line(e)}: sparse index {toks[2 * e]!r} is not an integer") from None
     bad = np.flatnonzero((att < 0) | (att >= m))
-    if len(bad): raise ValueError(f"{line(bad[0])}: undeclared attribute index {att[bad[0]]} (the header declares {m} attributes, 0..{m - 1})")
+    if len(bad):
+        raise ValueError(
+            f"{line(bad[0])}: undeclared attribute index {att[bad[0]]} (the header declares {m} attributes, 0..{m - 1})"
+        )
     key = row * m + att
-    if not (np.diff(key) > 0).all():            # rows are usually sorted already
+    if not (np.diff(key) > 0).all():  # rows are usually sorted already
         order = np.argsort(key, kind="stable")
         dup = order[1:][np.diff(key[order]) == 0]
-        if len(dup): raise ValueError(f"{line(dup[0])}: attribute {att[dup[0]]} appears twice in one sparse row")
+        if len(dup):
+            raise ValueError(f"{line(dup[0])}: attribute {att[dup[0]]} appears twice in one sparse row")
     return row, att, toks[1::2]
 
 # %% ../nbs/00a_data.ipynb #6ec8d9db
@@ -214,18 +265,23 @@ def _find_xml(path) -> str | None:
     stem = re.sub(r"\.arff(\.bz2|\.gz)?$", "", base, flags=re.I)
     cands = [stem]
     for pat in (r"-sparse$", r"[-_](train|test|training|testing)$", r"-sparse$"):
-        if re.search(pat, cands[-1], flags=re.I): cands.append(re.sub(pat, "", cands[-1], flags=re.I))
+        if re.search(pat, cands[-1], flags=re.I):
+            cands.append(re.sub(pat, "", cands[-1], flags=re.I))
     present = set(os.listdir(d or "."))
     return next((os.path.join(d, c + ".xml") for c in cands if c + ".xml" in present), None)
 
+
 def _xml_label_names(xml) -> list[str]:
     "Label names listed in a Mulan XML file, in file order."
-    try: root = ET.parse(xml).getroot()
-    except ET.ParseError as e: raise ValueError(f"{xml}, line {e.position[0]}: not a valid XML file ({e})") from None
+    try:
+        root = ET.parse(xml).getroot()
+    except ET.ParseError as e:
+        raise ValueError(f"{xml}, line {e.position[0]}: not a valid XML file ({e})") from None
     return [el.attrib["name"] for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "label" and "name" in el.attrib]
 
 # %% ../nbs/00a_data.ipynb #8fd9d9fa
 _MEKA_C = re.compile(r"-C\s+(-?\d+)")
+
 
 def _label_columns(path, attrs, relation, xml, label_location):
     "Indices of the label attributes (in label order) and a note on where they came from."
@@ -233,23 +289,32 @@ def _label_columns(path, attrs, relation, xml, label_location):
     if label_location is None and xml is not None:
         names = _xml_label_names(xml)
         pos = {}
-        for j, a in enumerate(attrs): pos.setdefault(a.name.strip(), j)
+        for j, a in enumerate(attrs):
+            pos.setdefault(a.name.strip(), j)
         missing = [n for n in names if n.strip() not in pos]
         if missing:
             text = _read_text(xml).splitlines()
             ln = next((i + 1 for i, t in enumerate(text) if missing[0] in t or _xml_escape(missing[0]) in t), "?")
-            raise ValueError(f"{xml}, line {ln}: label {missing[0]!r} is not an attribute of {path}"
-                             + (f" ({len(missing)} labels missing)" if len(missing) > 1 else ""))
+            raise ValueError(
+                f"{xml}, line {ln}: label {missing[0]!r} is not an attribute of {path}"
+                + (f" ({len(missing)} labels missing)" if len(missing) > 1 else "")
+            )
         return [pos[n.strip()] for n in names], f"XML {os.path.basename(xml)}"
     if label_location is None:
         c = _MEKA_C.search(relation)
-        if c is None: raise ValueError(f"{path}: cannot tell which attributes are labels: no XML file beside it and no MEKA '-C n' "
-                                       "in the @relation name; pass xml=PATH or label_location=n")
+        if c is None:
+            raise ValueError(
+                f"{path}: cannot tell which attributes are labels: no XML file beside it and no MEKA '-C n' "
+                "in the @relation name; pass xml=PATH or label_location=n"
+            )
         label_location, source = int(c.group(1)), f"MEKA -C {c.group(1)}"
-    else: source = f"label_location={label_location}"
+    else:
+        source = f"label_location={label_location}"
     n = int(label_location)
-    if n == 0 or abs(n) > m: raise ValueError(f"{path}: {source} asks for {abs(n)} labels, but there are {m} attributes")
+    if n == 0 or abs(n) > m:
+        raise ValueError(f"{path}: {source} asks for {abs(n)} labels, but there are {m} attributes")
     return (list(range(n)) if n > 0 else list(range(m + n, m))), source
+
 
 def _xml_escape(s: str) -> str:
     return s.replace("&", "&amp;").replace("'", "&apos;").replace('"', "&quot;").replace("<", "&lt;")
@@ -258,24 +323,31 @@ def _xml_escape(s: str) -> str:
 @dataclass
 class DatasetMeta:
     "What a loader knows about a data set besides X and Y."
+
     feature_names: list[str]
     label_names: list[str]
-    nominal: dict[int, tuple[str, ...]] = field(default_factory=dict)   # feature index -> categories
-    nominal_values: dict[int, tuple[float, ...]] = field(default_factory=dict)  # feature index -> value of each category in X
+    nominal: dict[int, tuple[str, ...]] = field(default_factory=dict)  # feature index -> categories
+    nominal_values: dict[int, tuple[float, ...]] = field(
+        default_factory=dict
+    )  # feature index -> value of each category in X
     relation: str = ""
-    source: str = ""            # the file read
-    label_source: str = ""      # e.g. 'XML emotions.xml' or 'MEKA -C 6'
-    sparse: bool = False        # whether the file stores sparse rows
-    dropped: list[tuple[str, str]] = field(default_factory=list)        # (attribute name, why)
+    source: str = ""  # the file read
+    label_source: str = ""  # e.g. 'XML emotions.xml' or 'MEKA -C 6'
+    sparse: bool = False  # whether the file stores sparse rows
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # (attribute name, why)
     notes: list[str] = field(default_factory=list)
 
     @property
-    def n_features(self) -> int: return len(self.feature_names)
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
     @property
-    def n_labels(self) -> int: return len(self.label_names)
+    def n_labels(self) -> int:
+        return len(self.label_names)
 
 # %% ../nbs/00a_data.ipynb #437dfc04
 _ID_MIN_CATEGORIES = 100
+
 
 def _check_labels(path, vals: np.ndarray, lines) -> np.ndarray:
     "0/1 label values as int8; `lines(mask)` names the first entry of a mask."
@@ -286,42 +358,65 @@ def _check_labels(path, vals: np.ndarray, lines) -> np.ndarray:
         raise ValueError(f"{lines(bad)}: {what}")
     return vals.astype(np.int8)
 
+
 def _check_label_attribute(path, a: _Attribute, sparse: bool):
     "Labels are numeric or nominal with 0/1 categories (in a sparse file '0' first: omitted means 0)."
     where = f"{path}, line {a.line}: label {a.name!r}"
-    if a.kind in ("string", "date"): raise ValueError(f"{where} is a {a.kind} attribute")
+    if a.kind in ("string", "date"):
+        raise ValueError(f"{where} is a {a.kind} attribute")
     if a.kind == "nominal":
         vals, numeric = _category_values(a.categories)
         if not numeric or not set(vals.tolist()) <= {0.0, 1.0}:
             raise ValueError(f"{where} has the domain {{{', '.join(a.categories)}}}; labels must be {{0,1}}")
         if sparse and vals[0] != 0:
-            raise ValueError(f"{where}: in a sparse file the first category must be 0 (an omitted value means the first one)")
+            raise ValueError(
+                f"{where}: in a sparse file the first category must be 0 (an omitted value means the first one)"
+            )
+
 
 def _is_identifier(a: _Attribute, col: np.ndarray) -> bool:
     "A nominal column with many categories and a different value in every row."
-    return (a.kind == "nominal" and len(a.categories) >= _ID_MIN_CATEGORIES and len(col) > 1
-            and not np.isnan(col).any() and np.unique(col).size == len(col))
+    return (
+        a.kind == "nominal"
+        and len(a.categories) >= _ID_MIN_CATEGORIES
+        and len(col) > 1
+        and not np.isnan(col).any()
+        and np.unique(col).size == len(col)
+    )
 
 # %% ../nbs/00a_data.ipynb #1cd8e9b7
 def _arff_values(path, attrs, rows, nums, labels: list, is_sparse: bool):
     """The values of the kept attributes — `(vals, row, att)` of a sparse file, the (n, m) array of a dense one — the
     feature columns (attribute indices), and the attributes dropped (string, date, identifier) and notes on the way."""
     label_set = set(labels)
-    dropped = [(a.name, f"{a.kind} attribute") for j, a in enumerate(attrs) if a.kind in ("string", "date") and j not in label_set]
-    for j in labels: _check_label_attribute(path, attrs[j], is_sparse)
+    dropped = [
+        (a.name, f"{a.kind} attribute")
+        for j, a in enumerate(attrs)
+        if a.kind in ("string", "date") and j not in label_set
+    ]
+    for j in labels:
+        _check_label_attribute(path, attrs[j], is_sparse)
     keep = np.array([a.kind not in ("string", "date") or j in label_set for j, a in enumerate(attrs)])
     notes = []
     if is_sparse:
         parsed = _sparse_values(path, attrs, rows, nums, keep)
         for j in np.flatnonzero(keep):
-            if attrs[j].kind == "nominal" and _category_values(attrs[j].categories)[1] and not _category_values(attrs[j].categories, True)[1]:
-                notes.append(f"sparse file: nominal attribute {attrs[j].name!r} uses category codes (its first value is not 0)")
+            if (
+                attrs[j].kind == "nominal"
+                and _category_values(attrs[j].categories)[1]
+                and not _category_values(attrs[j].categories, True)[1]
+            ):
+                notes.append(
+                    f"sparse file: nominal attribute {attrs[j].name!r} uses category codes (its first value is not 0)"
+                )
     else:
         parsed = _dense_values(path, attrs, rows, nums, keep)
         for j, a in enumerate(attrs):
             if keep[j] and j not in label_set and _is_identifier(a, parsed[:, j]):
                 keep[j] = False
-                dropped.append((a.name, f"identifier: nominal, {len(a.categories)} categories, a different one in every row"))
+                dropped.append(
+                    (a.name, f"identifier: nominal, {len(a.categories)} categories, a different one in every row")
+                )
     return parsed, [j for j in range(len(attrs)) if keep[j] and j not in label_set], dropped, notes
 
 # %% ../nbs/00a_data.ipynb #3884dd13
@@ -336,15 +431,18 @@ def _sparse_X_Y(path, vals, row, att, nums, n: int, fpos, labels: list, sparse):
     isf = (fpos[att] >= 0) & (vals != 0)
     X = sp.csr_matrix((vals[isf], (row[isf], fpos[att[isf]])), shape=(n, int((fpos >= 0).sum())), dtype=np.float64)
     X.sort_indices()
-    if sparse is False: X = np.ascontiguousarray(X.toarray())
+    if sparse is False:
+        X = np.ascontiguousarray(X.toarray())
     return X, Y
+
 
 def _dense_X_Y(path, full, nums, features: list, labels: list, sparse):
     "X (dense; CSR when `sparse`) and Y from a dense file's (n, m) values. Label values are checked (an error names the line)."
     line_of = lambda rmask: f"{path}, line {nums[np.flatnonzero(rmask.any(axis=1) if rmask.ndim == 2 else rmask)[0]]}"
     Y = _check_labels(path, full[:, labels], line_of)
     X = np.ascontiguousarray(full[:, features])
-    if sparse: X = sp.csr_matrix(X)
+    if sparse:
+        X = sp.csr_matrix(X)
     return X, Y
 
 # %% ../nbs/00a_data.ipynb #089230c4
@@ -372,23 +470,40 @@ def load_arff(path, xml=None, *, label_location: int | None = None, sparse: bool
     """
     path = os.fspath(path)
     relation, attrs, rows, nums = _read_header(path, _read_text(path))
-    if xml is None: xml = _find_xml(path)
-    elif xml is False: xml = None
+    if xml is None:
+        xml = _find_xml(path)
+    elif xml is False:
+        xml = None
     labels, label_source = _label_columns(path, attrs, relation, xml, label_location)
     is_sparse = bool(rows) and rows[0][0] == "{"
     notes = []
     if xml is not None and label_location is None and _MEKA_C.search(relation):
-        notes.append(f"the @relation name carries a MEKA '{_MEKA_C.search(relation).group(0)}'; ignored because the XML names the labels")
+        notes.append(
+            f"the @relation name carries a MEKA '{_MEKA_C.search(relation).group(0)}'; ignored because the XML names the labels"
+        )
     parsed, features, dropped, more = _arff_values(path, attrs, rows, nums, labels, is_sparse)
     fpos = np.full(len(attrs), -1)
     fpos[features] = np.arange(len(features))
-    if is_sparse: X, Y = _sparse_X_Y(path, *parsed, nums, len(rows), fpos, labels, sparse)
-    else: X, Y = _dense_X_Y(path, parsed, nums, features, labels, sparse)
+    if is_sparse:
+        X, Y = _sparse_X_Y(path, *parsed, nums, len(rows), fpos, labels, sparse)
+    else:
+        X, Y = _dense_X_Y(path, parsed, nums, features, labels, sparse)
     meta = DatasetMeta(
-        feature_names=[attrs[j].name for j in features], label_names=[attrs[j].name for j in labels],
+        feature_names=[attrs[j].name for j in features],
+        label_names=[attrs[j].name for j in labels],
         nominal={int(fpos[j]): attrs[j].categories for j in features if attrs[j].kind == "nominal"},
-        nominal_values={int(fpos[j]): tuple(_category_values(attrs[j].categories, is_sparse)[0].tolist()) for j in features if attrs[j].kind == "nominal"},
-        relation=relation, source=path, label_source=label_source, sparse=is_sparse, dropped=dropped, notes=notes + more)
+        nominal_values={
+            int(fpos[j]): tuple(_category_values(attrs[j].categories, is_sparse)[0].tolist())
+            for j in features
+            if attrs[j].kind == "nominal"
+        },
+        relation=relation,
+        source=path,
+        label_source=label_source,
+        sparse=is_sparse,
+        dropped=dropped,
+        notes=notes + more,
+    )
     return X, np.ascontiguousarray(Y), meta
 
 # %% ../nbs/00a_data.ipynb #ada4d454
@@ -398,6 +513,7 @@ def _groups(attrs, keep: np.ndarray) -> dict:
     for j in np.flatnonzero(keep):
         groups.setdefault("numeric" if attrs[j].kind == "numeric" else attrs[j].categories, []).append(int(j))
     return groups
+
 
 def _dense_values(path, attrs, rows, nums, keep) -> np.ndarray:
     "Dense rows -> an (n, m) float array; columns of dropped attributes stay NaN."
@@ -411,14 +527,17 @@ def _dense_values(path, attrs, rows, nums, keep) -> np.ndarray:
         full[:, js] = v.reshape(n, len(js))
     return full
 
+
 def _sparse_values(path, attrs, rows, nums, keep):
     "Sparse rows -> flat (value, row, attribute) arrays of the kept attributes."
     row, att, strings = _sparse_entries(path, rows, nums, len(attrs))
     ok = keep[att]
-    if not ok.all(): row, att, strings = row[ok], att[ok], list(compress(strings, ok))
+    if not ok.all():
+        row, att, strings = row[ok], att[ok], list(compress(strings, ok))
     groups = list(_groups(attrs, keep).items())
     gid = np.full(len(attrs), -1)
-    for g, (key, js) in enumerate(groups): gid[js] = g
+    for g, (key, js) in enumerate(groups):
+        gid[js] = g
     ge = gid[att]
     vals = np.empty(len(att))
     for g in np.flatnonzero(np.bincount(ge, minlength=len(groups))):
@@ -426,32 +545,42 @@ def _sparse_values(path, attrs, rows, nums, keep):
         sel = np.flatnonzero(ge == g) if len(groups) > 1 else np.arange(len(att))
         sub = strings if len(sel) == len(att) else [strings[k] for k in sel]
         where = lambda k, sel=sel: f"{path}, line {nums[row[sel[k]]]} (attribute {attrs[att[sel[k]]].name!r})"
-        vals[sel] = _floats(sub, where) if key == "numeric" else _nominals(sub, key, _category_values(key, True)[0], where)
+        vals[sel] = (
+            _floats(sub, where) if key == "numeric" else _nominals(sub, key, _category_values(key, True)[0], where)
+        )
     return vals, row, att
 
 # %% ../nbs/00a_data.ipynb #862d2382
 _ARFF_NAME = re.compile(r"^(?P<stem>.+?)(-sparse)?(-(?P<split>train|test))?(-sparse)?\.arff(\.bz2|\.gz)?$", re.I)
 _ALIASES = {"llog": ("langlog",), "langlog": ("llog",)}
 
+
 def _dataset_files(name: str, data_dir) -> dict[str, str]:
     "The files of data set `name` under `data_dir`: {'train': path, 'test': path, 'full': path} (those present)."
     folder = os.path.join(data_dir, name)
-    if not os.path.isdir(folder): folder = os.fspath(data_dir)
-    if not os.path.isdir(folder): raise FileNotFoundError(f"no such data folder: {folder}")
+    if not os.path.isdir(folder):
+        folder = os.fspath(data_dir)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"no such data folder: {folder}")
     stems = {name.lower(), *_ALIASES.get(name.lower(), ())}
     found = {}
     for f in sorted(os.listdir(folder)):
         mm = _ARFF_NAME.match(f)
         if mm and mm["stem"].lower() in stems:
             found.setdefault((mm["split"] or "full").lower(), []).append(os.path.join(folder, f))
-    if not found: raise FileNotFoundError(f"no ARFF files for data set {name!r} in {folder}")
+    if not found:
+        raise FileNotFoundError(f"no ARFF files for data set {name!r} in {folder}")
     split_has_xml = any(_find_xml(p) for s in ("train", "test") for p in found.get(s, []))
     out = {}
     for split, paths in found.items():
-        if split == "full" and split_has_xml: paths = [p for p in paths if _find_xml(p)]
+        if split == "full" and split_has_xml:
+            paths = [p for p in paths if _find_xml(p)]
         # prefer the exact name, then an uncompressed file
-        paths = sorted(paths, key=lambda p: (not os.path.basename(p).lower().startswith(name.lower()), p.endswith((".bz2", ".gz"))))
-        if paths: out[split] = paths[0]
+        paths = sorted(
+            paths, key=lambda p: (not os.path.basename(p).lower().startswith(name.lower()), p.endswith((".bz2", ".gz")))
+        )
+        if paths:
+            out[split] = paths[0]
     return out
 
 # %% ../nbs/00a_data.ipynb #1b127050
@@ -459,12 +588,16 @@ def _header_only(path):
     "Relation and attributes of an ARFF file without parsing its data."
     lines = []
     path = os.fspath(path)
-    with (bz2.open if path.endswith(".bz2") else gzip.open if path.endswith(".gz") else open)(path, "rt", errors="replace") as fh:
+    with (bz2.open if path.endswith(".bz2") else gzip.open if path.endswith(".gz") else open)(
+        path, "rt", errors="replace"
+    ) as fh:
         for line in fh:
             lines.append(line)
-            if line.lstrip()[:5].lower() == "@data": break
+            if line.lstrip()[:5].lower() == "@data":
+                break
     rel, attrs, _, _ = _read_header(path, "".join(lines))
     return rel, attrs
+
 
 def _columns(path) -> tuple[list, list]:
     "Feature declarations (name, type, domain) and label names of an ARFF file, from its header and XML."
@@ -474,12 +607,15 @@ def _columns(path) -> tuple[list, list]:
     feats = [(a.name, a.kind, a.categories) for j, a in enumerate(attrs) if j not in labels]
     return feats, [attrs[j].name for j in sorted(labels)]
 
+
 def _check_same_columns(a_path, b_path):
     "Raise unless two ARFF files of one data set declare the same features (in order) and labels."
     (fa, la), (fb, lb) = _columns(a_path), _columns(b_path)
-    if sorted(la) != sorted(lb): raise ValueError(f"{a_path} and {b_path} have different labels")
+    if sorted(la) != sorted(lb):
+        raise ValueError(f"{a_path} and {b_path} have different labels")
     if fa != fb:
-        if len(fa) != len(fb): why = f"{len(fa)} vs {len(fb)} features"
+        if len(fa) != len(fb):
+            why = f"{len(fa)} vs {len(fb)} features"
         else:
             k = next(k for k in range(len(fa)) if fa[k] != fb[k])
             why = f"feature {k}: {fa[k][0]!r} ({fa[k][1]}) vs {fb[k][0]!r} ({fb[k][1]})"
@@ -503,11 +639,13 @@ def load_dataset(name: str, data_dir, split: str = "train"):
 
     `split` is 'train', 'test' or 'full' ('full': the union file, or train and test stacked when there is
     none). Returns `(X, Y, meta)` as `load_arff` does. Train and test files must declare the same attributes."""
-    if split not in ("train", "test", "full"): raise ValueError(f"split must be 'train', 'test' or 'full', got {split!r}")
+    if split not in ("train", "test", "full"):
+        raise ValueError(f"split must be 'train', 'test' or 'full', got {split!r}")
     files = _dataset_files(name, data_dir)
-    if split in files and len(files) > 1:      # every file of the data set must agree with the one we return
+    if split in files and len(files) > 1:  # every file of the data set must agree with the one we return
         for other in files.values():
-            if other != files[split]: _check_same_columns(files[split], other)
+            if other != files[split]:
+                _check_same_columns(files[split], other)
     if split in files:
         return load_arff(files[split])
     if split == "full" and "train" in files and "test" in files:
@@ -519,8 +657,10 @@ def load_dataset(name: str, data_dir, split: str = "train"):
         ma.notes.append(f"no union file: train ({Xa.shape[0]} rows) and test ({Xb.shape[0]} rows) stacked")
         return X, np.vstack([Ya, Yb]), ma
     if split in ("train", "test") and "full" in files:
-        raise ValueError(f"data set {name!r} has no predefined train/test split (only {files['full']}); load split='full' "
-                         "and split it with fixed_split(X, Y), the seeded 2/3 split of BOOMER's reference script")
+        raise ValueError(
+            f"data set {name!r} has no predefined train/test split (only {files['full']}); load split='full' "
+            "and split it with fixed_split(X, Y), the seeded 2/3 split of BOOMER's reference script"
+        )
     raise FileNotFoundError(f"data set {name!r}: no {split} file (found {sorted(files)})")
 
 # %% ../nbs/00a_data.ipynb #198e204e
@@ -529,30 +669,38 @@ def list_datasets(data_dir) -> list[str]:
     out = []
     for d in sorted(os.listdir(data_dir)):
         if os.path.isdir(os.path.join(data_dir, d)):
-            try: _dataset_files(d, data_dir)
-            except FileNotFoundError: continue
+            try:
+                _dataset_files(d, data_dir)
+            except FileNotFoundError:
+                continue
             out.append(d)
     return out
 
 # %% ../nbs/00a_data.ipynb #e42d4279
-_XC_HEADER = re.compile(r"(\d+)\s+(\d+)\s+(\d+)")          # n_examples n_features n_labels
-_PAIRS = re.compile(r"(?:[^\s:]+:[^\s:]+(?:\s+|$))*")        # idx:val idx:val ... (one colon each)
+_XC_HEADER = re.compile(r"(\d+)\s+(\d+)\s+(\d+)")  # n_examples n_features n_labels
+_PAIRS = re.compile(r"(?:[^\s:]+:[^\s:]+(?:\s+|$))*")  # idx:val idx:val ... (one colon each)
+
 
 def _split_labels(s: str) -> tuple[str, str]:
     "Split an example line into its label list and its features; `0, 2 1:0.5` (a space after a comma) is one list."
     parts = s.split(None, 1)
-    if ":" in parts[0]: return "", s
+    if ":" in parts[0]:
+        return "", s
     head, feats = parts[0], parts[1] if len(parts) > 1 else ""
     while feats and ":" not in feats.split(None, 1)[0] and (head.endswith(",") or feats.startswith(",")):
         more = feats.split(None, 1)
         head, feats = head + more[0], more[1] if len(more) > 1 else ""
     return head, feats
 
+
 def _bad_pair(path, line_no: int, s: str, feats: str, first: bool):
     "The error for a line whose features are not all `index:value`: name the token (and a misplaced header)."
     tok = next(t for t in feats.split() if t.count(":") != 1 or t[0] == ":" or t[-1] == ":")
-    hint = ("; a header line `n_examples n_features n_labels` may only be the first line of the file"
-            if _XC_HEADER.fullmatch(s) and not first else "")
+    hint = (
+        "; a header line `n_examples n_features n_labels` may only be the first line of the file"
+        if _XC_HEADER.fullmatch(s) and not first
+        else ""
+    )
     return ValueError(f"{path}, line {line_no}: {tok!r} is not a feature 'index:value'{hint}")
 
 # %% ../nbs/00a_data.ipynb #0ce4aba9
@@ -563,14 +711,21 @@ def _svmlight_rows(path):
     labs, lab_counts, toks, counts, nums, header = [], [], [], [], [], None
     for i, line in enumerate(_read_text(path).splitlines()):
         s = line.split("#", 1)[0].strip()
-        if not s: continue
+        if not s:
+            continue
         if header is None and not nums and _XC_HEADER.fullmatch(s):
-            header = (i + 1, *map(int, s.split())); continue
+            header = (i + 1, *map(int, s.split()))
+            continue
         head, feats = _split_labels(s)
-        if feats and not _PAIRS.fullmatch(feats): raise _bad_pair(path, i + 1, s, feats, header is None and not nums)
+        if feats and not _PAIRS.fullmatch(feats):
+            raise _bad_pair(path, i + 1, s, feats, header is None and not nums)
         ls = [v for v in head.split(",") if v.strip()]
         t = feats.replace(":", " ").split()
-        labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(i + 1)
+        labs += ls
+        lab_counts.append(len(ls))
+        toks += t
+        counts.append(len(t) // 2)
+        nums.append(i + 1)
     return labs, lab_counts, toks, counts, nums, header
 
 # %% ../nbs/00a_data.ipynb #cc5fbd2c
@@ -580,16 +735,24 @@ def _svmlight_shapes(path, header, n: int, n_features, n_labels, zero_based, ext
     naming the line; `extra_line`, when known, is the line of the first example beyond the declared count); without
     one, the arguments stand. Features are 0-based by default exactly when there is a header; no examples and no header
     is an error."""
-    if header is None and n == 0: raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
-    if zero_based is None: zero_based = header is not None
-    if header is None: return n_features, n_labels, zero_based
+    if header is None and n == 0:
+        raise ValueError(f"{path}: no examples (the file is empty or holds only comments)")
+    if zero_based is None:
+        zero_based = header is not None
+    if header is None:
+        return n_features, n_labels, zero_based
     h, n_h, f_h, k_h = header
     for given, declared, what in ((n_features, f_h, "n_features"), (n_labels, k_h, "n_labels")):
         if given is not None and given != declared:
-            raise ValueError(f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed")
+            raise ValueError(
+                f"{path}, line {h}: the header declares {what} = {declared}, but {what} = {given} was passed"
+            )
     if n > n_h and extra_line is not None:
-        raise ValueError(f"{path}, line {extra_line}: example {n_h + 1}, but the header (line {h}) declares {n_h} examples")
-    if n != n_h: raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
+        raise ValueError(
+            f"{path}, line {extra_line}: example {n_h + 1}, but the header (line {h}) declares {n_h} examples"
+        )
+    if n != n_h:
+        raise ValueError(f"{path}, line {h}: the header declares {n_h} examples, but the file holds {n}")
     return f_h, k_h, zero_based
 
 # %% ../nbs/00a_data.ipynb #3696a030
@@ -600,19 +763,26 @@ def _svmlight_X(path, nums, lab, lrow, K: int, att, frow, val, F: int, zero_base
         bad = np.flatnonzero((arr < 0) | (arr >= lim))
         if len(bad):
             shown = arr[bad[0]] + (0 if what == "label id" or zero_based else 1)
-            raise ValueError(f"{path}, line {nums[rows[bad[0]]]}: {what} {shown} outside the {lim} declared"
-                             + ("" if what == "label id" or zero_based else " (features are 1-based)"))
+            raise ValueError(
+                f"{path}, line {nums[rows[bad[0]]]}: {what} {shown} outside the {lim} declared"
+                + ("" if what == "label id" or zero_based else " (features are 1-based)")
+            )
     X = sp.csr_matrix((val, (frow, att)), shape=(len(nums), F), dtype=np.float64)
     if X.nnz != len(val):
         o = np.lexsort((att, frow))
         dup = o[1:][(frow[o[1:]] == frow[o[:-1]]) & (att[o[1:]] == att[o[:-1]])][0]
-        raise ValueError(f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice")
-    X.eliminate_zeros(); X.sort_indices()
+        raise ValueError(
+            f"{path}, line {nums[frow[dup]]}: feature index {att[dup] + (0 if zero_based else 1)} appears twice"
+        )
+    X.eliminate_zeros()
+    X.sort_indices()
     return X
+
 
 def _ints(strings: list, where, what: str) -> np.ndarray:
     "Integer strings -> int64; a non-integer names its line."
-    try: return np.fromiter(map(int, strings), np.int64, len(strings))
+    try:
+        return np.fromiter(map(int, strings), np.int64, len(strings))
     except ValueError:
         e = next(e for e, s in enumerate(strings) if not s.strip().lstrip("-").isdigit())
         raise ValueError(f"{where(e)}: {what} {strings[e]!r} is not an integer") from None
@@ -630,8 +800,15 @@ def load_svmlight(path, n_features: int | None = None, n_labels: int | None = No
     path = os.fspath(path)
     labs, lab_counts, toks, counts, nums, header = _svmlight_rows(path)
     n = len(nums)
-    n_features, n_labels, zero_based = _svmlight_shapes(path, header, n, n_features, n_labels, zero_based,
-                                                        nums[header[1]] if header is not None and n > header[1] else None)
+    n_features, n_labels, zero_based = _svmlight_shapes(
+        path,
+        header,
+        n,
+        n_features,
+        n_labels,
+        zero_based,
+        nums[header[1]] if header is not None and n > header[1] else None,
+    )
     lrow, frow = np.repeat(np.arange(n), lab_counts), np.repeat(np.arange(n), counts)
     lab = _ints(labs, lambda e: f"{path}, line {nums[lrow[e]]}", "label id")
     att = _ints(toks[0::2], lambda e: f"{path}, line {nums[frow[e]]}", "feature index") - (0 if zero_based else 1)
@@ -642,22 +819,35 @@ def load_svmlight(path, n_features: int | None = None, n_labels: int | None = No
     Y = np.zeros((n, K), np.int8)
     Y[lrow, lab] = 1
     off = 0 if zero_based else 1
-    meta = DatasetMeta(feature_names=[str(j + off) for j in range(F)], label_names=[str(k) for k in range(K)],
-                       source=path, label_source="svmlight", sparse=True)
+    meta = DatasetMeta(
+        feature_names=[str(j + off) for j in range(F)],
+        label_names=[str(k) for k in range(K)],
+        source=path,
+        label_source="svmlight",
+        sparse=True,
+    )
     return X, Y, meta
 
 # %% ../nbs/00a_data.ipynb #feca1166
 _SYNTHETIC_KINDS = {
-    "marginal_independence": "marginal_independence", "independence": "marginal_independence", "mi": "marginal_independence",
-    "marginal_dependence": "marginal_dependence", "dependence": "marginal_dependence", "md": "marginal_dependence",
-    "conditional_dependence": "conditional_dependence", "conditional": "conditional_dependence", "cd": "conditional_dependence",
+    "marginal_independence": "marginal_independence",
+    "independence": "marginal_independence",
+    "mi": "marginal_independence",
+    "marginal_dependence": "marginal_dependence",
+    "dependence": "marginal_dependence",
+    "md": "marginal_dependence",
+    "conditional_dependence": "conditional_dependence",
+    "conditional": "conditional_dependence",
+    "cd": "conditional_dependence",
     "one_error": "one_error",
 }
+
 
 def _disc(rng, n: int) -> np.ndarray:
     "n points uniform in the unit disc (radius sqrt(U) makes the density uniform in area)."
     r, theta = np.sqrt(rng.uniform(size=n)), rng.uniform(0, 2 * np.pi, size=n)
     return np.column_stack([r * np.cos(theta), r * np.sin(theta)])
+
 
 def _directions(rng, n_labels: int, tau: float) -> np.ndarray:
     "Unit normals a_k = (1 - tau r1, tau r2) / norm of the labels' lines through the origin."
@@ -669,25 +859,42 @@ def _directions(rng, n_labels: int, tau: float) -> np.ndarray:
 def _synthetic(kind: str, n: int, seed: int, noise: float, n_labels: int, tau: float | None, concept_seed: int = 0):
     "X, noisy Y, clean labels H and the line normals A (one (2,) row per label)."
     kind = _SYNTHETIC_KINDS.get(str(kind).lower().replace("-", "_").replace(" ", "_"))
-    if kind is None: raise ValueError(f"unknown synthetic kind; use one of {sorted(set(_SYNTHETIC_KINDS.values()))} (or mi/md/cd)")
-    if not 0 <= noise < 0.5: raise ValueError(f"noise must lie in [0, 0.5), got {noise}")
+    if kind is None:
+        raise ValueError(f"unknown synthetic kind; use one of {sorted(set(_SYNTHETIC_KINDS.values()))} (or mi/md/cd)")
+    if not 0 <= noise < 0.5:
+        raise ValueError(f"noise must lie in [0, 0.5), got {noise}")
     rng = np.random.default_rng(seed)
     if kind == "marginal_independence":
         A = _directions(np.random.default_rng(concept_seed), n_labels, 1.0 if tau is None else tau)
         X = np.hstack([_disc(rng, n) for _ in range(n_labels)])
-        H = np.column_stack([X[:, 2 * k:2 * k + 2] @ A[k] >= 0 for k in range(n_labels)])
+        H = np.column_stack([X[:, 2 * k : 2 * k + 2] @ A[k] >= 0 for k in range(n_labels)])
     else:
-        A = _directions(np.random.default_rng(concept_seed), n_labels, (0.0 if kind == "marginal_dependence" else 1.0) if tau is None else tau)
+        A = _directions(
+            np.random.default_rng(concept_seed),
+            n_labels,
+            (0.0 if kind == "marginal_dependence" else 1.0) if tau is None else tau,
+        )
         X = _disc(rng, n)
         H = X @ A.T >= 0
-    if kind == "conditional_dependence": flip = np.repeat(rng.uniform(size=(n, 1)) < noise, n_labels, axis=1)
-    elif kind == "one_error": flip = np.arange(n_labels) == rng.integers(n_labels, size=(n, 1))
-    else: flip = rng.uniform(size=(n, n_labels)) < noise
+    if kind == "conditional_dependence":
+        flip = np.repeat(rng.uniform(size=(n, 1)) < noise, n_labels, axis=1)
+    elif kind == "one_error":
+        flip = np.arange(n_labels) == rng.integers(n_labels, size=(n, 1))
+    else:
+        flip = rng.uniform(size=(n, n_labels)) < noise
     return np.ascontiguousarray(X), (H ^ flip).astype(np.int8), H.astype(np.int8), A
 
 # %% ../nbs/00a_data.ipynb #a5368d1c
-def make_boomer_synthetic(kind: str = "marginal_independence", n: int = 10000, seed: int = 0, noise: float = 0.1,
-                          *, n_labels: int = 6, tau: float | None = None, concept_seed: int = 0):
+def make_boomer_synthetic(
+    kind: str = "marginal_independence",
+    n: int = 10000,
+    seed: int = 0,
+    noise: float = 0.1,
+    *,
+    n_labels: int = 6,
+    tau: float | None = None,
+    concept_seed: int = 0,
+):
     """A synthetic set of the BOOMER paper (Sec. 5.1, after Dembczyński et al. 2012) and its Bayes-optimal predictions.
 
     Parameters
@@ -711,7 +918,8 @@ def make_boomer_synthetic(kind: str = "marginal_independence", n: int = 10000, s
     """
     X, Y, H, _ = _synthetic(kind, n, seed, noise, n_labels, tau, concept_seed)
     S = H.copy()
-    if _SYNTHETIC_KINDS[str(kind).lower().replace("-", "_").replace(" ", "_")] == "one_error": S[:, 0] ^= 1
+    if _SYNTHETIC_KINDS[str(kind).lower().replace("-", "_").replace(" ", "_")] == "one_error":
+        S[:, 0] ^= 1
     return X, Y, {"hamming": H, "subset": S}
 
 # %% ../nbs/00a_data.ipynb #6ddf88b3
@@ -727,6 +935,7 @@ def _tie_breaks(random_state, n: int, n_labels: int, k: int):
     rank = np.empty(n, dtype=np.int64)
     rank[rng.permutation(n)] = np.arange(n)
     return rank, rng.random_sample((n, k)), rng.permutation(n_labels)
+
 
 def _proportions(n_folds, proportions) -> np.ndarray:
     "Shares r_j of the folds: given, or k equal ones."
@@ -748,26 +957,35 @@ def iterative_stratification(Y, n_folds: int = 5, *, proportions=None, random_st
     Y = check_Y(Y, accept_sparse=True)
     r = _proportions(n_folds, proportions)
     n, L, k = Y.shape[0], Y.shape[1], r.size
-    if n < k: raise ValueError(f"Cannot share {n} examples out over {k} folds.")
-    Yr = sp.csr_matrix(Y); Yc = Yr.tocsc()
+    if n < k:
+        raise ValueError(f"Cannot share {n} examples out over {k} folds.")
+    Yr = sp.csr_matrix(Y)
+    Yc = Yr.tocsc()
     rank, tie, label_order = _tie_breaks(random_state, n, L, k)
-    remaining = np.diff(Yc.indptr).astype(np.int64)       # examples of each label not dealt yet
-    want_l = remaining[:, None] * r[None, :]               # c_j^l
-    want = n * r                                           # c_j
+    remaining = np.diff(Yc.indptr).astype(np.int64)  # examples of each label not dealt yet
+    want_l = remaining[:, None] * r[None, :]  # c_j^l
+    want = n * r  # c_j
     fold, done = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+
     def deal(i, wants):
         best = np.flatnonzero(wants == wants.max())
-        if best.size > 1: best = best[want[best] == want[best].max()]
+        if best.size > 1:
+            best = best[want[best] == want[best].max()]
         j = best[np.argmax(tie[i, best])]
-        labels = Yr.indices[Yr.indptr[i]:Yr.indptr[i + 1]]
+        labels = Yr.indices[Yr.indptr[i] : Yr.indptr[i + 1]]
         fold[i], done[i] = j, True
-        want_l[labels, j] -= 1; remaining[labels] -= 1; want[j] -= 1
+        want_l[labels, j] -= 1
+        remaining[labels] -= 1
+        want[j] -= 1
+
     while (left := remaining > 0).any():
         rarest = np.flatnonzero(left & (remaining == remaining[left].min()))
         l = rarest[np.argmin(label_order[rarest])]
-        ex = Yc.indices[Yc.indptr[l]:Yc.indptr[l + 1]]
-        for i in ex[~done[ex]][np.argsort(rank[ex[~done[ex]]])]: deal(i, want_l[l])
-    for i in np.flatnonzero(~done)[np.argsort(rank[~done])]: deal(i, want)
+        ex = Yc.indices[Yc.indptr[l] : Yc.indptr[l + 1]]
+        for i in ex[~done[ex]][np.argsort(rank[ex[~done[ex]]])]:
+            deal(i, want_l[l])
+    for i in np.flatnonzero(~done)[np.argsort(rank[~done])]:
+        deal(i, want)
     return fold
 
 # %% ../nbs/00a_data.ipynb #ec868a34
@@ -775,30 +993,38 @@ def _take(A, idx):
     "Rows `idx` of an array, sparse matrix or pandas object."
     return A.iloc[idx] if hasattr(A, "iloc") else (A[idx] if sp.issparse(A) else np.asarray(A)[idx])
 
+
 def iterative_train_test_split(X, Y, test_size: float = 0.25, *, random_state=None):
     """`X_train, X_test, Y_train, Y_test` with each label's examples split `1 - test_size` : `test_size` by
     `iterative_stratification` seeded with `random_state`. `X` and `Y` may be arrays, sparse matrices or
     pandas objects (rows taken with `.iloc`)."""
-    if not 0 < test_size < 1: raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}.")
+    if not 0 < test_size < 1:
+        raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}.")
     rows = [A.shape[0] if hasattr(A, "shape") else len(A) for A in (X, Y)]
-    if rows[0] != rows[1]: raise ValueError(f"X and Y have different numbers of rows: {rows[0]} and {rows[1]}.")
+    if rows[0] != rows[1]:
+        raise ValueError(f"X and Y have different numbers of rows: {rows[0]} and {rows[1]}.")
     fold = iterative_stratification(Y, proportions=(1 - test_size, test_size), random_state=random_state)
     train, test = np.flatnonzero(fold == 0), np.flatnonzero(fold == 1)
     return _take(X, train), _take(X, test), _take(Y, train), _take(Y, test)
 
+
 class IterativeStratifiedKFold(BaseCrossValidator):
     """`n_splits` folds by `iterative_stratification` (seeded with `random_state`; an int gives the same folds on
     every call): a scikit-learn splitter whose `split(X, y)` takes the label matrix as `y`."""
+
     def __init__(self, n_splits: int = 5, *, random_state=None):
         _proportions(n_splits, None)
         self.n_splits, self.random_state = n_splits, random_state
 
     def split(self, X, y=None, groups=None):
-        if y is None: raise ValueError("IterativeStratifiedKFold needs the label matrix: split(X, y).")
+        if y is None:
+            raise ValueError("IterativeStratifiedKFold needs the label matrix: split(X, y).")
         fold = iterative_stratification(y, self.n_splits, random_state=self.random_state)
-        for j in range(self.n_splits): yield np.flatnonzero(fold != j), np.flatnonzero(fold == j)
+        for j in range(self.n_splits):
+            yield np.flatnonzero(fold != j), np.flatnonzero(fold == j)
 
-    def get_n_splits(self, X=None, y=None, groups=None): return self.n_splits
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return self.n_splits
 
 # %% ../nbs/00a_data.ipynb #d66f2fd8
 def _svmlight_block(path, lines: list, first_line: int, n_features, n_labels, zero_based: bool):
@@ -807,12 +1033,18 @@ def _svmlight_block(path, lines: list, first_line: int, n_features, n_labels, ze
     labs, lab_counts, toks, counts, nums = [], [], [], [], []
     for i, line in enumerate(lines):
         s = line.split("#", 1)[0].strip()
-        if not s: continue
+        if not s:
+            continue
         head, feats = _split_labels(s)
-        if feats and not _PAIRS.fullmatch(feats): raise _bad_pair(path, first_line + i, s, feats, False)
+        if feats and not _PAIRS.fullmatch(feats):
+            raise _bad_pair(path, first_line + i, s, feats, False)
         ls = [v for v in head.split(",") if v.strip()]
         t = feats.replace(":", " ").split()
-        labs += ls; lab_counts.append(len(ls)); toks += t; counts.append(len(t) // 2); nums.append(first_line + i)
+        labs += ls
+        lab_counts.append(len(ls))
+        toks += t
+        counts.append(len(t) // 2)
+        nums.append(first_line + i)
     n = len(nums)
     lrow, frow = np.repeat(np.arange(n), lab_counts), np.repeat(np.arange(n), counts)
     lab = _ints(labs, lambda e: f"{path}, line {nums[lrow[e]]}", "label id")
@@ -822,7 +1054,8 @@ def _svmlight_block(path, lines: list, first_line: int, n_features, n_labels, ze
     F, K = (F_seen if n_features is None else n_features), (K_seen if n_labels is None else n_labels)
     X = _svmlight_X(path, nums, lab, lrow, K, att, frow, val, F, zero_based)
     Y = sp.csr_matrix((np.ones(len(lab), np.int8), (lrow, lab)), shape=(n, K))
-    Y.sum_duplicates(); Y.data[:] = 1
+    Y.sum_duplicates()
+    Y.data[:] = 1
     return X, Y, F_seen, K_seen
 
 # %% ../nbs/00a_data.ipynb #cefc2825
@@ -830,8 +1063,10 @@ def _chunk_offsets(path, chunk_rows: int, parse=None):
     """Stream `path` once: (header (line, n, F, K) or None, [(start byte, end byte, first line, rows)], rows in all).
     `parse(lines, first_line)` is called on each chunk's lines when given and the file has no header (to learn the shapes)."""
     if os.fspath(path).endswith((".gz", ".bz2")):
-        raise ValueError(f"{path}: a compressed file cannot be read in chunks (it cannot be entered at a byte offset); "
-                         "decompress it, or read it with load_svmlight and write it with write_shards.")
+        raise ValueError(
+            f"{path}: a compressed file cannot be read in chunks (it cannot be entered at a byte offset); "
+            "decompress it, or read it with load_svmlight and write it with write_shards."
+        )
     header, chunks, rows, start, first, pos, lines = None, [], 0, None, None, 0, []
     with open(path, "rb") as fh:
         for no, raw in enumerate(fh, 1):
@@ -839,15 +1074,20 @@ def _chunk_offsets(path, chunk_rows: int, parse=None):
             if s and header is None and rows == 0 and start is None and _XC_HEADER.fullmatch(s):
                 header = (no, *map(int, s.split()))
             elif s:
-                if start is None: start, first, lines = pos, no, []
+                if start is None:
+                    start, first, lines = pos, no, []
                 rows += 1
                 if rows % chunk_rows == 0:
-                    if parse and header is None: parse(lines + [raw.decode("utf-8", errors="replace")], first)
-                    chunks.append((start, pos + len(raw), first, chunk_rows)); start = None
-            if parse and start is not None: lines.append(raw.decode("utf-8", errors="replace"))
+                    if parse and header is None:
+                        parse(lines + [raw.decode("utf-8", errors="replace")], first)
+                    chunks.append((start, pos + len(raw), first, chunk_rows))
+                    start = None
+            if parse and start is not None:
+                lines.append(raw.decode("utf-8", errors="replace"))
             pos += len(raw)
     if start is not None:
-        if parse and header is None: parse(lines, first)
+        if parse and header is None:
+            parse(lines, first)
         chunks.append((start, pos, first, rows % chunk_rows))
     return header, chunks, rows
 
@@ -855,50 +1095,70 @@ def _chunk_offsets(path, chunk_rows: int, parse=None):
 def _read_chunk(path, start: int, end: int, first_line: int, F: int, K: int, zero_based: bool):
     "The (X, Y) CSR pair of the examples in bytes [start, end) of `path`."
     with open(path, "rb") as fh:
-        fh.seek(start); text = fh.read(end - start).decode("utf-8-sig", errors="replace")
+        fh.seek(start)
+        text = fh.read(end - start).decode("utf-8-sig", errors="replace")
     X, Y, _, _ = _svmlight_block(path, text.splitlines(), first_line, F, K, zero_based)
     return X, Y
+
 
 def _csr_dask(parts, n_cols: int, dtype, rows: list):
     "Stack delayed CSR blocks (with known row counts) into one Dask array of CSR chunks."
     import dask.array as da
+
     meta = sp.csr_matrix((0, n_cols), dtype=dtype)
     blocks = [da.from_delayed(p, shape=(r, n_cols), dtype=dtype, meta=meta) for p, r in zip(parts, rows)]
     return da.concatenate(blocks, axis=0) if blocks else da.from_array(meta, chunks=(0, n_cols), asarray=False)
 
 # %% ../nbs/00a_data.ipynb #1e0dbef9
-def read_svmlight_chunks(path, chunk_rows: int = 100_000, n_features: int | None = None, n_labels: int | None = None, *,
-                         zero_based: bool | None = None):
+def read_svmlight_chunks(
+    path,
+    chunk_rows: int = 100_000,
+    n_features: int | None = None,
+    n_labels: int | None = None,
+    *,
+    zero_based: bool | None = None,
+):
     """`load_svmlight` for files larger than memory: `(X, Y)` as Dask arrays of CSR chunks of `chunk_rows` rows
     (X float64, Y int8), read lazily. One streaming pass finds the chunks' byte ranges (and, for a file without
     an Extreme Classification header and without `n_features`/`n_labels`, parses each chunk once to learn the
     shapes); each chunk is parsed only when a Dask task needs it. Needs `dask`."""
     import dask
+
     path = os.fspath(path)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
         raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}.")
     seen = [0, 0]
+
     def learn(lines, first):
         _, _, F, K = _svmlight_block(path, lines, first, None, None, bool(zero_based))
         seen[0], seen[1] = max(seen[0], F), max(seen[1], K)
+
     header, chunks, n = _chunk_offsets(path, int(chunk_rows), learn if n_features is None or n_labels is None else None)
     n_features, n_labels, zero_based = _svmlight_shapes(path, header, n, n_features, n_labels, zero_based)
     if header is None:
         n_features = seen[0] if n_features is None else n_features
         n_labels = seen[1] if n_labels is None else n_labels
-    pairs = [dask.delayed(_read_chunk, nout=2, pure=True)(path, a, b, first, n_features, n_labels, zero_based)
-             for a, b, first, _ in chunks]
+    pairs = [
+        dask.delayed(_read_chunk, nout=2, pure=True)(path, a, b, first, n_features, n_labels, zero_based)
+        for a, b, first, _ in chunks
+    ]
     rows = [r for *_, r in chunks]
-    return _csr_dask([p[0] for p in pairs], n_features, np.float64, rows), _csr_dask([p[1] for p in pairs], n_labels, np.int8, rows)
+    return _csr_dask([p[0] for p in pairs], n_features, np.float64, rows), _csr_dask(
+        [p[1] for p in pairs], n_labels, np.int8, rows
+    )
 
 # %% ../nbs/00a_data.ipynb #d58671c4
 _MANIFEST, _SHARDS_FORMAT = "manifest.json", "mlc_lit.csr_shards/1"
 
+
 def _as_csr(A, dtype, what: str):
     "A block as canonical CSR of `dtype`; dense blocks are converted."
     A = sp.csr_matrix(A, dtype=dtype)
-    if A.ndim != 2: raise ValueError(f"{what} blocks must be 2-D, got shape {A.shape}.")
-    A.sum_duplicates(); A.eliminate_zeros(); A.sort_indices()
+    if A.ndim != 2:
+        raise ValueError(f"{what} blocks must be 2-D, got shape {A.shape}.")
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    A.sort_indices()
     return A
 
 # %% ../nbs/00a_data.ipynb #8ab204ae
@@ -907,6 +1167,7 @@ def write_shards(folder, blocks, n_features: int | None = None, n_labels: int | 
     shards plus `manifest.json`, one block at a time; returns the folder. Y must be 0/1. The shapes come from the
     first block unless given; `read_shards` reads the folder back."""
     import json
+
     folder = os.fspath(folder)
     os.makedirs(folder, exist_ok=True)
     if os.path.exists(os.path.join(folder, _MANIFEST)):
@@ -916,18 +1177,35 @@ def write_shards(folder, blocks, n_features: int | None = None, n_labels: int | 
         Xb, Yb = _as_csr(Xb, np.float64, "X"), _as_csr(Yb, np.float64, "Y")
         n_features = Xb.shape[1] if n_features is None else n_features
         n_labels = Yb.shape[1] if n_labels is None else n_labels
-        if Xb.shape[0] != Yb.shape[0]: raise ValueError(f"block {i}: X has {Xb.shape[0]} rows, Y has {Yb.shape[0]}.")
+        if Xb.shape[0] != Yb.shape[0]:
+            raise ValueError(f"block {i}: X has {Xb.shape[0]} rows, Y has {Yb.shape[0]}.")
         if (Xb.shape[1], Yb.shape[1]) != (n_features, n_labels):
-            raise ValueError(f"block {i}: shapes {Xb.shape}, {Yb.shape} do not have {n_features} features and {n_labels} labels.")
-        if Yb.nnz and not np.all(Yb.data == 1): raise ValueError(f"block {i}: Y must contain only 0 and 1.")
+            raise ValueError(
+                f"block {i}: shapes {Xb.shape}, {Yb.shape} do not have {n_features} features and {n_labels} labels."
+            )
+        if Yb.nnz and not np.all(Yb.data == 1):
+            raise ValueError(f"block {i}: Y must contain only 0 and 1.")
         name = f"shard-{i:05d}.npz"
-        np.savez(os.path.join(folder, name), X_indptr=Xb.indptr.astype(np.int64), X_indices=Xb.indices.astype(np.int64),
-                 X_data=Xb.data, Y_indptr=Yb.indptr.astype(np.int64), Y_indices=Yb.indices.astype(np.int64))
+        np.savez(
+            os.path.join(folder, name),
+            X_indptr=Xb.indptr.astype(np.int64),
+            X_indices=Xb.indices.astype(np.int64),
+            X_data=Xb.data,
+            Y_indptr=Yb.indptr.astype(np.int64),
+            Y_indices=Yb.indices.astype(np.int64),
+        )
         shards.append({"file": name, "n_rows": int(Xb.shape[0]), "nnz_X": int(Xb.nnz), "nnz_Y": int(Yb.nnz)})
-    if not shards: raise ValueError("write_shards got no blocks.")
-    manifest = {"format": _SHARDS_FORMAT, "n_features": int(n_features), "n_labels": int(n_labels),
-                "n_rows": sum(s["n_rows"] for s in shards), "shards": shards}
-    with open(os.path.join(folder, _MANIFEST), "w") as fh: json.dump(manifest, fh, indent=1)
+    if not shards:
+        raise ValueError("write_shards got no blocks.")
+    manifest = {
+        "format": _SHARDS_FORMAT,
+        "n_features": int(n_features),
+        "n_labels": int(n_labels),
+        "n_rows": sum(s["n_rows"] for s in shards),
+        "shards": shards,
+    }
+    with open(os.path.join(folder, _MANIFEST), "w") as fh:
+        json.dump(manifest, fh, indent=1)
     return folder
 
 # %% ../nbs/00a_data.ipynb #459abd8f
@@ -939,29 +1217,41 @@ def _load_shard(path: str, F: int, K: int):
         Y = sp.csr_matrix((np.ones(len(z["Y_indices"]), np.int8), z["Y_indices"], z["Y_indptr"]), shape=(n, K))
     return X, Y
 
+
 def _manifest(folder) -> dict:
     import json
+
     path = os.path.join(os.fspath(folder), _MANIFEST)
-    if not os.path.exists(path): raise FileNotFoundError(f"{folder}: no {_MANIFEST}; is it a folder written by write_shards?")
-    with open(path) as fh: m = json.load(fh)
-    if m.get("format") != _SHARDS_FORMAT: raise ValueError(f"{path}: format {m.get('format')!r}, expected {_SHARDS_FORMAT!r}.")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{folder}: no {_MANIFEST}; is it a folder written by write_shards?")
+    with open(path) as fh:
+        m = json.load(fh)
+    if m.get("format") != _SHARDS_FORMAT:
+        raise ValueError(f"{path}: format {m.get('format')!r}, expected {_SHARDS_FORMAT!r}.")
     return m
 
 # %% ../nbs/00a_data.ipynb #1bbb6345
 def iter_shards(folder):
     "The `(X, Y)` CSR pairs of a shard folder, one shard at a time (no Dask needed)."
     m = _manifest(folder)
-    for s in m["shards"]: yield _load_shard(os.path.join(os.fspath(folder), s["file"]), m["n_features"], m["n_labels"])
+    for s in m["shards"]:
+        yield _load_shard(os.path.join(os.fspath(folder), s["file"]), m["n_features"], m["n_labels"])
+
 
 def read_shards(folder):
     "A shard folder as `(X, Y)` Dask arrays of CSR chunks, one chunk per shard (X float64, Y int8), read lazily."
     import dask
+
     m, folder = _manifest(folder), os.fspath(folder)
-    pairs = [dask.delayed(_load_shard, nout=2, pure=True)(os.path.join(folder, s["file"]), m["n_features"], m["n_labels"])
-             for s in m["shards"]]
+    pairs = [
+        dask.delayed(_load_shard, nout=2, pure=True)(os.path.join(folder, s["file"]), m["n_features"], m["n_labels"])
+        for s in m["shards"]
+    ]
     rows = [s["n_rows"] for s in m["shards"]]
-    return (_csr_dask([p[0] for p in pairs], m["n_features"], np.float64, rows),
-            _csr_dask([p[1] for p in pairs], m["n_labels"], np.int8, rows))
+    return (
+        _csr_dask([p[0] for p in pairs], m["n_features"], np.float64, rows),
+        _csr_dask([p[1] for p in pairs], m["n_labels"], np.int8, rows),
+    )
 
 # %% ../nbs/00a_data.ipynb #055ed8d3
 _XMC_SHAPES = {  # name: (examples, features, labels, label cardinality; None = exactly one label per example)
@@ -969,15 +1259,18 @@ _XMC_SHAPES = {  # name: (examples, features, labels, label cardinality; None = 
     "odp": (1_500_000, 500_000, 100_000, None),
     "lshtc": (2_400_000, 1_600_000, 325_000, 3.2),
 }
-_GEN_BLOCK = 1024   # rows per seed block
+_GEN_BLOCK = 1024  # rows per seed block
 
 _FEATURE_SHIFT = 100  # features: p(r) ∝ (r + 100)^-a, a flattened head (as after removing stop words)
+
 
 def _zipf_cdf(m: int, exponent: float, shift: float = 1.0) -> np.ndarray:
     "Cumulative probabilities of ranks 0..m-1 with p(r) ∝ (r + shift)^-exponent."
     p = (np.arange(m, dtype=np.float64) + shift) ** -exponent
-    c = np.cumsum(p); c /= c[-1]
+    c = np.cumsum(p)
+    c /= c[-1]
     return c
+
 
 def _xmc_tables(d: int, K: int, profile_size: int, exponent: float, seed: int):
     "Feature and label CDFs and the (K, profile_size) label profiles, from the seed alone."
@@ -993,48 +1286,70 @@ def _xmc_block(tables, d: int, K: int, cardinality, nnz: float, signal: float, s
     lab = np.minimum(np.searchsorted(l_cdf, rng.random(int(m.sum())), side="right"), K - 1)
     lrow = np.repeat(np.arange(n_rows), m)
     Y = sp.csr_matrix((np.ones(len(lab), np.int8), (lrow, lab)), shape=(n_rows, K))
-    Y.sum_duplicates(); Y.data[:] = 1                                  # repeats collapse: a set of labels
-    t = np.maximum(1, rng.poisson(nnz, n_rows)); s = rng.binomial(t, signal)
+    Y.sum_duplicates()
+    Y.data[:] = 1  # repeats collapse: a set of labels
+    t = np.maximum(1, rng.poisson(nnz, n_rows))
+    s = rng.binomial(t, signal)
     srow = np.repeat(np.arange(n_rows), s)
     pick = Y.indptr[srow] + (rng.random(len(srow)) * np.diff(Y.indptr)[srow]).astype(np.int64)
     sig = profiles[Y.indices[pick], rng.integers(0, profiles.shape[1], len(srow))]
     brow = np.repeat(np.arange(n_rows), t - s)
     bg = np.minimum(np.searchsorted(f_cdf, rng.random(len(brow)), side="right"), d - 1)
-    X = sp.csr_matrix((np.ones(len(srow) + len(brow)), (np.concatenate([srow, brow]), np.concatenate([sig, bg]))),
-                      shape=(n_rows, d))
-    X.sum_duplicates(); X.data = np.log1p(X.data)
+    X = sp.csr_matrix(
+        (np.ones(len(srow) + len(brow)), (np.concatenate([srow, brow]), np.concatenate([sig, bg]))), shape=(n_rows, d)
+    )
+    X.sum_duplicates()
+    X.data = np.log1p(X.data)
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    X = sp.csr_matrix(sp.diags(1.0 / norms) @ X); X.sort_indices()
+    X = sp.csr_matrix(sp.diags(1.0 / norms) @ X)
+    X.sort_indices()
     return X, Y
 
 # %% ../nbs/00a_data.ipynb #dbb7736d
-def extreme_multilabel_blocks(shape: str = "lshtc", scale: float = 1.0, *, n: int | None = None, chunk_rows: int = 16384,
-                              nnz: float = 100.0, signal: float = 0.3, profile_size: int = 50, exponent: float = 1.0,
-                              seed: int = 0):
+def extreme_multilabel_blocks(
+    shape: str = "lshtc",
+    scale: float = 1.0,
+    *,
+    n: int | None = None,
+    chunk_rows: int = 16384,
+    nnz: float = 100.0,
+    signal: float = 0.3,
+    profile_size: int = 50,
+    exponent: float = 1.0,
+    seed: int = 0,
+):
     """Yield `(X, Y)` CSR row chunks of synthetic data shaped like `shape` ('rcv1_industries', 'odp', 'lshtc')
     with examples, features and labels multiplied by `scale` (`n` overrides the number of examples). The data do
     not depend on `chunk_rows`. See *Synthetic data of the papers' shapes* for the model and its signal."""
-    if shape not in _XMC_SHAPES: raise ValueError(f"shape must be one of {sorted(_XMC_SHAPES)}, got {shape!r}.")
-    if not 0 < scale <= 1: raise ValueError(f"scale must be in (0, 1], got {scale!r}.")
-    if not 0 <= signal <= 1: raise ValueError(f"signal must be in [0, 1], got {signal!r}.")
-    if chunk_rows < 1: raise ValueError(f"chunk_rows must be positive, got {chunk_rows!r}.")
+    if shape not in _XMC_SHAPES:
+        raise ValueError(f"shape must be one of {sorted(_XMC_SHAPES)}, got {shape!r}.")
+    if not 0 < scale <= 1:
+        raise ValueError(f"scale must be in (0, 1], got {scale!r}.")
+    if not 0 <= signal <= 1:
+        raise ValueError(f"signal must be in [0, 1], got {signal!r}.")
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be positive, got {chunk_rows!r}.")
     N, D, L, card = _XMC_SHAPES[shape]
     n = max(1, round(N * scale)) if n is None else int(n)
     d, K = max(profile_size, round(D * scale)), max(2, round(L * scale))
     tables = _xmc_tables(d, K, profile_size, exponent, seed)
     for a in range(0, n, chunk_rows):
         z = min(n, a + chunk_rows)
-        parts = [_xmc_block(tables, d, K, card, nnz, signal, seed, b, min(_GEN_BLOCK, n - b * _GEN_BLOCK))
-                 for b in range(a // _GEN_BLOCK, (z - 1) // _GEN_BLOCK + 1)]
+        parts = [
+            _xmc_block(tables, d, K, card, nnz, signal, seed, b, min(_GEN_BLOCK, n - b * _GEN_BLOCK))
+            for b in range(a // _GEN_BLOCK, (z - 1) // _GEN_BLOCK + 1)
+        ]
         X, Y = sp.vstack([p[0] for p in parts], format="csr"), sp.vstack([p[1] for p in parts], format="csr")
         off = a - (a // _GEN_BLOCK) * _GEN_BLOCK
-        yield X[off:off + z - a], Y[off:off + z - a]
+        yield X[off : off + z - a], Y[off : off + z - a]
+
 
 def make_extreme_multilabel(shape: str = "lshtc", scale: float = 1.0, *, folder=None, **kwargs):
     """Synthetic extreme multi-label data (see `extreme_multilabel_blocks` for the parameters). Without `folder`:
     `(X, Y)` in memory (CSR float64, CSR int8), for small sizes; with `folder`: writes it there chunk by chunk
     with `write_shards` and returns the folder (read it with `read_shards` or `iter_shards`)."""
     blocks = extreme_multilabel_blocks(shape, scale, **kwargs)
-    if folder is not None: return write_shards(folder, blocks)
+    if folder is not None:
+        return write_shards(folder, blocks)
     parts = list(blocks)
     return sp.vstack([p[0] for p in parts], format="csr"), sp.vstack([p[1] for p in parts], format="csr")

@@ -27,13 +27,16 @@ from .core import kernel, specialize
 @kernel(inline=True)
 def packed_index(i, j):
     "Index of element (i, j) of a symmetric matrix in the packed upper triangle (LAPACK 'U' order)."
-    if i > j: i, j = j, i
+    if i > j:
+        i, j = j, i
     return i + j * (j + 1) // 2
+
 
 @kernel(inline=True)
 def _diag_col(k, K, packed):
     "Where output k's Hessian diagonal entry stands in a row [g (K,), h]: K + k, or with `packed` K + packed_index(k, k)."
     return K + (packed_index(k, k) if packed else k)
+
 
 @kernel()
 def _sigmoid_pair(x):
@@ -42,6 +45,7 @@ def _sigmoid_pair(x):
     e = math.exp(-abs(x))
     a, b = 1.0 / (1.0 + e), e / (1.0 + e)
     return (a, b) if x >= 0.0 else (b, a)
+
 
 @kernel()
 def _softplus(x):
@@ -56,26 +60,41 @@ def _logistic_entry(y, s):
     p, q = _sigmoid_pair(-sign * s)
     return -sign * p, p * q
 
-@kernel(inline=True)   # inlined: BOOMER updates one label of an example at a time with it
+
+@kernel(inline=True)  # inlined: BOOMER updates one label of an example at a time with it
 def _label_wise_logistic_row(y, s, g, h):
-    for k in range(y.shape[0]): g[k], h[k] = _logistic_entry(y[k], s[k])
+    for k in range(y.shape[0]):
+        g[k], h[k] = _logistic_entry(y[k], s[k])
+
+
+_ROW = None  # the row function `_over_rows` compiles into its copy of `_over_rows_impl` (`specialize`)
+
 
 def _over_rows_impl(Y, S, G, H):
-    for n in range(Y.shape[0]): ROW(Y[n], S[n], G[n], H[n])
+    for n in range(Y.shape[0]):
+        _ROW(Y[n], S[n], G[n], H[n])
+
 
 def _over_rows(row, name: str, doc: str):
     "The kernel `name` (docstring `doc`): `row(y, s, g, h)` applied to every example of (Y, S, G, H), G and H written in place."
-    f = specialize(_over_rows_impl, ROW=row)
-    f.__name__ = f.__qualname__ = name; f.__doc__ = doc
+    f = specialize(_over_rows_impl, _ROW=row)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
     return kernel()(f)
 
-label_wise_logistic = _over_rows(_label_wise_logistic_row, "label_wise_logistic",
-    "Gradients `G` and diagonal Hessians `H` (both (n, K), written in place) of the label-wise logistic loss.")
+
+label_wise_logistic = _over_rows(
+    _label_wise_logistic_row,
+    "label_wise_logistic",
+    "Gradients `G` and diagonal Hessians `H` (both (n, K), written in place) of the label-wise logistic loss.",
+)
+
 
 @kernel()
 def _label_wise_logistic_loss_row(y, s):
     acc = 0.0
-    for k in range(y.shape[0]): acc += _softplus(-(2.0 * y[k] - 1.0) * s[k])
+    for k in range(y.shape[0]):
+        acc += _softplus(-(2.0 * y[k] - 1.0) * s[k])
     return acc
 
 # %% ../nbs/01_taylor_boosting.ipynb #40b98d0b
@@ -83,177 +102,300 @@ def _label_wise_logistic_loss_row(y, s):
 def _example_wise_logistic_diag_row(y, s, g, h):
     "Gradient `g` (K,) and Hessian diagonal `h` (K,) of one example: with p_k = |g_k|, its Hessian is diag(p) − g gᵀ."
     K = y.shape[0]
-    m = 0.0                                   # largest exponent, including the 0 of the "1 +" term
-    for k in range(K): m = max(m, -(2.0 * y[k] - 1.0) * s[k])
+    m = 0.0  # largest exponent, including the 0 of the "1 +" term
+    for k in range(K):
+        m = max(m, -(2.0 * y[k] - 1.0) * s[k])
     total, top, top_k = math.exp(-m), 0.0, -1
     for k in range(K):
         z = math.exp(-(2.0 * y[k] - 1.0) * s[k] - m)
-        g[k] = z; total += z
-        if z > top: top, top_k = z, k
-    for k in range(K): g[k] = -(2.0 * y[k] - 1.0) * g[k] / total     # g_k = -ỹ_k p_k
+        g[k] = z
+        total += z
+        if z > top:
+            top, top_k = z, k
+    for k in range(K):
+        g[k] = -(2.0 * y[k] - 1.0) * g[k] / total  # g_k = -ỹ_k p_k
     for j in range(K):
         p = abs(g[j])
-        if j == top_k and p > 0.5:                                    # 1 - p_j summed, not subtracted
+        if j == top_k and p > 0.5:  # 1 - p_j summed, not subtracted
             rest = math.exp(-m)
             for k in range(K):
-                if k != j: rest += abs(g[k]) * total
+                if k != j:
+                    rest += abs(g[k]) * total
             h[j] = p * rest / total
         else:
             h[j] = p * (1.0 - p)
 
+
 @kernel()
 def _example_wise_logistic_row(y, s, g, hp):
     K = y.shape[0]
-    _example_wise_logistic_diag_row(y, s, g, hp[:K])                 # the diagonal first, in hp[:K] ...
-    for j in range(K - 1, -1, -1): hp[packed_index(j, j)] = hp[j]    # ... moved to (j, j), last first: no overlap
+    _example_wise_logistic_diag_row(y, s, g, hp[:K])  # the diagonal first, in hp[:K] ...
+    for j in range(K - 1, -1, -1):
+        hp[packed_index(j, j)] = hp[j]  # ... moved to (j, j), last first: no overlap
     for j in range(1, K):
         c = j * (j + 1) // 2
-        for i in range(j): hp[c + i] = -g[i] * g[j]                   # h_ij = -ỹ_i ỹ_j p_i p_j
+        for i in range(j):
+            hp[c + i] = -g[i] * g[j]  # h_ij = -ỹ_i ỹ_j p_i p_j
 
-example_wise_logistic = _over_rows(_example_wise_logistic_row, "example_wise_logistic",
-    "Gradients `G` (n, K) and packed upper-triangle Hessians `H` (n, K(K+1)/2) of the example-wise logistic loss.")
-example_wise_logistic_low_rank = _over_rows(_example_wise_logistic_diag_row, "example_wise_logistic_low_rank",
-    "Gradients `G` (n, K) and Hessian diagonals `H` (n, K): each example's Hessian is diag(H[n]) with −G[n]ᵢG[n]ⱼ off it.")
+
+example_wise_logistic = _over_rows(
+    _example_wise_logistic_row,
+    "example_wise_logistic",
+    "Gradients `G` (n, K) and packed upper-triangle Hessians `H` (n, K(K+1)/2) of the example-wise logistic loss.",
+)
+example_wise_logistic_low_rank = _over_rows(
+    _example_wise_logistic_diag_row,
+    "example_wise_logistic_low_rank",
+    "Gradients `G` (n, K) and Hessian diagonals `H` (n, K): each example's Hessian is diag(H[n]) with −G[n]ᵢG[n]ⱼ off it.",
+)
+
 
 @kernel()
 def _example_wise_logistic_loss_row(y, s):
     m = 0.0
-    for k in range(y.shape[0]): m = max(m, -(2.0 * y[k] - 1.0) * s[k])
+    for k in range(y.shape[0]):
+        m = max(m, -(2.0 * y[k] - 1.0) * s[k])
     total = math.exp(-m)
-    for k in range(y.shape[0]): total += math.exp(-(2.0 * y[k] - 1.0) * s[k] - m)
+    for k in range(y.shape[0]):
+        total += math.exp(-(2.0 * y[k] - 1.0) * s[k] - m)
     return m + math.log(total)
 
 # %% ../nbs/01_taylor_boosting.ipynb #5b8d90c1
-@kernel(inline=True)   # inlined: BOOMER updates one label of an example at a time with it
+@kernel(inline=True)  # inlined: BOOMER updates one label of an example at a time with it
 def _squared_error_row(y, s, g, h):
     for k in range(y.shape[0]):
         g[k] = 2.0 * (s[k] - (2.0 * y[k] - 1.0))
         h[k] = 2.0
 
-label_wise_squared_error = _over_rows(_squared_error_row, "label_wise_squared_error",
-    "Gradients and diagonal Hessians of the label-wise squared error Σ_k (s_k - ỹ_k)², ỹ ∈ {-1, +1}.")
+
+label_wise_squared_error = _over_rows(
+    _squared_error_row,
+    "label_wise_squared_error",
+    "Gradients and diagonal Hessians of the label-wise squared error Σ_k (s_k - ỹ_k)², ỹ ∈ {-1, +1}.",
+)
+
 
 @kernel()
 def _squared_error_loss_row(y, s):
     acc = 0.0
-    for k in range(y.shape[0]): acc += (s[k] - (2.0 * y[k] - 1.0)) ** 2
+    for k in range(y.shape[0]):
+        acc += (s[k] - (2.0 * y[k] - 1.0)) ** 2
     return acc
 
 # %% ../nbs/01_taylor_boosting.ipynb #sqloss
 @kernel(inline=True)
 def _hinge_residual(y, s):
     "The squared hinge's residual of one label: s − 1 below the positive band, s above the negative one, else 0."
-    if y != 0: return s - 1.0 if s < 1.0 else 0.0
+    if y != 0:
+        return s - 1.0 if s < 1.0 else 0.0
     return s if s > 0.0 else 0.0
 
-@kernel(inline=True)   # inlined: BOOMER updates one label of an example at a time with it
+
+@kernel(inline=True)  # inlined: BOOMER updates one label of an example at a time with it
 def _squared_hinge_row(y, s, g, h):
     for k in range(y.shape[0]):
         g[k] = _hinge_residual(y[k], s[k])
-        h[k] = 1.0                                    # mlrl-boomer's constant curvature, inactive labels too
+        h[k] = 1.0  # mlrl-boomer's constant curvature, inactive labels too
 
-label_wise_squared_hinge = _over_rows(_squared_hinge_row, "label_wise_squared_hinge",
-    "Gradients and (generalised) diagonal Hessians of the label-wise squared hinge ½Σ_k r_k²: G = r, H = 1.")
+
+label_wise_squared_hinge = _over_rows(
+    _squared_hinge_row,
+    "label_wise_squared_hinge",
+    "Gradients and (generalised) diagonal Hessians of the label-wise squared hinge ½Σ_k r_k²: G = r, H = 1.",
+)
+
 
 @kernel()
 def _squared_hinge_loss_row(y, s):
     acc = 0.0
-    for k in range(y.shape[0]): acc += _hinge_residual(y[k], s[k]) ** 2
+    for k in range(y.shape[0]):
+        acc += _hinge_residual(y[k], s[k]) ** 2
     return 0.5 * acc
 
 # %% ../nbs/01_taylor_boosting.ipynb #ndloss
-_MIN_NORM = 1e-300    # ‖r‖ below it: the Hessian (I - aaᵀ)/‖r‖ is taken at ‖r‖ = 1e-300 (finite)
+_MIN_NORM = 1e-300  # ‖r‖ below it: the Hessian (I - aaᵀ)/‖r‖ is taken at ‖r‖ = 1e-300 (finite)
 
-@kernel(fastmath=False)   # exact IEEE arithmetic: the same bits wherever the compiler places this code (see below)
+
+@kernel(fastmath=False)  # exact IEEE arithmetic: the same bits wherever the compiler places this code (see below)
 def _residual_norm_row(y, s, g, hp, hinge):
     "Gradient `g` (K,) and packed Hessian `hp` of ‖r‖ for the hinge (`hinge`) or error residuals r of one example."
     K = y.shape[0]
     m = 0.0
-    for k in range(K):                                 # the residuals, in g for now, and their largest magnitude
+    for k in range(K):  # the residuals, in g for now, and their largest magnitude
         g[k] = _hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)
         m = max(m, abs(g[k]))
-    if m == 0.0:                                       # D = 0: mlrl-boomer's divisions by zero give 0
+    if m == 0.0:  # D = 0: mlrl-boomer's divisions by zero give 0
         for j in range(K):
             c = j * (j + 1) // 2
-            for i in range(j): hp[c + i] = 0.0
+            for i in range(j):
+                hp[c + i] = 0.0
             hp[c + j] = 1.0 if hinge else 0.0
         return
     t = 0.0
     for k in range(K):
-        g[k] = g[k] / m; t += g[k] * g[k]              # a = r / m (exact division: m may be subnormal), t = Σ a² in [1, K]
+        g[k] = g[k] / m
+        t += g[k] * g[k]  # a = r / m (exact division: m may be subnormal), t = Σ a² in [1, K]
     rho = math.sqrt(t)
-    inv = 1.0 / max(m * t * rho, _MIN_NORM)            # m² / D^{3/2}, in the units of a; (I - aaᵀ)/‖r‖ capped near r = 0
+    inv = 1.0 / max(m * t * rho, _MIN_NORM)  # m² / D^{3/2}, in the units of a; (I - aaᵀ)/‖r‖ capped near r = 0
     for j in range(K):
         c = j * (j + 1) // 2
-        for i in range(j): hp[c + i] = -g[i] * g[j] * inv
-        hp[c + j] = 1.0 if hinge and g[j] == 0.0 else max(t - g[j] * g[j], 0.0) * inv   # Σ_{i≠j} a_i² ≥ 0
-    for k in range(K): g[k] /= rho
+        for i in range(j):
+            hp[c + i] = -g[i] * g[j] * inv
+        hp[c + j] = 1.0 if hinge and g[j] == 0.0 else max(t - g[j] * g[j], 0.0) * inv  # Σ_{i≠j} a_i² ≥ 0
+    for k in range(K):
+        g[k] /= rho
+
 
 @kernel(fastmath=False)
 def _residual_norm_loss_row(y, s, hinge):
     m = 0.0
-    for k in range(y.shape[0]): m = max(m, abs(_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)))
-    if m == 0.0: return 0.0
+    for k in range(y.shape[0]):
+        m = max(m, abs(_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)))
+    if m == 0.0:
+        return 0.0
     t = 0.0
     for k in range(y.shape[0]):
         a = (_hinge_residual(y[k], s[k]) if hinge else s[k] - (2.0 * y[k] - 1.0)) / m
         t += a * a
     return m * math.sqrt(t)
 
-@kernel(inline=True)
-def _hinge_norm_row(y, s, g, hp): _residual_norm_row(y, s, g, hp, True)
 
 @kernel(inline=True)
-def _error_norm_row(y, s, g, hp): _residual_norm_row(y, s, g, hp, False)
+def _hinge_norm_row(y, s, g, hp):
+    _residual_norm_row(y, s, g, hp, True)
 
-example_wise_squared_hinge = _over_rows(_hinge_norm_row, "example_wise_squared_hinge",
-    "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared hinge ‖r‖ (hinge residuals).")
-example_wise_squared_error = _over_rows(_error_norm_row, "example_wise_squared_error",
-    "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared error ‖s − ỹ‖.")
+
+@kernel(inline=True)
+def _error_norm_row(y, s, g, hp):
+    _residual_norm_row(y, s, g, hp, False)
+
+
+example_wise_squared_hinge = _over_rows(
+    _hinge_norm_row,
+    "example_wise_squared_hinge",
+    "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared hinge ‖r‖ (hinge residuals).",
+)
+example_wise_squared_error = _over_rows(
+    _error_norm_row,
+    "example_wise_squared_error",
+    "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared error ‖s − ỹ‖.",
+)
 
 # %% ../nbs/01_taylor_boosting.ipynb #codes
 LOSS_LOGISTIC_LABEL_WISE, LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_SQUARED_ERROR_LABEL_WISE = 0, 1, 2
-LOSSES = {"logistic_label_wise": LOSS_LOGISTIC_LABEL_WISE, "logistic_example_wise": LOSS_LOGISTIC_EXAMPLE_WISE,
-          "squared_error_label_wise": LOSS_SQUARED_ERROR_LABEL_WISE}
+LOSSES = {
+    "logistic_label_wise": LOSS_LOGISTIC_LABEL_WISE,
+    "logistic_example_wise": LOSS_LOGISTIC_EXAMPLE_WISE,
+    "squared_error_label_wise": LOSS_SQUARED_ERROR_LABEL_WISE,
+}
 
-LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK = 3     # the example-wise loss, each example stored as (g, diagonal of H)
+LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK = 3  # the example-wise loss, each example stored as (g, diagonal of H)
 
-LOSS_SQUARED_HINGE_LABEL_WISE, LOSS_SQUARED_HINGE_EXAMPLE_WISE, LOSS_SQUARED_ERROR_EXAMPLE_WISE = 4, 5, 6  # mlrl-boomer's others
-LOSSES.update(squared_hinge_label_wise=LOSS_SQUARED_HINGE_LABEL_WISE, squared_hinge_example_wise=LOSS_SQUARED_HINGE_EXAMPLE_WISE,
-              squared_error_example_wise=LOSS_SQUARED_ERROR_EXAMPLE_WISE)
+LOSS_SQUARED_HINGE_LABEL_WISE, LOSS_SQUARED_HINGE_EXAMPLE_WISE, LOSS_SQUARED_ERROR_EXAMPLE_WISE = (
+    4,
+    5,
+    6,
+)  # mlrl-boomer's others
+LOSSES.update(
+    squared_hinge_label_wise=LOSS_SQUARED_HINGE_LABEL_WISE,
+    squared_hinge_example_wise=LOSS_SQUARED_HINGE_EXAMPLE_WISE,
+    squared_error_example_wise=LOSS_SQUARED_ERROR_EXAMPLE_WISE,
+)
 
 HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_COMPLETE, HEAD_SINGLE_PACKED, HEAD_BINNED = 0, 1, 2, 3, 4
 
+
 def packed_layout(loss: int) -> bool:
     "Does loss code `loss` store a packed (full) Hessian per example rather than K values (a diagonal, or the low-rank form's)?"
-    return loss == LOSS_LOGISTIC_EXAMPLE_WISE or loss == LOSS_SQUARED_HINGE_EXAMPLE_WISE or loss == LOSS_SQUARED_ERROR_EXAMPLE_WISE
+    return (
+        loss == LOSS_LOGISTIC_EXAMPLE_WISE
+        or loss == LOSS_SQUARED_HINGE_EXAMPLE_WISE
+        or loss == LOSS_SQUARED_ERROR_EXAMPLE_WISE
+    )
 
 # %% ../nbs/01_taylor_boosting.ipynb #disp
 from .core import by_constant
 
-def _lr_logistic_lw(loss, y, s, g, h): _label_wise_logistic_row(y, s, g, h)
-def _lr_logistic_ew(loss, y, s, g, h): _example_wise_logistic_row(y, s, g, h)
-def _lr_logistic_ew_low_rank(loss, y, s, g, h): _example_wise_logistic_diag_row(y, s, g, h)
-def _lr_squared_error_lw(loss, y, s, g, h): _squared_error_row(y, s, g, h)
-def _lr_squared_hinge_lw(loss, y, s, g, h): _squared_hinge_row(y, s, g, h)
-def _lr_squared_hinge_ew(loss, y, s, g, h): _residual_norm_row(y, s, g, h, True)
-def _lr_squared_error_ew(loss, y, s, g, h): _residual_norm_row(y, s, g, h, False)
-_ROWS = (_lr_logistic_lw, _lr_logistic_ew, _lr_squared_error_lw, _lr_logistic_ew_low_rank, _lr_squared_hinge_lw,
-         _lr_squared_hinge_ew, _lr_squared_error_ew)                              # by loss code
+
+def _lr_logistic_lw(loss, y, s, g, h):
+    _label_wise_logistic_row(y, s, g, h)
+
+
+def _lr_logistic_ew(loss, y, s, g, h):
+    _example_wise_logistic_row(y, s, g, h)
+
+
+def _lr_logistic_ew_low_rank(loss, y, s, g, h):
+    _example_wise_logistic_diag_row(y, s, g, h)
+
+
+def _lr_squared_error_lw(loss, y, s, g, h):
+    _squared_error_row(y, s, g, h)
+
+
+def _lr_squared_hinge_lw(loss, y, s, g, h):
+    _squared_hinge_row(y, s, g, h)
+
+
+def _lr_squared_hinge_ew(loss, y, s, g, h):
+    _residual_norm_row(y, s, g, h, True)
+
+
+def _lr_squared_error_ew(loss, y, s, g, h):
+    _residual_norm_row(y, s, g, h, False)
+
+
+_ROWS = (
+    _lr_logistic_lw,
+    _lr_logistic_ew,
+    _lr_squared_error_lw,
+    _lr_logistic_ew_low_rank,
+    _lr_squared_hinge_lw,
+    _lr_squared_hinge_ew,
+    _lr_squared_error_ew,
+)  # by loss code
+
 
 @by_constant("loss", dict(enumerate(_ROWS)))
 def _loss_row(loss, y, s, g, h):
     "Statistics of one example for loss code `loss` (see `LOSSES`), written into `g` and `h`."
     _ROWS[loss](loss, y, s, g, h)
 
-def _lv_logistic_lw(loss, y, s): return _label_wise_logistic_loss_row(y, s)
-def _lv_logistic_ew(loss, y, s): return _example_wise_logistic_loss_row(y, s)
-def _lv_squared_error_lw(loss, y, s): return _squared_error_loss_row(y, s)
-def _lv_squared_hinge_lw(loss, y, s): return _squared_hinge_loss_row(y, s)
-def _lv_squared_hinge_ew(loss, y, s): return _residual_norm_loss_row(y, s, True)
-def _lv_squared_error_ew(loss, y, s): return _residual_norm_loss_row(y, s, False)
-_VALUES = (_lv_logistic_lw, _lv_logistic_ew, _lv_squared_error_lw, _lv_logistic_ew, _lv_squared_hinge_lw,
-           _lv_squared_hinge_ew, _lv_squared_error_ew)                            # by loss code
+
+def _lv_logistic_lw(loss, y, s):
+    return _label_wise_logistic_loss_row(y, s)
+
+
+def _lv_logistic_ew(loss, y, s):
+    return _example_wise_logistic_loss_row(y, s)
+
+
+def _lv_squared_error_lw(loss, y, s):
+    return _squared_error_loss_row(y, s)
+
+
+def _lv_squared_hinge_lw(loss, y, s):
+    return _squared_hinge_loss_row(y, s)
+
+
+def _lv_squared_hinge_ew(loss, y, s):
+    return _residual_norm_loss_row(y, s, True)
+
+
+def _lv_squared_error_ew(loss, y, s):
+    return _residual_norm_loss_row(y, s, False)
+
+
+_VALUES = (
+    _lv_logistic_lw,
+    _lv_logistic_ew,
+    _lv_squared_error_lw,
+    _lv_logistic_ew,
+    _lv_squared_hinge_lw,
+    _lv_squared_hinge_ew,
+    _lv_squared_error_ew,
+)  # by loss code
+
 
 @by_constant("loss", dict(enumerate(_VALUES)))
 def _loss_value_row(loss, y, s):
@@ -266,11 +408,13 @@ def _label_wise_stats(loss, y, s):
     """(g, h) of one label with target `y` (0/1) and score `s` for the label-wise logistic loss (code 0) and squared
     hinge (code 4), as their rows compute them. (The squared error's `2(s − ỹ)` is left to its row: under fastmath the
     compiler may reassociate it differently in another context, and a last bit would move.)"""
-    if loss == LOSS_LOGISTIC_LABEL_WISE: return _logistic_entry(y, s)
+    if loss == LOSS_LOGISTIC_LABEL_WISE:
+        return _logistic_entry(y, s)
     return _hinge_residual(y, s), 1.0
 
 # %% ../nbs/01_taylor_boosting.ipynb #meanloss-impl
-LOSS = LOSS_LOGISTIC_LABEL_WISE   # the loss code a `_loss_kernel` copy compiles in (each copy has its own)
+LOSS = LOSS_LOGISTIC_LABEL_WISE  # the loss code a `_loss_kernel` copy compiles in (each copy has its own)
+
 
 @functools.cache
 def _loss_kernel(impl, loss: int, parallel: bool = False):
@@ -278,9 +422,11 @@ def _loss_kernel(impl, loss: int, parallel: bool = False):
     function is compiled, and Python calls it without literal dispatch (which would re-type the kernel on every call)."""
     return kernel(parallel=parallel)(specialize(impl, LOSS=int(loss)))
 
+
 def _mean_loss_impl(loss, Y, S):
     acc = 0.0
-    for n in range(Y.shape[0]): acc += _loss_value_row(LOSS, Y[n], S[n])
+    for n in range(Y.shape[0]):
+        acc += _loss_value_row(LOSS, Y[n], S[n])
     return acc / Y.shape[0]
 
 # %% ../nbs/01_taylor_boosting.ipynb #meanloss
@@ -290,19 +436,27 @@ def mean_loss(loss: int, Y, S) -> float:
         raise ValueError(f"mean_loss: unknown loss code {loss!r}; the codes are 0 to {len(_VALUES) - 1} (see LOSSES).")
     return _loss_kernel(_mean_loss_impl, loss)(loss, Y, S)
 
-_MEAN_LOSS_WHAT = {LOSS_LOGISTIC_LABEL_WISE: "label-wise logistic loss Σ_k log(1 + exp(-ỹ_k s_k))",
-                   LOSS_LOGISTIC_EXAMPLE_WISE: "example-wise logistic loss log(1 + Σ_k exp(-ỹ_k s_k))",
-                   LOSS_SQUARED_ERROR_LABEL_WISE: "label-wise squared error Σ_k (s_k - ỹ_k)²",
-                   LOSS_SQUARED_HINGE_LABEL_WISE: "label-wise squared hinge ½Σ_k r_k²",
-                   LOSS_SQUARED_HINGE_EXAMPLE_WISE: "example-wise squared hinge ‖r‖",
-                   LOSS_SQUARED_ERROR_EXAMPLE_WISE: "example-wise squared error ‖s − ỹ‖"}
+
+_MEAN_LOSS_WHAT = {
+    LOSS_LOGISTIC_LABEL_WISE: "label-wise logistic loss Σ_k log(1 + exp(-ỹ_k s_k))",
+    LOSS_LOGISTIC_EXAMPLE_WISE: "example-wise logistic loss log(1 + Σ_k exp(-ỹ_k s_k))",
+    LOSS_SQUARED_ERROR_LABEL_WISE: "label-wise squared error Σ_k (s_k - ỹ_k)²",
+    LOSS_SQUARED_HINGE_LABEL_WISE: "label-wise squared hinge ½Σ_k r_k²",
+    LOSS_SQUARED_HINGE_EXAMPLE_WISE: "example-wise squared hinge ‖r‖",
+    LOSS_SQUARED_ERROR_EXAMPLE_WISE: "example-wise squared error ‖s − ỹ‖",
+}
+
 
 def _mean_loss_of(code: int, name: str):
     "`mean_loss` for the loss code `code`, under the public name `name`."
-    def f(Y, S): return mean_loss(code, Y, S)
+
+    def f(Y, S):
+        return mean_loss(code, Y, S)
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Mean over examples of the {_MEAN_LOSS_WHAT[code]}."
     return f
+
 
 label_wise_logistic_loss = _mean_loss_of(LOSS_LOGISTIC_LABEL_WISE, "label_wise_logistic_loss")
 example_wise_logistic_loss = _mean_loss_of(LOSS_LOGISTIC_EXAMPLE_WISE, "example_wise_logistic_loss")
@@ -318,19 +472,22 @@ def newton_step(g, h, l2, scale=1.0):
     d = h + l2
     return -scale * g / d if d > 0.0 else 0.0
 
+
 @kernel(inline=True)
 def newton_quality(g, h, l2):
     "The Taylor objective at that step, -½g²/(h + l2) <= 0 (lower is better); 0 where h + l2 <= 0."
     d = h + l2
     return -0.5 * g * g / d if d > 0.0 else 0.0
 
+
 @kernel(inline=True)
 def decomposable_quality(v, K, l2):
     "Quality of the decomposable head of stacked sums `v` = [g (K,), diagonal h (K,)]: Σ_k newton_quality."
     q = 0.0
-    for k in range(K):                   # newton_quality written out: this summation order is the one models pin
+    for k in range(K):  # newton_quality written out: this summation order is the one models pin
         d = v[K + k] + l2
-        if d > 0.0: q -= 0.5 * v[k] * v[k] / d
+        if d > 0.0:
+            q -= 0.5 * v[k] * v[k] / d
     return q
 
 # %% ../nbs/01_taylor_boosting.ipynb #f504d512
@@ -343,15 +500,16 @@ def _diagonal_head(g, hp, l2, scores_out):
         q += g[k] * scores_out[k]
     return 0.5 * q
 
+
 @kernel(inline=True)
 def _complete_head(g, hp, l2, scores_out, work):
     """Solve (H + l2·I) p = -g for the packed upper-triangle H by Cholesky; write p, return the quality ½ g·p (= -½ gᵀ(H + l2·I)⁻¹g ≤ 0).
     `work` takes U of U'U = H + l2·I, packed, with 1/U_jj on its diagonal (every use of U_jj divides by it)."""
     K = g.shape[0]
-    for j in range(K):                                  # column j of U from work[packed_index(0, j)]
+    for j in range(K):  # column j of U from work[packed_index(0, j)]
         cj = packed_index(0, j)
         i = 0
-        while i + 1 < j:                                # rows i and i + 1 share the loads of column j
+        while i + 1 < j:  # rows i and i + 1 share the loads of column j
             ci = packed_index(0, i)
             cn = ci + i + 1
             a0, a1 = hp[cj + i], hp[cj + i + 1]
@@ -363,26 +521,31 @@ def _complete_head(g, hp, l2, scores_out, work):
             work[cj + i] = u0
             work[cj + i + 1] = (a1 - work[cn + i] * u0) * work[cn + i + 1]
             i += 2
-        if i < j:                                       # the odd row left over
+        if i < j:  # the odd row left over
             ci = packed_index(0, i)
             acc = hp[cj + i]
-            for k in range(i): acc -= work[ci + k] * work[cj + k]
+            for k in range(i):
+                acc -= work[ci + k] * work[cj + k]
             work[cj + i] = acc * work[ci + i]
         acc = hp[cj + j] + l2
-        for k in range(j): acc -= work[cj + k] * work[cj + k]
-        if not acc > 0.0: return _diagonal_head(g, hp, l2, scores_out)
+        for k in range(j):
+            acc -= work[cj + k] * work[cj + k]
+        if not acc > 0.0:
+            return _diagonal_head(g, hp, l2, scores_out)
         work[cj + j] = 1.0 / math.sqrt(acc)
-    for i in range(K):                                  # forward: U' z = -g
+    for i in range(K):  # forward: U' z = -g
         ci = packed_index(0, i)
         acc = -g[i]
-        for k in range(i): acc -= work[ci + k] * scores_out[k]
+        for k in range(i):
+            acc -= work[ci + k] * scores_out[k]
         scores_out[i] = acc * work[ci + i]
     q = 0.0
-    for j in range(K - 1, -1, -1):                      # backward: U p = z, column by column
+    for j in range(K - 1, -1, -1):  # backward: U p = z, column by column
         cj = packed_index(0, j)
         pj = scores_out[j] * work[cj + j]
         scores_out[j] = pj
-        for i in range(j): scores_out[i] -= work[cj + i] * pj
+        for i in range(j):
+            scores_out[i] -= work[cj + i] * pj
         q += g[j] * pj
     return 0.5 * q
 
@@ -396,6 +559,7 @@ def _decomposable_head(g, h, l2, scores_out):
         q += g[k] * scores_out[k]
     return 0.5 * q
 
+
 @kernel(inline=True)
 def single_label_quality(v, K, l2, packed, by_abs):
     """(quality, label) of the best single-label head for stacked sums `v` = [g (K,), h]: h diagonal (K,) or,
@@ -404,28 +568,37 @@ def single_label_quality(v, K, l2, packed, by_abs):
     for k in range(K):
         g, h = v[k], v[_diag_col(k, K, packed)]
         q = newton_quality(g, h, l2)
-        if by_abs:                                       # mlrl-boomer's rule: the label with the largest |score|
+        if by_abs:  # mlrl-boomer's rule: the label with the largest |score|
             a = abs(newton_step(g, h, l2))
-            if a > best_a: best_q, best_k, best_a = q, k, a
-        elif q < best_q: best_q, best_k = q, k
+            if a > best_a:
+                best_q, best_k, best_a = q, k, a
+        elif q < best_q:
+            best_q, best_k = q, k
     return best_q, best_k
 
 # %% ../nbs/01_taylor_boosting.ipynb #l1
 @kernel(inline=True)
 def soft_threshold(g, l1):
     "g moved towards 0 by l1, and 0 within ±l1: sign(g)·max(|g| − l1, 0)."
-    if g > l1: return g - l1
-    if g < -l1: return g + l1
+    if g > l1:
+        return g - l1
+    if g < -l1:
+        return g + l1
     return 0.0
+
 
 @kernel(inline=True)
 def l1_shrunk(g, l1, grows=False):
     """The gradient sum an L1 step is the Newton step of: `soft_threshold(g, l1)`; with `grows`, mlrl-boomer
     0.15.6's g + sign(g)·l1 outside ±l1 and g itself inside (`l1_step='mlrl_boomer'`)."""
-    if not grows: return soft_threshold(g, l1)
-    if g > l1: return g + l1
-    if g < -l1: return g - l1
+    if not grows:
+        return soft_threshold(g, l1)
+    if g > l1:
+        return g + l1
+    if g < -l1:
+        return g - l1
     return g
+
 
 @kernel(inline=True)
 def l1_newton_step(g, h, l2, l1, scale=1.0, grows=False):
@@ -434,14 +607,17 @@ def l1_newton_step(g, h, l2, l1, scale=1.0, grows=False):
     d = h + l2
     return -scale * l1_shrunk(g, l1, grows) / d if d > 0.0 else 0.0
 
+
 @kernel(inline=True)
 def l1_newton_quality(g, h, l2, l1, grows=False):
     """The regularised objective g·p + ½(h + l2)p² + l1|p| at that step p: -½ soft_threshold(g, l1)²/(h + l2) <= 0
     at the minimiser, written out at mlrl-boomer's step (`grows`); 0 where h + l2 <= 0."""
     d = h + l2
-    if not d > 0.0: return 0.0
+    if not d > 0.0:
+        return 0.0
     t = l1_shrunk(g, l1, grows)
-    if not grows: return -0.5 * t * t / d
+    if not grows:
+        return -0.5 * t * t / d
     p = -t / d
     return g * p + 0.5 * d * p * p + l1 * abs(p)
 
@@ -451,14 +627,17 @@ def _grows(l2):
     "Whether the regularisation tuple asks for mlrl-boomer's L1 step: the triple (l2, l1, 1.0) rather than the pair (l2, l1)."
     return len(l2) == 3
 
+
 @kernel(inline=True)
 def _decomposable_quality_l1(v, K, l2):
     "`decomposable_quality` with `l2` = (l2, l1) or (l2, l1, 1.0): Σ_k l1_newton_quality."
     q = 0.0
-    for k in range(K): q += l1_newton_quality(v[k], v[K + k], l2[0], l2[1], _grows(l2))
+    for k in range(K):
+        q += l1_newton_quality(v[k], v[K + k], l2[0], l2[1], _grows(l2))
     return q
 
-@kernel(fastmath=False)   # exact: a copy compiled inside its caller computes the same bits
+
+@kernel(fastmath=False)  # exact: a copy compiled inside its caller computes the same bits
 def _decomposable_head_l1(g, h, l2, scores_out):
     "`_decomposable_head` with `l2` = (l2, l1) or (l2, l1, 1.0): the L1 steps; returns their regularised objective."
     q = 0.0
@@ -477,8 +656,10 @@ def _single_label_quality_l1(v, K, l2, packed, by_abs):
         q = l1_newton_quality(g, h, l2[0], l2[1], _grows(l2))
         if by_abs:
             a = abs(l1_newton_step(g, h, l2[0], l2[1], 1.0, _grows(l2)))
-            if a > best_a: best_q, best_k, best_a = q, k, a
-        elif q < best_q: best_q, best_k = q, k
+            if a > best_a:
+                best_q, best_k, best_a = q, k, a
+        elif q < best_q:
+            best_q, best_k = q, k
     return best_q, best_k
 
 # %% ../nbs/01_taylor_boosting.ipynb #9b36e8ab
@@ -497,32 +678,45 @@ def regularised(plain, with_l1):
     sig = inspect.signature(getattr(plain, "py_func", plain))
     sig = sig.replace(parameters=[p.replace(default=p.empty) for p in sig.parameters.values()])
     pos = list(sig.parameters).index("l2")
-    def f(*args): return (with_l1 if isinstance(args[pos], tuple) else plain)(*args)
+
+    def f(*args):
+        return (with_l1 if isinstance(args[pos], tuple) else plain)(*args)
+
     f.__name__ = f.__qualname__ = "reg" + plain.__name__
     f.__signature__ = sig
+
     def typer(*args):
         return _forwarder(f, with_l1 if isinstance(args[pos], _nbtypes.BaseTuple) else plain)
+
     typer.__signature__ = sig
     _overload(f, inline="always")(typer)
     return f
+
 
 @kernel(inline=True)
 def _newton_step_l1(g, h, l2, scale):
     "`newton_step` with `l2` = (l2, l1) or (l2, l1, 1.0)."
     return l1_newton_step(g, h, l2[0], l2[1], scale, _grows(l2))
 
+
 reg_newton_step = regularised(newton_step, _newton_step_l1)
 reg_decomposable_quality = regularised(decomposable_quality, _decomposable_quality_l1)
 reg_decomposable_head = regularised(_decomposable_head, _decomposable_head_l1)
 reg_single_label_quality = regularised(single_label_quality, _single_label_quality_l1)
 
-@kernel(inline=True)
-def _plain_l2(l2): return l2, 0.0, False
 
 @kernel(inline=True)
-def _l2_pair(l2): return l2[0], l2[1], _grows(l2)
+def _plain_l2(l2):
+    return l2, 0.0, False
 
-_l2_and_l1 = regularised(_plain_l2, _l2_pair)   # (l2, l1, grows) of any form; l1 the constant 0.0 for a number
+
+@kernel(inline=True)
+def _l2_pair(l2):
+    return l2[0], l2[1], _grows(l2)
+
+
+_l2_and_l1 = regularised(_plain_l2, _l2_pair)  # (l2, l1, grows) of any form; l1 the constant 0.0 for a number
+
 
 @kernel(inline=True)
 def reg_complete_head(g, hp, l2, scores_out, work):
@@ -532,12 +726,15 @@ def reg_complete_head(g, hp, l2, scores_out, work):
     kernels compiles the one it picks three times, 1 s of a first fit with complete heads."""
     K = g.shape[0]
     l2_, l1, grows = _l2_and_l1(l2)
-    gs = _borrow(g)                             # views without memory records: no reference counts per call
+    gs = _borrow(g)  # views without memory records: no reference counts per call
     if l1 != 0.0:
-        gs = _borrow(work[work.shape[0] - K:])
-        for k in range(K): gs[k] = g[k] if grows and abs(g[k]) <= l1 else soft_threshold(g[k], l1)
+        gs = _borrow(work[work.shape[0] - K :])
+        for k in range(K):
+            gs[k] = g[k] if grows and abs(g[k]) <= l1 else soft_threshold(g[k], l1)
     q = _complete_head(gs, hp, l2_, scores_out, work)
-    if l1 == 0.0: return q
+    if l1 == 0.0:
+        return q
     q = 0.0
-    for k in range(K): q += (g[k] - 0.5 * gs[k]) * scores_out[k] + l1 * abs(scores_out[k])
+    for k in range(K):
+        q += (g[k] - 0.5 * gs[k]) * scores_out[k] + l1 * abs(scores_out[k])
     return q

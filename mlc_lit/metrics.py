@@ -30,11 +30,12 @@ def _indicator(Y, name: str):
     if not (np.issubdtype(values.dtype, np.number) or values.dtype == bool):
         raise TypeError(f"{name} must be a numeric 0/1 matrix, got dtype {values.dtype}.")
     if Y.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_labels), got shape {Y.shape}; "
-                         "for a single label use y.reshape(-1, 1).")
+        raise ValueError(
+            f"{name} must be 2-D (n_samples, n_labels), got shape {Y.shape}; for a single label use y.reshape(-1, 1)."
+        )
     if Y.shape[0] == 0 or Y.shape[1] == 0:
         raise ValueError(f"{name} is empty (shape {Y.shape}); it needs at least one example and one label.")
-    invalid = (values != 0) & (values != 1)                      # NaN is caught here too
+    invalid = (values != 0) & (values != 1)  # NaN is caught here too
     if invalid.any():
         raise ValueError(f"{name} must contain only 0 and 1; found {np.unique(values[invalid])[:5].tolist()}.")
     if sp.issparse(Y):
@@ -62,6 +63,7 @@ def _both(A, B):
         return M
     return A & B
 
+
 def _differ(A, B):
     "Entries where the two matrices differ (false positives and false negatives)."
     if sp.issparse(A):
@@ -70,13 +72,16 @@ def _differ(A, B):
         return M
     return A ^ B
 
+
 def _row_counts(M) -> np.ndarray:
     "Number of ones in each row."
     return np.diff(M.indptr).astype(np.int64) if sp.issparse(M) else M.sum(axis=1, dtype=np.int64)
 
+
 def _col_counts(M) -> np.ndarray:
     "Number of ones in each column."
-    if sp.issparse(M): return np.bincount(M.indices, minlength=M.shape[1]).astype(np.int64)
+    if sp.issparse(M):
+        return np.bincount(M.indices, minlength=M.shape[1]).astype(np.int64)
     return M.sum(axis=0, dtype=np.int64)
 
 # %% ../nbs/00b_metrics.ipynb #41adf78a
@@ -84,6 +89,7 @@ def _hamming_rows(Y_true, Y_pred) -> np.ndarray:
     "Per-example fraction of labels predicted wrongly."
     A, B = _indicator_pair(Y_true, Y_pred)
     return _row_counts(_differ(A, B)) / A.shape[1]
+
 
 def _subset_rows(Y_true, Y_pred) -> np.ndarray:
     "Per-example subset 0/1 loss: 1.0 where any label is wrong."
@@ -118,10 +124,12 @@ def _label_counts(Y_true, Y_pred):
     A, B = _indicator_pair(Y_true, Y_pred)
     return _col_counts(_both(A, B)), _col_counts(B), _col_counts(A)
 
+
 def _f1_from_counts(tp, pred, true, average: str, zero_division: float):
     "Micro- or macro-F1 from per-label counts (last axis); leading axes are separate bootstrap replicates."
     tp, pred, true = (np.asarray(c, dtype=np.float64) for c in (tp, pred, true))
-    if average == "micro": tp, pred, true = tp.sum(-1), pred.sum(-1), true.sum(-1)
+    if average == "micro":
+        tp, pred, true = tp.sum(-1), pred.sum(-1), true.sum(-1)
     denom = pred + true
     f1 = np.where(denom == 0, float(zero_division), 2.0 * tp / np.maximum(denom, 1))
     return f1 if average == "micro" else f1.mean(-1)
@@ -151,16 +159,19 @@ def _top_from_scores(scores, shape, k) -> np.ndarray:
         raise TypeError(f"scores must be numeric, got dtype {S.dtype}.")
     if S.shape != shape:
         raise ValueError(f"Y_true and scores have different shapes: {shape} and {S.shape}.")
-    if np.isnan(S).any(): raise ValueError("scores contain NaN.")
+    if np.isnan(S).any():
+        raise ValueError("scores contain NaN.")
     k = _check_k(k, shape[1])
     return np.argsort(-S.astype(np.float64), axis=1, kind="stable")[:, :k]
+
 
 def _top_from_ranked(top_k, shape, k) -> np.ndarray:
     "The first `k` columns of a ranked (n, m) array of label indices, after checking them."
     T, (n, K) = np.asarray(top_k), shape
     if T.ndim != 2 or T.shape[0] != n:
         raise ValueError(f"top_k must have shape (n_samples, k) = ({n}, k), got {T.shape}.")
-    if T.dtype.kind not in "iu": raise TypeError(f"top_k must hold integer label indices, got dtype {T.dtype}.")
+    if T.dtype.kind not in "iu":
+        raise TypeError(f"top_k must hold integer label indices, got dtype {T.dtype}.")
     k = _check_k(k, min(K, T.shape[1]), "the number of columns of top_k" if T.shape[1] < K else "the number of labels")
     T = T[:, :k].astype(np.int64)
     if T.size and (T.min() < 0 or T.max() >= K):
@@ -169,11 +180,14 @@ def _top_from_ranked(top_k, shape, k) -> np.ndarray:
         raise ValueError("top_k lists a label twice in one row; each row must rank distinct labels.")
     return T
 
+
 def _top(A, scores, top_k, k) -> np.ndarray:
     "The (n, k) labels ranked first: from `scores` or from `top_k`, exactly one of which is given."
     if (scores is None) == (top_k is None):
-        raise TypeError("pass either scores (an (n_samples, n_labels) score matrix) or top_k= (an (n_samples, k) "
-                        "array of label indices, best first, e.g. from predict_top_k), not both or neither.")
+        raise TypeError(
+            "pass either scores (an (n_samples, n_labels) score matrix) or top_k= (an (n_samples, k) "
+            "array of label indices, best first, e.g. from predict_top_k), not both or neither."
+        )
     return _top_from_scores(scores, A.shape, k) if top_k is None else _top_from_ranked(top_k, A.shape, k)
 
 # %% ../nbs/00b_metrics.ipynb #c7e1d154
@@ -183,16 +197,18 @@ def _hits(A, top) -> np.ndarray:
         return np.asarray(A[np.repeat(np.arange(A.shape[0]), top.shape[1]), top.ravel()]).reshape(top.shape)
     return np.take_along_axis(A, top, axis=1)
 
+
 def _best(A, w, disc) -> np.ndarray:
     "Per example: Σ_j disc[j] · (the j-th largest w_l over its true labels), j < len(disc); 0 without true labels."
     M = sp.csr_matrix(A)
     counts = np.diff(M.indptr)
     rows = np.repeat(np.arange(M.shape[0]), counts)
     vals = w[M.indices] if w is not None else np.ones(M.nnz)
-    vals = vals[np.lexsort((-vals, rows))]                 # rows stay in order; each row's weights largest first
+    vals = vals[np.lexsort((-vals, rows))]  # rows stay in order; each row's weights largest first
     pos = np.arange(M.nnz) - M.indptr[rows]
     keep = pos < len(disc)
     return np.bincount(rows[keep], weights=vals[keep] * disc[pos[keep]], minlength=M.shape[0])
+
 
 def _discount(k: int) -> np.ndarray:
     "1/log2(j + 1) for the ranks j = 1..k."
@@ -219,6 +235,7 @@ def _ndcg_at_k_rows(Y_true, scores=None, k: int = 1, *, top_k=None) -> np.ndarra
     dcg, ideal = _hits(A, top) @ d, _best(A, None, d)
     return np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
 
+
 def ndcg_at_k(Y_true, scores=None, k: int = 1, *, top_k=None) -> float:
     "Mean over examples of DCG@k over its best value, discounts 1/log2(rank + 1); an example without true labels scores 0."
     return float(_ndcg_at_k_rows(Y_true, scores, k, top_k=top_k).mean())
@@ -228,10 +245,16 @@ def label_propensities(Y_train, A: float = 0.55, B: float = 1.5) -> np.ndarray:
     "Propensity p_l = 1 / (1 + C (N_l + B)^-A), C = (log N − 1)(B + 1)^A, of each label of the training labels `Y_train`."
     Y = _indicator(Y_train, "Y_train")
     for name, v in (("A", A), ("B", B)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) or v <= 0:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float, np.integer, np.floating))
+            or not np.isfinite(v)
+            or v <= 0
+        ):
             raise ValueError(f"{name} must be a positive finite number, got {v!r}.")
     N = Y.shape[0]
-    if N < 3: raise ValueError(f"label_propensities needs at least 3 training examples (log N > 1), got {N}.")
+    if N < 3:
+        raise ValueError(f"label_propensities needs at least 3 training examples (log N > 1), got {N}.")
     C = (np.log(N) - 1.0) * (B + 1.0) ** A
     return 1.0 / (1.0 + C * np.exp(-A * np.log(_col_counts(Y) + B)))
 
@@ -240,10 +263,14 @@ def _inverse_propensities(propensities, K: int) -> np.ndarray:
     "1/p as float64 after checking `propensities` is K values in (0, 1]."
     p = np.asarray(propensities, dtype=np.float64)
     if p.shape != (K,):
-        raise ValueError(f"propensities must hold one value per label ({K}), got shape {p.shape}; "
-                         "compute them with label_propensities(Y_train).")
-    if not np.all((p > 0) & (p <= 1)): raise ValueError("propensities must lie in (0, 1].")
+        raise ValueError(
+            f"propensities must hold one value per label ({K}), got shape {p.shape}; "
+            "compute them with label_propensities(Y_train)."
+        )
+    if not np.all((p > 0) & (p <= 1)):
+        raise ValueError("propensities must lie in (0, 1].")
     return 1.0 / p
+
 
 def _ps_gains(Y_true, scores, top_k, k, propensities, disc_of):
     "Per example: the propensity-scored gain of the ranking and the best achievable one."
@@ -252,6 +279,7 @@ def _ps_gains(Y_true, scores, top_k, k, propensities, disc_of):
     top = _top(A, scores, top_k, k)
     d = disc_of(top.shape[1])
     return A, (_hits(A, top) * w[top]) @ d, _best(A, w, d), d
+
 
 def _ratio(got, best) -> float:
     "Σ got / Σ best over examples (0 when no example has a true label)."
@@ -264,20 +292,25 @@ def psp_at_k(Y_true, scores=None, k: int = 1, *, propensities, top_k=None, norma
     A, got, best, _ = _ps_gains(Y_true, scores, top_k, k, propensities, lambda k: np.full(k, 1.0 / k))
     return _ratio(got, best) if normalize else float(got.mean())
 
+
 def psndcg_at_k(Y_true, scores=None, k: int = 1, *, propensities, top_k=None, normalize: bool = True) -> float:
     "Propensity-scored nDCG@k: Σ_i PSDCG@k over the same sum for the best ranking (`normalize=False`: the mean of PSDCG@k / DCG@k of the best plain ranking)."
     A, got, best, d = _ps_gains(Y_true, scores, top_k, k, propensities, _discount)
-    if normalize: return _ratio(got, best)
+    if normalize:
+        return _ratio(got, best)
     ideal = _best(A, None, d)
     return float(np.divide(got, ideal, out=np.zeros_like(got), where=ideal > 0).mean())
 
 # %% ../nbs/00b_metrics.ipynb #8477587e
 _RANKING_METRICS = ("precision_at_k", "ndcg_at_k", "psp_at_k", "psndcg_at_k")
 
+
 class topk_scorer:
     "Scorer `(estimator, X, Y) -> metric(Y, <ranking of X>, k=k, **metric_kwargs)`, ranked by `predict_top_k` where the estimator has it."
+
     def __init__(self, metric, k: int = 1, **metric_kwargs):
-        if not callable(metric): raise TypeError(f"metric must be a function such as precision_at_k, got {metric!r}.")
+        if not callable(metric):
+            raise TypeError(f"metric must be a function such as precision_at_k, got {metric!r}.")
         _check_k(k, np.inf, "infinity")
         self.metric, self.k, self.metric_kwargs = metric, int(k), metric_kwargs
 
@@ -288,8 +321,10 @@ class topk_scorer:
             if hasattr(estimator, name):
                 S = getattr(estimator, name)(X)
                 if isinstance(S, list):
-                    raise TypeError(f"{type(estimator).__name__}.{name} returns a list (one array per label); "
-                                    "a ranking metric needs an (n_samples, n_labels) array.")
+                    raise TypeError(
+                        f"{type(estimator).__name__}.{name} returns a list (one array per label); "
+                        "a ranking metric needs an (n_samples, n_labels) array."
+                    )
                 return self.metric(Y, S, k=self.k, **self.metric_kwargs)
         raise TypeError(f"{type(estimator).__name__} has none of predict_top_k, decision_function, predict_proba.")
 
@@ -298,46 +333,67 @@ class topk_scorer:
         return f"topk_scorer({getattr(self.metric, '__name__', self.metric)}, k={self.k}{kw})"
 
 # %% ../nbs/00b_metrics.ipynb #557ecb71
-_PER_EXAMPLE = {hamming_loss: _hamming_rows, subset_zero_one_loss: _subset_rows,
-                example_f1: _example_f1_rows, precision_at_k: _precision_at_k_rows,
-                ndcg_at_k: _ndcg_at_k_rows}
+_PER_EXAMPLE = {
+    hamming_loss: _hamming_rows,
+    subset_zero_one_loss: _subset_rows,
+    example_f1: _example_f1_rows,
+    precision_at_k: _precision_at_k_rows,
+    ndcg_at_k: _ndcg_at_k_rows,
+}
 
 _PER_LABEL_COUNTS = {micro_f1: "micro", macro_f1: "macro"}
+
 
 def _take_rows(Y, idx):
     "Rows `idx` of a dense or sparse matrix."
     return sp.csr_matrix(Y)[idx] if sp.issparse(Y) else np.asarray(Y)[idx]
 
+
 def _count_replicates(Y_true, Y_pred, draws, average: str, zero_division: float = 0.0) -> np.ndarray:
     "Micro/macro-F1 of each resample, from resampled per-label counts; `draws` yields index arrays."
     A, B = _indicator_pair(Y_true, Y_pred)
-    mats = [sp.csr_matrix(M, dtype=np.float64).T.tocsr() for M in (_both(A, B), B, A)]   # K x n each
+    mats = [sp.csr_matrix(M, dtype=np.float64).T.tocsr() for M in (_both(A, B), B, A)]  # K x n each
     n, out = A.shape[0], []
-    for idx in draws:                 # one batch of resamples: rows of W count how often each example is drawn
-        W = np.stack([np.bincount(i, minlength=n) for i in idx]).astype(np.float64).T        # n x batch
-        tp, pred, true = ((M @ W).T for M in mats)                                             # batch x K
+    for idx in draws:  # one batch of resamples: rows of W count how often each example is drawn
+        W = np.stack([np.bincount(i, minlength=n) for i in idx]).astype(np.float64).T  # n x batch
+        tp, pred, true = ((M @ W).T for M in mats)  # batch x K
         out.append(_f1_from_counts(tp, pred, true, average, zero_division))
     return np.concatenate(out)
 
 # %% ../nbs/00b_metrics.ipynb #f8d1c78e
 class BootstrapCI(NamedTuple):
     "A metric on the full test set and the bounds of its bootstrap confidence interval."
+
     estimate: float
     low: float
     high: float
 
 # %% ../nbs/00b_metrics.ipynb #4ebc8854
-def bootstrap_ci(metric, Y_true, Y_pred, *, n_boot: int = 1000, alpha: float = 0.1, seed: int = 0,
-                 method: str = "percentile", return_samples: bool = False, **metric_kwargs):
+def bootstrap_ci(
+    metric,
+    Y_true,
+    Y_pred,
+    *,
+    n_boot: int = 1000,
+    alpha: float = 0.1,
+    seed: int = 0,
+    method: str = "percentile",
+    return_samples: bool = False,
+    **metric_kwargs,
+):
     "`metric(Y_true, Y_pred, **metric_kwargs)` with a (1 − `alpha`) bootstrap confidence interval over examples."
     if method not in ("percentile", "basic"):
         raise ValueError(f"method must be 'percentile' or 'basic', got {method!r}.")
-    if not 0 < alpha < 1: raise ValueError(f"alpha must be between 0 and 1, got {alpha}.")
-    if int(n_boot) != n_boot or n_boot < 1: raise ValueError(f"n_boot must be a positive integer, got {n_boot}.")
-    estimate = metric(Y_true, Y_pred, **metric_kwargs)           # also validates the input
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}.")
+    if int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot}.")
+    estimate = metric(Y_true, Y_pred, **metric_kwargs)  # also validates the input
     if np.ndim(estimate) != 0:
-        raise TypeError(f"metric must return a single number, got {type(estimate).__name__}"
-                        f"{' (drop return_n_empty=True)' if metric_kwargs.get('return_n_empty') else ''}.")
+        raise TypeError(
+            f"metric must return a single number, got {type(estimate).__name__}"
+            f"{' (drop return_n_empty=True)' if metric_kwargs.get('return_n_empty') else ''}."
+        )
     estimate = float(estimate)
     n = Y_true.shape[0] if sp.issparse(Y_true) else len(np.asarray(Y_true))
     rng, n_boot = np.random.default_rng(seed), int(n_boot)
@@ -345,13 +401,19 @@ def bootstrap_ci(metric, Y_true, Y_pred, *, n_boot: int = 1000, alpha: float = 0
         values = _PER_EXAMPLE[metric](Y_true, Y_pred, **metric_kwargs)
         samples = np.array([values[rng.integers(0, n, size=n)].mean() for _ in range(n_boot)])
     elif metric in _PER_LABEL_COUNTS and set(metric_kwargs) <= {"zero_division"}:
-        batch = max(1, min(n_boot, 2_000_000 // n))          # W is n x batch float64: at most ~16 MB
+        batch = max(1, min(n_boot, 2_000_000 // n))  # W is n x batch float64: at most ~16 MB
         draws = ([rng.integers(0, n, size=n) for _ in range(min(batch, n_boot - s))] for s in range(0, n_boot, batch))
         samples = _count_replicates(Y_true, Y_pred, draws, _PER_LABEL_COUNTS[metric], **metric_kwargs)
     else:
-        samples = np.array([metric(_take_rows(Y_true, i), _take_rows(Y_pred, i), **metric_kwargs)
-                            for i in (rng.integers(0, n, size=n) for _ in range(n_boot))], dtype=np.float64)
+        samples = np.array(
+            [
+                metric(_take_rows(Y_true, i), _take_rows(Y_pred, i), **metric_kwargs)
+                for i in (rng.integers(0, n, size=n) for _ in range(n_boot))
+            ],
+            dtype=np.float64,
+        )
     q_low, q_high = np.quantile(samples, [alpha / 2, 1 - alpha / 2])
-    if method == "basic": q_low, q_high = 2 * estimate - q_high, 2 * estimate - q_low
+    if method == "basic":
+        q_low, q_high = 2 * estimate - q_high, 2 * estimate - q_low
     ci = BootstrapCI(estimate, float(q_low), float(q_high))
     return (ci, samples) if return_samples else ci

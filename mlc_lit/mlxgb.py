@@ -15,8 +15,21 @@ import scipy.sparse as sp
 from numba import prange
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL, MultiLabelClassifier, csr_arrays,
-                          borrow, int_at_least, kernel, n_threads, numba_threads, spawn_seeds, specialize)
+from mlc_lit.core import (
+    N_JOBS,
+    NON_NEGATIVE,
+    POSITIVE,
+    UNIT_INTERVAL,
+    MultiLabelClassifier,
+    csr_arrays,
+    borrow,
+    int_at_least,
+    kernel,
+    n_threads,
+    numba_threads,
+    spawn_seeds,
+    specialize,
+)
 from .losses import label_wise_logistic
 
 # %% auto #0
@@ -25,21 +38,29 @@ __all__ = ['SPLITS', 'BIN_KERNEL_VALUES', 'MLXGBClassifier']
 # %% ../nbs/03_mlxgb.ipynb #5b712166
 SPLITS = ("sum_gain", "max_gain", "sum_weight", "max_weight", "sum_abs", "max_abs")
 
+
 @kernel()
 def _score(s, K, lam, mcw, kind):
     "Node score S of the sums `s = [G, H]` for split kind `kind` (index into `SPLITS`)."
     acc, seen = 0.0, False
     for j in range(K):
         h = s[K + j]
-        if h <= 0.0 or h < mcw: continue
+        if h <= 0.0 or h < mcw:
+            continue
         g = s[j]
-        if kind < 2: v = g * g / (h + lam)
-        elif kind < 4: v = -g / (h + lam)
-        else: v = abs(g) / (h + lam)
-        if kind % 2 == 0: acc += v
-        elif not seen or v > acc: acc = v
+        if kind < 2:
+            v = g * g / (h + lam)
+        elif kind < 4:
+            v = -g / (h + lam)
+        else:
+            v = abs(g) / (h + lam)
+        if kind % 2 == 0:
+            acc += v
+        elif not seen or v > acc:
+            acc = v
         seen = True
     return acc
+
 
 @kernel()
 def _leaf_weights(s, K, lam, mcw, eta, out):
@@ -52,28 +73,35 @@ def _leaf_weights(s, K, lam, mcw, eta, out):
 @kernel()
 def _split_gain(L, P, R, K, lam, mcw, kind, min_label, score_p):
     "Gain S(L) + S(R) - S(P) of a candidate whose left sums are `L` (R = P - L is written to `R`)."
-    for t in range(2 * K): R[t] = P[t] - L[t]
+    for t in range(2 * K):
+        R[t] = P[t] - L[t]
     if min_label:
         for j in range(K):
-            if L[K + j] < mcw or R[K + j] < mcw: return -np.inf
+            if L[K + j] < mcw or R[K + j] < mcw:
+                return -np.inf
     return _score(L, K, lam, mcw, kind) + _score(R, K, lam, mcw, kind) - score_p
 
 # %% ../nbs/03_mlxgb.ipynb #8d4053dd
 def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
     "Best gain per (feature, slot) by trying every threshold between distinct values and both NaN directions."
-    n, F = X.shape; K = gh.shape[1] // 2
+    n, F = X.shape
+    K = gh.shape[1] // 2
     out = np.full((F, ns), -np.inf)
     for s in range(ns):
         rows = np.flatnonzero(slot == s)
-        P = gh[rows].sum(0); sp_ = _score(P, K, lam, mcw, kind)
+        P = gh[rows].sum(0)
+        sp_ = _score(P, K, lam, mcw, kind)
         for f in range(F):
-            x = X[rows, f]; miss = np.isnan(x)
+            x = X[rows, f]
+            miss = np.isnan(x)
             vals = np.unique(x[~miss])
             cands = [(v, False) for v in vals[1:]] + [(v, True) for v in vals[1:]]
-            if miss.any(): cands += [(np.inf, False), (-np.inf, True)]
+            if miss.any():
+                cands += [(np.inf, False), (-np.inf, True)]
             for thr, dl in cands:
                 left = np.where(miss, dl, x < thr)
-                if left.all() or not left.any(): continue
+                if left.all() or not left.any():
+                    continue
                 g = _split_gain(gh[rows[left]].sum(0), P, np.empty(2 * K), K, lam, mcw, kind, min_label, sp_)
                 out[f, s] = max(out[f, s], g)
     return out
@@ -81,28 +109,43 @@ def _naive_best(X, gh, slot, ns, lam, mcw, kind, min_label):
 # %% ../nbs/03_mlxgb.ipynb #dd774f42
 class Columns(NamedTuple):
     "Per feature, its stored non-NaN values sorted (by value, then row) and its rows holding NaN: what exact greedy reads."
-    sparse: bool              # CSR input: the implicit zeros are not listed
-    ptr: np.ndarray           # feature f's entries at ptr[f]:ptr[f + 1] of rows and vals
+
+    sparse: bool  # CSR input: the implicit zeros are not listed
+    ptr: np.ndarray  # feature f's entries at ptr[f]:ptr[f + 1] of rows and vals
     rows: np.ndarray
     vals: np.ndarray
-    nan_ptr: np.ndarray       # feature f's rows with NaN at nan_rows[nan_ptr[f]:nan_ptr[f + 1]]
+    nan_ptr: np.ndarray  # feature f's rows with NaN at nan_rows[nan_ptr[f]:nan_ptr[f + 1]]
     nan_rows: np.ndarray
+
 
 def _columns(X):
     "The `Columns` of X (dense or CSR), as CSC-like arrays."
     if sp.issparse(X):
-        C = X.tocsc(); C.sort_indices()
-        ptr, rows, vals = np.asarray(C.indptr, np.int64), np.asarray(C.indices, np.int64), np.asarray(C.data, np.float64)
+        C = X.tocsc()
+        C.sort_indices()
+        ptr, rows, vals = (
+            np.asarray(C.indptr, np.int64),
+            np.asarray(C.indices, np.int64),
+            np.asarray(C.data, np.float64),
+        )
         cols = np.repeat(np.arange(X.shape[1]), np.diff(ptr))
     else:
         n, F = X.shape
-        rows = np.tile(np.arange(n, dtype=np.int64), F); vals = X.T.ravel(); cols = np.repeat(np.arange(F), n)
+        rows = np.tile(np.arange(n, dtype=np.int64), F)
+        vals = X.T.ravel()
+        cols = np.repeat(np.arange(F), n)
     nan = np.isnan(vals)
-    order = np.lexsort((rows[~nan], vals[~nan], cols[~nan]))          # by feature, then value, then row
+    order = np.lexsort((rows[~nan], vals[~nan], cols[~nan]))  # by feature, then value, then row
     counts = np.bincount(cols[~nan], minlength=X.shape[1])
     nan_counts = np.bincount(cols[nan], minlength=X.shape[1])
-    return Columns(sp.issparse(X), np.r_[0, np.cumsum(counts)].astype(np.int64), rows[~nan][order], vals[~nan][order],
-                   np.r_[0, np.cumsum(nan_counts)].astype(np.int64), rows[nan])
+    return Columns(
+        sp.issparse(X),
+        np.r_[0, np.cumsum(counts)].astype(np.int64),
+        rows[~nan][order],
+        vals[~nan][order],
+        np.r_[0, np.cumsum(nan_counts)].astype(np.int64),
+        rows[nan],
+    )
 
 # %% ../nbs/03_mlxgb.ipynb #a7c31e02
 def _rank_keep(rmin, rmax, max_bins):
@@ -112,14 +155,16 @@ def _rank_keep(rmin, rmax, max_bins):
     with the tie rules of the walk this replaces (`_rank_keep_walk` in the notebook)."""
     m = len(rmin)
     lo, span = rmax[0], rmin[-1] - rmax[0]
-    target = 2.0 * ((np.arange(1, max_bins) * span) / max_bins + lo)      # twice the evenly spaced ranks
+    target = 2.0 * ((np.arange(1, max_bins) * span) / max_bins + lo)  # twice the evenly spaced ranks
     i = np.clip(np.searchsorted((rmin + rmax)[1:], target, side="right"), 1, m - 1)
-    stop = np.flatnonzero(i == m - 1)                                      # the walk ends at the last entry
-    if len(stop): target, i = target[:stop[0]], i[:stop[0]]
-    j = np.where(target < rmax[i] + rmin[np.minimum(i + 1, m - 1)], i, i + 1)   # the nearer one (both doubled)
+    stop = np.flatnonzero(i == m - 1)  # the walk ends at the last entry
+    if len(stop):
+        target, i = target[: stop[0]], i[: stop[0]]
+    j = np.where(target < rmax[i] + rmin[np.minimum(i + 1, m - 1)], i, i + 1)  # the nearer one (both doubled)
     keep = np.concatenate([[0], j])
     keep = keep[np.r_[True, np.diff(keep) != 0]]
-    if keep[-1] != m - 1: keep = np.append(keep, m - 1)
+    if keep[-1] != m - 1:
+        keep = np.append(keep, m - 1)
     return keep.tolist()
 
 # %% ../nbs/03_mlxgb.ipynb #ad8dfced
@@ -128,13 +173,14 @@ def _feature_cuts(values, counts, max_bins):
     rank summary is pruned to `max_bins` + 1 entries (as XGBoost's `hist` prunes an exact summary), minus the
     first; at most `max_bins` - 1 cuts, so at most `max_bins` bins."""
     if len(values) > max_bins + 1:
-        rmin = np.concatenate([[0.0], np.cumsum(counts[:-1], dtype=np.float64)])   # examples below each value
-        rmax = rmin + counts                                                        # ... and up to it
+        rmin = np.concatenate([[0.0], np.cumsum(counts[:-1], dtype=np.float64)])  # examples below each value
+        rmax = rmin + counts  # ... and up to it
         values = values[np.array(_rank_keep(rmin, rmax, max_bins))]
     return values[1:max_bins]
 
 # %% ../nbs/03_mlxgb.ipynb #8e548f5e
-BIN_KERNEL_VALUES = 1 << 20   # dense X from this many values on is binned by the kernel (its compile time pays back)
+BIN_KERNEL_VALUES = 1 << 20  # dense X from this many values on is binned by the kernel (its compile time pays back)
+
 
 @kernel()
 def _bin_dense(X, cut_ptr, cut_vals, bins):
@@ -146,23 +192,29 @@ def _bin_dense(X, cut_ptr, cut_vals, bins):
     n, F = X.shape
     L = 1
     for f in range(F):
-        while L < cut_ptr[f + 1] - cut_ptr[f] + 1: L *= 2
-    pad = np.empty((F, L))                        # written out: slices and np.full tripled the compile time
+        while L < cut_ptr[f + 1] - cut_ptr[f] + 1:
+            L *= 2
+    pad = np.empty((F, L))  # written out: slices and np.full tripled the compile time
     for f in range(F):
         k = cut_ptr[f + 1] - cut_ptr[f]
-        for j in range(L): pad[f, j] = cut_vals[cut_ptr[f] + j] if j < k else np.inf
+        for j in range(L):
+            pad[f, j] = cut_vals[cut_ptr[f] + j] if j < k else np.inf
     B = 64
     lo, v = np.zeros(B, np.int64), np.empty(B)
     for i0 in range(0, n, B):
         m = min(B, n - i0)
         for f in range(F):
             miss = cut_ptr[f + 1] - cut_ptr[f] + 1
-            for j in range(m): lo[j] = 0; v[j] = X[i0 + j, f]
+            for j in range(m):
+                lo[j] = 0
+                v[j] = X[i0 + j, f]
             step = L >> 1
             while step > 0:
-                for j in range(m): lo[j] += step * (pad[f, lo[j] + step - 1] <= v[j])
+                for j in range(m):
+                    lo[j] += step * (pad[f, lo[j] + step - 1] <= v[j])
                 step >>= 1
-            for j in range(m): bins[f, i0 + j] = miss if np.isnan(v[j]) else lo[j]
+            for j in range(m):
+                bins[f, i0 + j] = miss if np.isnan(v[j]) else lo[j]
 
 # %% ../nbs/03_mlxgb.ipynb #45d3405b
 def _bin_features(X, max_bins, active=None):
@@ -170,52 +222,68 @@ def _bin_features(X, max_bins, active=None):
     n, F = X.shape
     active = np.ones(n, bool) if active is None else active
     if sp.issparse(X):
-        C = X.tocsc(); C.sort_indices()
-        ptr, rows, data = np.asarray(C.indptr, np.int64), np.asarray(C.indices, np.int64), np.asarray(C.data, np.float64)
-        cols = [data[ptr[f]:ptr[f + 1]] for f in range(F)]
-        used = [active[rows[ptr[f]:ptr[f + 1]]] for f in range(F)]
+        C = X.tocsc()
+        C.sort_indices()
+        ptr, rows, data = (
+            np.asarray(C.indptr, np.int64),
+            np.asarray(C.indices, np.int64),
+            np.asarray(C.data, np.float64),
+        )
+        cols = [data[ptr[f] : ptr[f + 1]] for f in range(F)]
+        used = [active[rows[ptr[f] : ptr[f + 1]]] for f in range(F)]
     else:
         cols = [X[:, f] for f in range(F)]
         used = [active] * F
     n_active = int(active.sum())
-    by_kernel = not sp.issparse(X) and X.size >= BIN_KERNEL_VALUES      # dense and large: `_bin_dense` after the loop
+    by_kernel = not sp.issparse(X) and X.size >= BIN_KERNEL_VALUES  # dense and large: `_bin_dense` after the loop
     cuts, n_bins, zero_bin = [], np.empty(F, np.int64), np.zeros(F, np.int64)
     bins = np.empty(len(data) if sp.issparse(X) else (F, n), np.uint16)
     for f, col in enumerate(cols):
         ok = col[~np.isnan(col) & used[f]]
         u, c = np.unique(ok, return_counts=True)
         n_zero = n_active - int(used[f].sum())
-        if sp.issparse(X) and n_zero > 0:     # implicit zeros are values
+        if sp.issparse(X) and n_zero > 0:  # implicit zeros are values
             z = np.searchsorted(u, 0.0)
-            if z < len(u) and u[z] == 0.0: c[z] += n_zero
-            else: u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
+            if z < len(u) and u[z] == 0.0:
+                c[z] += n_zero
+            else:
+                u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
         cf = _feature_cuts(u, c, max_bins) if len(u) else np.empty(0)
         n_bins[f] = len(cf) + 1
         if not by_kernel:
             b = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
-            if sp.issparse(X): bins[ptr[f]:ptr[f + 1]] = b; zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
-            else: bins[f] = b
+            if sp.issparse(X):
+                bins[ptr[f] : ptr[f + 1]] = b
+                zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
+            else:
+                bins[f] = b
         cuts.append(cf)
     cut_ptr = np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64)
     cut_vals = np.concatenate(cuts) if F else np.empty(0)
-    if by_kernel: _bin_dense(np.ascontiguousarray(X, dtype=np.float64), cut_ptr, cut_vals, bins)
-    if sp.issparse(X): return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
+    if by_kernel:
+        _bin_dense(np.ascontiguousarray(X, dtype=np.float64), cut_ptr, cut_vals, bins)
+    if sp.issparse(X):
+        return bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals
     return bins, np.zeros(1, np.int64), np.zeros(1, np.int64), n_bins, zero_bin, cut_ptr, cut_vals
 
 # %% ../nbs/03_mlxgb.ipynb #b1n5cut5
 class Bins(NamedTuple):
     "Each stored value's bin, as the histogram kernels read them."
-    dense: bool               # dense X: bins (F, n); CSR: bins (1, nnz) of the stored values in column order
-    bins: np.ndarray          # uint16
-    ptr: np.ndarray           # CSR: feature f's entries at ptr[f]:ptr[f + 1] (dense: unused)
-    rows: np.ndarray          # CSR: the row of each entry (dense: unused)
+
+    dense: bool  # dense X: bins (F, n); CSR: bins (1, nnz) of the stored values in column order
+    bins: np.ndarray  # uint16
+    ptr: np.ndarray  # CSR: feature f's entries at ptr[f]:ptr[f + 1] (dense: unused)
+    rows: np.ndarray  # CSR: the row of each entry (dense: unused)
+
 
 class Cuts(NamedTuple):
     "What the bins of every feature mean."
-    n_bins: np.ndarray        # (F,) bins of feature f; bin n_bins[f] holds its missing values
-    zero_bin: np.ndarray      # (F,) the bin of the value 0 (CSR's implicit zeros)
-    cut_ptr: np.ndarray       # (F + 1,) feature f's cuts at cut_vals[cut_ptr[f]:cut_ptr[f + 1]]
+
+    n_bins: np.ndarray  # (F,) bins of feature f; bin n_bins[f] holds its missing values
+    zero_bin: np.ndarray  # (F,) the bin of the value 0 (CSR's implicit zeros)
+    cut_ptr: np.ndarray  # (F + 1,) feature f's cuts at cut_vals[cut_ptr[f]:cut_ptr[f + 1]]
     cut_vals: np.ndarray
+
 
 def _binned(X, max_bins, active=None):
     "The `Bins` and `Cuts` of X (`_bin_features`: cut on the `active` rows)."
@@ -226,22 +294,28 @@ def _binned(X, max_bins, active=None):
 # %% ../nbs/03_mlxgb.ipynb #9a1nn0de
 class GainParams(NamedTuple):
     "What a split's gain depends on besides the sums."
-    lam: float                # λ, the L2 penalty on leaf weights
-    mcw: float                # min_child_weight
-    kind: int                 # the node score: index into SPLITS
-    min_label: bool           # mcw_mode 'min_label': a split is valid only if every label keeps mcw
+
+    lam: float  # λ, the L2 penalty on leaf weights
+    mcw: float  # min_child_weight
+    kind: int  # the node score: index into SPLITS
+    min_label: bool  # mcw_mode 'min_label': a split is valid only if every label keeps mcw
+
 
 class Nodes(NamedTuple):
     "A level's open nodes, one per slot."
-    sums: np.ndarray          # (ns, 2K) sums [G, H] of each slot's rows
-    counts: np.ndarray        # (ns,) its rows
-    score: np.ndarray         # (ns,) its node score S(P)
+
+    sums: np.ndarray  # (ns, 2K) sums [G, H] of each slot's rows
+    counts: np.ndarray  # (ns,) its rows
+    score: np.ndarray  # (ns,) its node score S(P)
+
 
 class FeatureSplits(NamedTuple):
     "What a split kernel finds per selected feature (row) and slot (column): the best split's"
-    gain: np.ndarray          # gain (-inf: no candidate)
-    threshold: np.ndarray     # threshold (left iff x < threshold)
+
+    gain: np.ndarray  # gain (-inf: no candidate)
+    threshold: np.ndarray  # threshold (left iff x < threshold)
     default_left: np.ndarray  # int8: 1 if missing values go left
+
 
 def _no_splits(nf, ns):
     "`FeatureSplits` for nf features and ns slots before the search: every gain -inf."
@@ -251,48 +325,63 @@ def _no_splits(nf, ns):
 @kernel()
 def _node_sums(gh, slot, sums, counts):
     "Sum the rows' `[g, h]` per slot (rows with slot -1 are skipped)."
-    sums[:] = 0.0; counts[:] = 0
+    sums[:] = 0.0
+    counts[:] = 0
     for i in range(gh.shape[0]):
         s = slot[i]
-        if s < 0: continue
+        if s < 0:
+            continue
         counts[s] += 1
-        for t in range(gh.shape[1]): sums[s, t] += gh[i, t]
+        for t in range(gh.shape[1]):
+            sums[s, t] += gh[i, t]
 
 # %% ../nbs/03_mlxgb.ipynb #c354cebe
-FAMILY, SUM, MIN_LABEL = 0, True, False   # 'sum_gain', mcw_mode 'per_label': `_split_kernel` compiles the others
+FAMILY, SUM, MIN_LABEL = 0, True, False  # 'sum_gain', mcw_mode 'per_label': `_split_kernel` compiles the others
+
 
 def _gain_constants(kind: int, min_label: bool) -> dict:
     "What `_gains` reads for node score `kind` (an index into `SPLITS`) and `mcw_mode` 'min_label' or not."
     return dict(FAMILY=kind // 2, SUM=kind % 2 == 0, MIN_LABEL=bool(min_label))
+
 
 @kernel(vectorize=True)
 def _gains(C, nc, K, lam, mcw, out):
     """Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its
     right sums. The node score is the kernel's: `FAMILY` (0 gain, 1 weight, 2 abs), `SUM` and `MIN_LABEL`."""
     T = 2 * K
-    if FAMILY == 0: c2, c1, ca = 1.0, 0.0, 0.0
-    elif FAMILY == 1: c2, c1, ca = 0.0, -1.0, 0.0
-    else: c2, c1, ca = 0.0, 0.0, 1.0
-    for c in range(nc): out[0, c] = 0.0 if SUM else -np.inf; out[1, c] = -np.inf
-    for j in range(K):                         # labels outside, candidates inside: this loop vectorises
+    if FAMILY == 0:
+        c2, c1, ca = 1.0, 0.0, 0.0
+    elif FAMILY == 1:
+        c2, c1, ca = 0.0, -1.0, 0.0
+    else:
+        c2, c1, ca = 0.0, 0.0, 1.0
+    for c in range(nc):
+        out[0, c] = 0.0 if SUM else -np.inf
+        out[1, c] = -np.inf
+    for j in range(K):  # labels outside, candidates inside: this loop vectorises
         for c in range(nc):
             gl, hl, gr, hr = C[j, c], C[K + j, c], C[T + j, c], C[T + K + j, c]
             vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
             vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
-            okl = (hl > 0.0) & (hl >= mcw); okr = (hr > 0.0) & (hr >= mcw)
-            if SUM: out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
+            okl = (hl > 0.0) & (hl >= mcw)
+            okr = (hr > 0.0) & (hr >= mcw)
+            if SUM:
+                out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
             else:
-                out[0, c] = max(out[0, c], vl if okl else -np.inf); out[1, c] = max(out[1, c], vr if okr else -np.inf)
+                out[0, c] = max(out[0, c], vl if okl else -np.inf)
+                out[1, c] = max(out[1, c], vr if okr else -np.inf)
     if not SUM:
         for c in range(nc):
             out[0, c] = (out[0, c] if out[0, c] > -np.inf else 0.0) + (out[1, c] if out[1, c] > -np.inf else 0.0)
     if MIN_LABEL:
         for j in range(K):
             for c in range(nc):
-                if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw): out[0, c] = -np.inf
+                if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw):
+                    out[0, c] = -np.inf
 
 # %% ../nbs/03_mlxgb.ipynb #c1a3a200
 _TIE = 1e-10
+
 
 @kernel()
 def _better(g, b):
@@ -305,15 +394,27 @@ def _buffer(ns, T, n_max):
     """Candidate buffer: sums (2T x cap), slot, thresholds (missing right, left), flag; cap bounds it to ~1 MB. Inlined:
     as a kernel of its own it took 0.1-0.2 s of a first fit to compile."""
     cap = max(16, min(n_max, (1 << 16) // T))
-    return np.empty((2 * T, cap)), np.empty(cap, np.int64), np.empty((cap, 2)), np.empty(cap, np.int64), np.empty((2, cap))
+    return (
+        np.empty((2 * T, cap)),
+        np.empty(cap, np.int64),
+        np.empty((cap, 2)),
+        np.empty(cap, np.int64),
+        np.empty((2, cap)),
+    )
+
 
 @kernel()
 def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
     "Record the boundary after the rows summed in `run[s]` as candidate `nc` (flag 1: no missing-left variant)."
     C, cs, ct, cf, _ = buf
     T = run.shape[1]
-    for t in range(T): C[t, nc] = run[s, t]; C[T + t, nc] = P[s, t] - run[s, t]
-    cs[nc] = s; ct[nc, 0] = thr_a; ct[nc, 1] = thr_b; cf[nc] = flag
+    for t in range(T):
+        C[t, nc] = run[s, t]
+        C[T + t, nc] = P[s, t] - run[s, t]
+    cs[nc] = s
+    ct[nc, 0] = thr_a
+    ct[nc, 1] = thr_b
+    cf[nc] = flag
     return nc + 1
 
 # %% ../nbs/03_mlxgb.ipynb #c5c17588
@@ -328,77 +429,125 @@ def _settle(buf, nc, miss, cmiss, best, score_p, gp):
     left = False
     for c in range(nc):
         s = cs[c]
-        if _better(g[0, c] - score_p[s], best[s, 0]): best[s, 0], best[s, 1] = g[0, c] - score_p[s], ct[c, 0]
-        if cf[c] == 0 and cmiss[s] > 0:        # the same boundary with the slot's missing rows moved left
+        if _better(g[0, c] - score_p[s], best[s, 0]):
+            best[s, 0], best[s, 1] = g[0, c] - score_p[s], ct[c, 0]
+        if cf[c] == 0 and cmiss[s] > 0:  # the same boundary with the slot's missing rows moved left
             left = True
-            for t in range(T): C[t, c] += miss[s, t]; C[T + t, c] -= miss[s, t]
-    if not left: return
+            for t in range(T):
+                C[t, c] += miss[s, t]
+                C[T + t, c] -= miss[s, t]
+    if not left:
+        return
     _gains(C, nc, K, lam, mcw, g)
     for c in range(nc):
         s = cs[c]
         if cf[c] == 0 and cmiss[s] > 0 and _better(g[0, c] - score_p[s], best[s, 2]):
             best[s, 2], best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
 
+
 @kernel()
 def _choose(best, fi, gain, threshold, default_left):
     "Write each slot's better direction for missing values to row `fi` of the outputs (left only if strictly better)."
     for s in range(best.shape[0]):
-        if _better(best[s, 2], best[s, 0]): gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 2], best[s, 3], 1
-        else: gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 0], best[s, 1], 0
+        if _better(best[s, 2], best[s, 0]):
+            gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 2], best[s, 3], 1
+        else:
+            gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 0], best[s, 1], 0
 
 # %% ../nbs/03_mlxgb.ipynb #4e4df9b6
+DENSE = (
+    True  # the data layout compiled into each split search, route and predict kernel (`_split_kernel`, `specialize`)
+)
+
+
 def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
     (_, ptr, rows, vals, nptr, nrows), (sums, counts, score_p), (gain, thr_out, dl_out) = cols, nodes, out
     ns, T = sums.shape
-    nf = features.shape[0]; n_chunks = min(nf, 64)
-    for c in prange(n_chunks):                 # buffers once per chunk; each feature stays in one chunk
-        run = np.empty((ns, T)); crun = np.empty(ns, np.int64); miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
-        imp = np.empty((ns, T)); cimp = np.empty(ns, np.int64); last = np.empty(ns); best = np.empty((ns, 4))
-        buf = _buffer(ns, T, slot.shape[0] + 2 * ns); cap = buf[1].shape[0]
+    nf = features.shape[0]
+    n_chunks = min(nf, 64)
+    for c in prange(n_chunks):  # buffers once per chunk; each feature stays in one chunk
+        run = np.empty((ns, T))
+        crun = np.empty(ns, np.int64)
+        miss = np.empty((ns, T))
+        cmiss = np.empty(ns, np.int64)
+        imp = np.empty((ns, T))
+        cimp = np.empty(ns, np.int64)
+        last = np.empty(ns)
+        best = np.empty((ns, 4))
+        buf = _buffer(ns, T, slot.shape[0] + 2 * ns)
+        cap = buf[1].shape[0]
         for fi in range(c, nf, n_chunks):
             f = features[fi]
-            run[:] = 0.0; crun[:] = 0; miss[:] = 0.0; cmiss[:] = 0; cimp[:] = 0; best[:] = -np.inf
+            run[:] = 0.0
+            crun[:] = 0
+            miss[:] = 0.0
+            cmiss[:] = 0
+            cimp[:] = 0
+            best[:] = -np.inf
             for e in range(nptr[f], nptr[f + 1]):
-                i = nrows[e]; s = slot[i]
-                if s < 0: continue
+                i = nrows[e]
+                s = slot[i]
+                if s < 0:
+                    continue
                 cmiss[s] += 1
-                for t in range(T): miss[s, t] += gh[i, t]
+                for t in range(T):
+                    miss[s, t] += gh[i, t]
             crossed = DENSE
-            if not DENSE:                      # implicit zeros = slot total - stored - missing
-                imp[:] = sums; cimp[:] = counts
+            if not DENSE:  # implicit zeros = slot total - stored - missing
+                imp[:] = sums
+                cimp[:] = counts
                 for s in range(ns):
                     cimp[s] -= cmiss[s]
-                    for t in range(T): imp[s, t] -= miss[s, t]
+                    for t in range(T):
+                        imp[s, t] -= miss[s, t]
                 for e in range(ptr[f], ptr[f + 1]):
-                    i = rows[e]; s = slot[i]
-                    if s < 0: continue
+                    i = rows[e]
+                    s = slot[i]
+                    if s < 0:
+                        continue
                     cimp[s] -= 1
-                    for t in range(T): imp[s, t] -= gh[i, t]
+                    for t in range(T):
+                        imp[s, t] -= gh[i, t]
             nc = 0
             for e in range(ptr[f], ptr[f + 1] + 1):
                 v = vals[e] if e < ptr[f + 1] else np.inf
-                if not crossed and v >= 0.0:   # the walk passes 0: insert each slot's implicit zeros
+                if not crossed and v >= 0.0:  # the walk passes 0: insert each slot's implicit zeros
                     crossed = True
                     for s2 in range(ns):
-                        if cimp[s2] <= 0: continue
+                        if cimp[s2] <= 0:
+                            continue
                         if crun[s2] > 0 and last[s2] != 0.0:
-                            if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                            if nc == cap:
+                                _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                                nc = 0
                             nc = _push(buf, nc, run, sums, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
-                        for t in range(T): run[s2, t] += imp[s2, t]
-                        crun[s2] += cimp[s2]; last[s2] = 0.0
-                if e == ptr[f + 1]: break
-                i = rows[e]; s = slot[i]
-                if s < 0: continue
+                        for t in range(T):
+                            run[s2, t] += imp[s2, t]
+                        crun[s2] += cimp[s2]
+                        last[s2] = 0.0
+                if e == ptr[f + 1]:
+                    break
+                i = rows[e]
+                s = slot[i]
+                if s < 0:
+                    continue
                 if crun[s] > 0 and v != last[s]:
                     thr = 0.5 * (last[s] + v)
-                    if thr <= last[s]: thr = v
-                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                    if thr <= last[s]:
+                        thr = v
+                    if nc == cap:
+                        _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                        nc = 0
                     nc = _push(buf, nc, run, sums, s, thr, thr, 0)
-                for t in range(T): run[s, t] += gh[i, t]
-                crun[s] += 1; last[s] = v
-            for s in range(ns):                # last candidate: every non-missing row left, missing right
+                for t in range(T):
+                    run[s, t] += gh[i, t]
+                crun[s] += 1
+                last[s] = v
+            for s in range(ns):  # last candidate: every non-missing row left, missing right
                 if cmiss[s] > 0 and crun[s] > 0:
-                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                    if nc == cap:
+                        _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                        nc = 0
                     nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
             _settle(buf, nc, miss, cmiss, best, score_p, gp)
             _choose(best, fi, gain, thr_out, dl_out)
@@ -409,24 +558,32 @@ def _split_kernel(impl, dense: bool, kind: int, min_label: bool, parallel: bool 
     """`impl`, a split search, compiled for one data layout and one node score: it reads `DENSE`, and the `_settle` and
     `_gains` it calls read the score's `FAMILY`, `SUM` and `MIN_LABEL` (`specialize`). So a fit compiles its own
     layout's and score's code only; one kernel per combination and process."""
-    return kernel(parallel=parallel)(specialize(impl, calls=(_settle, _gains), DENSE=dense, **_gain_constants(kind, min_label)))
+    return kernel(parallel=parallel)(
+        specialize(impl, calls=(_settle, _gains), DENSE=dense, **_gain_constants(kind, min_label))
+    )
+
 
 def _exact_splits(cols, features, gh, slot, nodes, gp, out, parallel=False):
     "The exact search on `Columns` `cols` (arguments as `_exact_splits_impl`'s), by the kernel of their layout and `gp`'s score."
     search = _split_kernel(_exact_splits_impl, not cols.sparse, gp.kind, gp.min_label, parallel)
     search(cols, features, gh, slot, nodes, gp, out)
 
-def _exact_splits_par(*args): return _exact_splits(*args, parallel=True)
+
+def _exact_splits_par(*args):
+    return _exact_splits(*args, parallel=True)
 
 # %% ../nbs/03_mlxgb.ipynb #b41e9d07
-GH_CACHED_BYTES = 2 << 20      # gradients below this size stay in cache: build one feature at a time
-GROUP_HIST_BYTES = 8 << 20     # a group's histograms, per thread
-ROW_BLOCK_BYTES = 128 << 10    # the gradients of one block of rows
+GH_CACHED_BYTES = 2 << 20  # gradients below this size stay in cache: build one feature at a time
+GROUP_HIST_BYTES = 8 << 20  # a group's histograms, per thread
+ROW_BLOCK_BYTES = 128 << 10  # the gradients of one block of rows
+
 
 def _group_size(n, ns, max_nb, T, nf):
     "Features whose histograms one pass over the rows builds: 1 while the gradients fit in cache, else as many as fit."
-    if n * T * 8 <= GH_CACHED_BYTES: return 1
+    if n * T * 8 <= GH_CACHED_BYTES:
+        return 1
     return max(1, min(32, nf, GROUP_HIST_BYTES // (ns * max_nb * T * 8)))
+
 
 def _block_rows(T):
     "Rows per block of a grouped pass: their gradients (T values each) fill `ROW_BLOCK_BYTES`."
@@ -437,57 +594,88 @@ def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, G, B):
     (_, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
     (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
     ns, T = sums.shape
-    n, nf = slot.shape[0], features.shape[0]; max_nb = 1
-    for fi in range(nf): max_nb = max(max_nb, n_bins[features[fi]] + 1)
-    n_groups = (nf + G - 1) // G; n_chunks = min(n_groups, 64)
+    n, nf = slot.shape[0], features.shape[0]
+    max_nb = 1
+    for fi in range(nf):
+        max_nb = max(max_nb, n_bins[features[fi]] + 1)
+    n_groups = (nf + G - 1) // G
+    n_chunks = min(n_groups, 64)
     for c in prange(n_chunks):
-        hist = np.empty((G * ns, max_nb, T)); cnt = np.empty((G * ns, max_nb), np.int64)   # feature g: rows g*ns + s
-        hist[:] = 0.0; cnt[:] = 0
-        run = np.empty((ns, T)); crun = np.empty(ns, np.int64)       # (each slot's set before it is read)
-        miss = np.empty((ns, T)); cmiss = np.empty(ns, np.int64)
-        best = np.empty((ns, 4)); buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
+        hist = np.empty((G * ns, max_nb, T))
+        cnt = np.empty((G * ns, max_nb), np.int64)  # feature g: rows g*ns + s
+        hist[:] = 0.0
+        cnt[:] = 0
+        run = np.empty((ns, T))
+        crun = np.empty(ns, np.int64)  # (each slot's set before it is read)
+        miss = np.empty((ns, T))
+        cmiss = np.empty(ns, np.int64)
+        best = np.empty((ns, 4))
+        buf = _buffer(ns, T, ns * (max_nb + 1))
+        cap = buf[1].shape[0]
         for j in range(c, n_groups, n_chunks):
-            f0 = j * G; ng = min(G, nf - f0)
-            for i0 in range(0, n, B):                  # dense: a block of rows, read by every feature of the group
+            f0 = j * G
+            ng = min(G, nf - f0)
+            for i0 in range(0, n, B):  # dense: a block of rows, read by every feature of the group
                 for fi in range(f0, f0 + ng):
                     f, o = features[fi], (fi - f0) * ns
                     lo, hi = (i0, min(n, i0 + B)) if DENSE else (cptr[f], cptr[f + 1])
                     for e in range(lo, hi):
-                        i = e if DENSE else crows[e]; s = slot[i]
-                        if s < 0: continue
-                        b = bins[f, i] if DENSE else bins[0, e]; cnt[o + s, b] += 1
-                        for t in range(T): hist[o + s, b, t] += gh[i, t]
+                        i = e if DENSE else crows[e]
+                        s = slot[i]
+                        if s < 0:
+                            continue
+                        b = bins[f, i] if DENSE else bins[0, e]
+                        cnt[o + s, b] += 1
+                        for t in range(T):
+                            hist[o + s, b, t] += gh[i, t]
             for fi in range(f0, f0 + ng):
-                f, o = features[fi], (fi - f0) * ns; nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
-                if not DENSE:                              # implicit zeros: total minus everything stored
+                f, o = features[fi], (fi - f0) * ns
+                nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
+                if not DENSE:  # implicit zeros: total minus everything stored
                     for s in range(ns):
                         m = counts[s]
-                        for b in range(nb + 1): m -= cnt[o + s, b]
-                        if m <= 0: continue
+                        for b in range(nb + 1):
+                            m -= cnt[o + s, b]
+                        if m <= 0:
+                            continue
                         for t in range(T):
                             acc = sums[s, t]
-                            for b in range(nb + 1): acc -= hist[o + s, b, t]
+                            for b in range(nb + 1):
+                                acc -= hist[o + s, b, t]
                             hist[o + s, zb, t] += acc
                         cnt[o + s, zb] += m
                 nc = 0
                 for s in range(ns):
-                    cmiss[s] = cnt[o + s, nb]; crun[s] = 0
-                    for t in range(T): miss[s, t] = hist[o + s, nb, t]; run[s, t] = 0.0
-                    best[s, 0] = best[s, 2] = -np.inf; prev = -1
+                    cmiss[s] = cnt[o + s, nb]
+                    crun[s] = 0
+                    for t in range(T):
+                        miss[s, t] = hist[o + s, nb, t]
+                        run[s, t] = 0.0
+                    best[s, 0] = best[s, 2] = -np.inf
+                    prev = -1
                     for b in range(nb):
-                        if cnt[o + s, b] == 0: continue
+                        if cnt[o + s, b] == 0:
+                            continue
                         if prev >= 0:
-                            if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                            if nc == cap:
+                                _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                                nc = 0
                             nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
-                        for t in range(T): run[s, t] += hist[o + s, b, t]
-                        crun[s] += cnt[o + s, b]; prev = b
-                    if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
-                        if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                        for t in range(T):
+                            run[s, t] += hist[o + s, b, t]
+                        crun[s] += cnt[o + s, b]
+                        prev = b
+                    if cmiss[s] > 0 and crun[s] > 0:  # every non-missing row left, missing right
+                        if nc == cap:
+                            _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                            nc = 0
                         nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-                    for b in range(nb + 1):                # reset the buffer for the next feature
-                        if cnt[o + s, b] == 0: continue
+                    for b in range(nb + 1):  # reset the buffer for the next feature
+                        if cnt[o + s, b] == 0:
+                            continue
                         cnt[o + s, b] = 0
-                        for t in range(T): hist[o + s, b, t] = 0.0
+                        for t in range(T):
+                            hist[o + s, b, t] = 0.0
                 _settle(buf, nc, miss, cmiss, best, score_p, gp)
                 _choose(best, fi, out_gain, out_thr, out_dl)
 
@@ -499,43 +687,56 @@ def _hist_splits(binned, cuts, features, gh, slot, nodes, gp, out, group, parall
     if binned.dense:
         max_nb = int(cuts.n_bins[features].max(initial=0)) + 1
         G, B = (group if group > 0 else _group_size(n, ns, max_nb, T, len(features))), _block_rows(T)
-    else: G, B = 1, max(n, 1)
-    _split_kernel(_hist_splits_impl, binned.dense, gp.kind, gp.min_label, parallel)(binned, cuts, features, gh, slot,
-                                                                                      nodes, gp, out, G, B)
+    else:
+        G, B = 1, max(n, 1)
+    _split_kernel(_hist_splits_impl, binned.dense, gp.kind, gp.min_label, parallel)(
+        binned, cuts, features, gh, slot, nodes, gp, out, G, B
+    )
 
-def _hist_splits_par(*args): return _hist_splits(*args, parallel=True)
+
+def _hist_splits_par(*args):
+    return _hist_splits(*args, parallel=True)
 
 # %% ../nbs/03_mlxgb.ipynb #f9624fbb
 class XData(NamedTuple):
     "A matrix as the routing and prediction kernels read it."
+
     dense: bool
-    X: np.ndarray             # dense: the (n, F) values (CSR: a dummy)
-    indptr: np.ndarray        # CSR: the arrays of the matrix (dense: dummies)
+    X: np.ndarray  # dense: the (n, F) values (CSR: a dummy)
+    indptr: np.ndarray  # CSR: the arrays of the matrix (dense: dummies)
     indices: np.ndarray
     data: np.ndarray
 
+
 def _data_args(X):
     "The `XData` of X (dense or CSR)."
-    if sp.issparse(X): return XData(False, np.zeros((1, 1)), *csr_arrays(X))
+    if sp.issparse(X):
+        return XData(False, np.zeros((1, 1)), *csr_arrays(X))
     z = np.zeros(1, np.int64)
     return XData(True, X, z, z, np.zeros(1))
+
 
 @kernel()
 def _value(xd, i, f):
     "Feature `f` of row `i` (CSR: binary search in the row; absent entries are 0)."
     dense, X, indptr, indices, data = xd
-    if dense: return X[i, f]
+    if dense:
+        return X[i, f]
     lo, hi = indptr[i], indptr[i + 1]
     while lo < hi:
         mid = (lo + hi) // 2
-        if indices[mid] < f: lo = mid + 1
-        else: hi = mid
+        if indices[mid] < f:
+            lo = mid + 1
+        else:
+            hi = mid
     return data[lo] if lo < indptr[i + 1] and indices[lo] == f else 0.0
+
 
 @functools.cache
 def _layout_kernel(impl, dense: bool, parallel: bool = False):
     "`impl` compiled for one layout (`DENSE`): the dense kernel has no search in CSR rows, the CSR one no dense reads."
     return kernel(parallel=parallel)(specialize(impl, DENSE=bool(dense)))
+
 
 def _route_impl(xd, slot, feat, thr, dl, to_left, to_right):
     xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
@@ -543,11 +744,15 @@ def _route_impl(xd, slot, feat, thr, dl, to_left, to_right):
     X = xd.X
     for i in range(slot.shape[0]):
         s = slot[i]
-        if s < 0: continue
-        if feat[s] < 0: slot[i] = -1; continue
+        if s < 0:
+            continue
+        if feat[s] < 0:
+            slot[i] = -1
+            continue
         x = X[i, feat[s]] if DENSE else _value(xd, i, feat[s])
         left = dl[s] == 1 if np.isnan(x) else x < thr[s]
         slot[i] = to_left[s] if left else to_right[s]
+
 
 def _route(xd, slot, feat, thr, dl, to_left, to_right):
     "Move each row to the slot of its child (`feat[s] < 0`: its node is a leaf, the row leaves the level)."
@@ -556,12 +761,14 @@ def _route(xd, slot, feat, thr, dl, to_left, to_right):
 # %% ../nbs/03_mlxgb.ipynb #6838f275
 class Tree(NamedTuple):
     "One tree, or the flat ensemble of a model's trees, as arrays over the nodes."
-    feature: np.ndarray       # int64 split feature, -1 at a leaf
-    threshold: np.ndarray     # float64: left iff x < threshold
+
+    feature: np.ndarray  # int64 split feature, -1 at a leaf
+    threshold: np.ndarray  # float64: left iff x < threshold
     default_left: np.ndarray  # int8: 1 if a missing value goes left
-    left: np.ndarray          # int64 child indices (-1 at a leaf)
+    left: np.ndarray  # int64 child indices (-1 at a leaf)
     right: np.ndarray
-    value: np.ndarray         # (n_nodes, K) leaf values
+    value: np.ndarray  # (n_nodes, K) leaf values
+
 
 def _predict_impl(xd, roots, tree, out):
     xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
@@ -573,16 +780,23 @@ def _predict_impl(xd, roots, tree, out):
             node = roots[r]
             while feature[node] >= 0:
                 x = X[i, feature[node]] if DENSE else _value(xd, i, feature[node])
-                if np.isnan(x): node = left[node] if default_left[node] == 1 else right[node]
-                elif x < threshold[node]: node = left[node]
-                else: node = right[node]
-            for k in range(out.shape[1]): out[i, k] += value[node, k]
+                if np.isnan(x):
+                    node = left[node] if default_left[node] == 1 else right[node]
+                elif x < threshold[node]:
+                    node = left[node]
+                else:
+                    node = right[node]
+            for k in range(out.shape[1]):
+                out[i, k] += value[node, k]
+
 
 def _predict_trees(xd, roots, tree, out, parallel=False):
     "Add to `out` each row's leaf values in the trees rooted at `roots` of the flat `tree` (`parallel`: rows over threads)."
     _layout_kernel(_predict_impl, xd.dense, parallel)(xd, roots, tree, out)
 
-def _predict_trees_par(*args): return _predict_trees(*args, parallel=True)
+
+def _predict_trees_par(*args):
+    return _predict_trees(*args, parallel=True)
 
 # %% ../nbs/03_mlxgb.ipynb #281bad62
 def _naive_leaf(feature, threshold, default_left, left, right, root, x):
@@ -590,11 +804,16 @@ def _naive_leaf(feature, threshold, default_left, left, right, root, x):
     v = root
     while feature[v] >= 0:
         xv = x[feature[v]]
-        v = (left[v] if default_left[v] == 1 else right[v]) if np.isnan(xv) else (left[v] if xv < threshold[v] else right[v])
+        v = (
+            (left[v] if default_left[v] == 1 else right[v])
+            if np.isnan(xv)
+            else (left[v] if xv < threshold[v] else right[v])
+        )
     return v
 
 # %% ../nbs/03_mlxgb.ipynb #47c2ccc1
 _EPS_GAIN = 1e-6
+
 
 def _first_best(gain):
     "Per slot (column), the first feature whose gain is within rounding noise of the best (XGBoost: lowest index)."
@@ -608,15 +827,24 @@ def _split_nodes(tree, slot_nodes, ok, sfeat, sthr, sdl, K):
     lists feature, thr, dl, left, right, values); returns each slot's left and right child's slot on the next level
     (-1 where it does not split) and the next level's nodes."""
     feature, thr, dl, left, right, values = tree
-    to_left = np.full(len(ok), -1, np.int64); to_right = np.full(len(ok), -1, np.int64); nxt = []
+    to_left = np.full(len(ok), -1, np.int64)
+    to_right = np.full(len(ok), -1, np.int64)
+    nxt = []
     for s in np.flatnonzero(ok):
         v = slot_nodes[s]
         feature[v], thr[v], dl[v] = int(sfeat[s]), float(sthr[s]), int(sdl[s])
         for side in (0, 1):
-            feature.append(-1); thr.append(np.nan); dl.append(0); left.append(-1); right.append(-1); values.append(np.zeros(K))
+            feature.append(-1)
+            thr.append(np.nan)
+            dl.append(0)
+            left.append(-1)
+            right.append(-1)
+            values.append(np.zeros(K))
             (left if side == 0 else right)[v] = len(feature) - 1
-            (to_left if side == 0 else to_right)[s] = len(nxt); nxt.append(len(feature) - 1)
+            (to_left if side == 0 else to_right)[s] = len(nxt)
+            nxt.append(len(feature) - 1)
     return to_left, to_right, nxt
+
 
 def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
     "Grow one tree level by level; `prep` holds the `Columns` (exact) or the `Bins` and `Cuts` (hist)."
@@ -626,45 +854,77 @@ def _grow_tree(prep, Xargs, gh, slot, features, p, parallel):
     slot_nodes = np.array([0])
     for depth in range(p["max_depth"] + 1):
         ns = len(slot_nodes)
-        sums = np.zeros((ns, 2 * K)); counts = np.zeros(ns, np.int64)
+        sums = np.zeros((ns, 2 * K))
+        counts = np.zeros(ns, np.int64)
         _node_sums(gh, slot, sums, counts)
-        for s in range(ns): _leaf_weights(sums[s], K, gp.lam, gp.mcw, p["eta"], values[slot_nodes[s]])
-        if depth == p["max_depth"] or len(features) == 0: break
+        for s in range(ns):
+            _leaf_weights(sums[s], K, gp.lam, gp.mcw, p["eta"], values[slot_nodes[s]])
+        if depth == p["max_depth"] or len(features) == 0:
+            break
         nodes = Nodes(sums, counts, np.array([_score(sums[s], K, gp.lam, gp.mcw, gp.kind) for s in range(ns)]))
         out = _no_splits(len(features), ns)
-        if p["exact"]: (_exact_splits_par if parallel else _exact_splits)(prep, features, gh, slot, nodes, gp, out)
-        else: (_hist_splits_par if parallel else _hist_splits)(*prep, features, gh, slot, nodes, gp, out, 0)
+        if p["exact"]:
+            (_exact_splits_par if parallel else _exact_splits)(prep, features, gh, slot, nodes, gp, out)
+        else:
+            (_hist_splits_par if parallel else _hist_splits)(*prep, features, gh, slot, nodes, gp, out, 0)
         best = _first_best(out.gain)
         bgain = out.gain[best, np.arange(ns)]
         ok = (bgain > _EPS_GAIN) & (bgain >= p["gamma"])
-        if not ok.any(): break
+        if not ok.any():
+            break
         sfeat = np.where(ok, features[best], -1).astype(np.int64)
-        sthr = out.threshold[best, np.arange(ns)]; sdl = out.default_left[best, np.arange(ns)]
-        to_left, to_right, nxt = _split_nodes((feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K)
+        sthr = out.threshold[best, np.arange(ns)]
+        sdl = out.default_left[best, np.arange(ns)]
+        to_left, to_right, nxt = _split_nodes(
+            (feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K
+        )
         _route(Xargs, slot, sfeat, sthr, sdl, to_left, to_right)
         slot_nodes = np.array(nxt)
-    return Tree(np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
-                np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
+    return Tree(
+        np.array(feature, np.int64),
+        np.array(thr, np.float64),
+        np.array(dl, np.int8),
+        np.array(left, np.int64),
+        np.array(right, np.int64),
+        np.array(values).reshape(-1, K),
+    )
 
 # %% ../nbs/03_mlxgb.ipynb #f3b2ae3e
 _TREE_CONSTRAINTS = {
-    "n_estimators": [int_at_least(0)], "max_depth": [int_at_least(0)], "learning_rate": [POSITIVE],
-    "reg_lambda": [NON_NEGATIVE], "gamma": [NON_NEGATIVE], "min_child_weight": [NON_NEGATIVE],
-    "mcw_mode": [StrOptions({"per_label", "min_label"})], "split": [StrOptions(set(SPLITS))],
-    "tree_method": [StrOptions({"hist", "exact"})], "max_bins": [Interval(numbers.Integral, 2, 65000, closed="both")],
-    "subsample": [UNIT_INTERVAL], "colsample": [UNIT_INTERVAL],
-    "base_score": [None, Interval(Real, 0, 1, closed="neither"), "array-like"],   # an array: each entry in (0, 1)
-    "n_jobs": N_JOBS, "random_state": ["random_state"], "verbose": ["verbose"]}
+    "n_estimators": [int_at_least(0)],
+    "max_depth": [int_at_least(0)],
+    "learning_rate": [POSITIVE],
+    "reg_lambda": [NON_NEGATIVE],
+    "gamma": [NON_NEGATIVE],
+    "min_child_weight": [NON_NEGATIVE],
+    "mcw_mode": [StrOptions({"per_label", "min_label"})],
+    "split": [StrOptions(set(SPLITS))],
+    "tree_method": [StrOptions({"hist", "exact"})],
+    "max_bins": [Interval(numbers.Integral, 2, 65000, closed="both")],
+    "subsample": [UNIT_INTERVAL],
+    "colsample": [UNIT_INTERVAL],
+    "base_score": [None, Interval(Real, 0, 1, closed="neither"), "array-like"],  # an array: each entry in (0, 1)
+    "n_jobs": N_JOBS,
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
 
 def _check_weights(sample_weight, n, K):
     "Per-(example, label) weights as a C-contiguous (n, K) float64 array (None: all ones)."
-    if sample_weight is None: return np.ones((n, K))
+    if sample_weight is None:
+        return np.ones((n, K))
     W = np.asarray(sample_weight, dtype=np.float64)
-    if W.ndim == 1 and W.shape[0] == n: W = np.repeat(W[:, None], K, axis=1)
-    if W.shape != (n, K): raise ValueError(f"sample_weight must have shape ({n},) or ({n}, {K}), got {np.shape(sample_weight)}.")
-    if not np.isfinite(W).all() or (W < 0).any(): raise ValueError("sample_weight must be finite and non-negative.")
-    if not W.any(): raise ValueError("sample_weight is zero everywhere; at least one weight must be positive.")
+    if W.ndim == 1 and W.shape[0] == n:
+        W = np.repeat(W[:, None], K, axis=1)
+    if W.shape != (n, K):
+        raise ValueError(f"sample_weight must have shape ({n},) or ({n}, {K}), got {np.shape(sample_weight)}.")
+    if not np.isfinite(W).all() or (W < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if not W.any():
+        raise ValueError("sample_weight is zero everywhere; at least one weight must be positive.")
     return np.ascontiguousarray(W)
+
 
 def _base_margin(base_score, Y, W):
     "Initial log-odds per label: from `base_score`, or each label's weighted frequency (clipped)."
@@ -674,7 +934,8 @@ def _base_margin(base_score, Y, W):
         p = np.where(tot > 0, (W * Y).sum(0) / np.where(tot > 0, tot, 1), Y.mean(0))
     else:
         p = np.broadcast_to(np.asarray(base_score, dtype=np.float64), (K,)).copy()
-        if not ((p > 0) & (p < 1)).all(): raise ValueError(f"base_score must lie in (0, 1), got {base_score!r}.")
+        if not ((p > 0) & (p < 1)).all():
+            raise ValueError(f"base_score must lie in (0, 1), got {base_score!r}.")
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return np.log(p) - np.log1p(-p)
 
@@ -682,7 +943,16 @@ def _base_margin(base_score, Y, W):
 def _concat_trees(trees, K):
     "Stack per-tree arrays into one flat ensemble (child indices made absolute)."
     ptr = np.r_[0, np.cumsum([len(t[0]) for t in trees])].astype(np.int64)
-    if not trees: return ptr, np.empty(0, np.int64), np.empty(0), np.empty(0, np.int8), np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, K))
+    if not trees:
+        return (
+            ptr,
+            np.empty(0, np.int64),
+            np.empty(0),
+            np.empty(0, np.int8),
+            np.empty(0, np.int64),
+            np.empty(0, np.int64),
+            np.empty((0, K)),
+        )
     cat = lambda j: np.concatenate([t[j] for t in trees])
     child = lambda j: np.concatenate([np.where(t[j] >= 0, t[j] + o, -1) for t, o in zip(trees, ptr)])
     return ptr, cat(0), cat(1), cat(2), child(3), child(4), cat(5)
@@ -690,14 +960,17 @@ def _concat_trees(trees, K):
 # %% ../nbs/03_mlxgb.ipynb #4cd6a012
 def _dask_or(method, name, est, X):
     "`mlc_lit.mlxgb_dask`'s chunk-wise `name` (a Dask array) for Dask `X`, else the in-memory `method`."
-    if not hasattr(X, "__dask_graph__"): return method(X)
+    if not hasattr(X, "__dask_graph__"):
+        return method(X)
     from mlc_lit import mlxgb_dask
+
     return getattr(mlxgb_dask, name)(est, X)
 
 # %% ../nbs/03_mlxgb.ipynb #d4awfea7
 def _draw_features(rng, F, colsample):
     "The sorted features a tree may split on: all F, or `round(colsample * F)` of them (at least one) drawn by `rng`."
-    if colsample >= 1.0: return np.arange(F, dtype=np.int64)
+    if colsample >= 1.0:
+        return np.arange(F, dtype=np.int64)
     return np.sort(rng.choice(F, max(1, int(round(colsample * F))), replace=False)).astype(np.int64)
 
 # %% ../nbs/03_mlxgb.ipynb #b005710a
@@ -705,7 +978,7 @@ def _boost(est, X, Y, W):
     "Boost the trees of `est` (an `MLXGBClassifier`) on X, Y with weights W (n, K); returns the base margins and the trees."
     (n, K), F = Y.shape, X.shape[1]
     base = _base_margin(est.base_score, Y, W)
-    active = W.any(axis=1)                     # rows with weight 0 for every label take no part
+    active = W.any(axis=1)  # rows with weight 0 for every label take no part
     prep, Xargs, p = est._prepare(X, active), _data_args(X), est._params()
     seeds = spawn_seeds(est.random_state, max(est.n_estimators, 1))
     S = np.repeat(base[None, :], n, axis=0)
@@ -713,20 +986,24 @@ def _boost(est, X, Y, W):
     trees, parallel = [], n_threads(est.n_jobs) > 1
     with numba_threads(est.n_jobs):
         for t in range(est.n_estimators):
-            label_wise_logistic(Y, S, G, H)           # (n, K) arrays made once: 03b's `_weighted_gradients`' one pass
-            np.multiply(G, W, out=gh[:, :K]); np.multiply(H, W, out=gh[:, K:])   # is not worth its compile time here
+            label_wise_logistic(Y, S, G, H)  # (n, K) arrays made once: 03b's `_weighted_gradients`' one pass
+            np.multiply(G, W, out=gh[:, :K])
+            np.multiply(H, W, out=gh[:, K:])  # is not worth its compile time here
             rng = np.random.default_rng(seeds[t])
             slot = np.where(active, 0, -1).astype(np.int64)
-            if est.subsample < 1.0: slot[rng.random(n) >= est.subsample] = -1
+            if est.subsample < 1.0:
+                slot[rng.random(n) >= est.subsample] = -1
             tree = _grow_tree(prep, Xargs, gh, slot, _draw_features(rng, F, est.colsample), p, parallel)
             _predict_trees(Xargs, np.zeros(1, np.int64), tree, S)
             trees.append(tree)
-            if est.verbose and (t + 1) % est.verbose == 0: print(f"tree {t + 1}/{est.n_estimators}: {len(tree[0])} nodes")
+            if est.verbose and (t + 1) % est.verbose == 0:
+                print(f"tree {t + 1}/{est.n_estimators}: {len(tree[0])} nodes")
     return base, trees
 
 # %% ../nbs/03_mlxgb.ipynb #7rees0c1
 class _Trees(MultiLabelClassifier):
     "Fit and prediction of `MLXGBClassifier` (its parameters are declared by the subclass)."
+
     _allow_nan = True
     _parameter_constraints = _TREE_CONSTRAINTS
 
@@ -735,19 +1012,34 @@ class _Trees(MultiLabelClassifier):
         (arrays, or a Dask DataFrame X) is fitted across a dask.distributed cluster by `mlc_lit.mlxgb_dask.fit`,
         which takes the `dask_options` (`client`, `cuts`, `profile`)."""
         if hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__"):
-            from mlc_lit.mlxgb_dask import fit; return fit(self, X, y, sample_weight, **dask_options)
-        if dask_options: raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
+            from mlc_lit.mlxgb_dask import fit
+
+            return fit(self, X, y, sample_weight, **dask_options)
+        if dask_options:
+            raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
-    def predict(self, X): return _dask_or(super().predict, "predict", self, X)
-    def predict_proba(self, X): return _dask_or(super().predict_proba, "predict_proba", self, X)
-    def decision_function(self, X): return _dask_or(super().decision_function, "decision_function", self, X)
+    def predict(self, X):
+        return _dask_or(super().predict, "predict", self, X)
+
+    def predict_proba(self, X):
+        return _dask_or(super().predict_proba, "predict_proba", self, X)
+
+    def decision_function(self, X):
+        return _dask_or(super().decision_function, "decision_function", self, X)
 
     def _params(self):
         "What growing a tree reads: the gain's parameters, the depth, the learning rate, gamma and the split finder."
-        gain = GainParams(float(self.reg_lambda), float(self.min_child_weight), SPLITS.index(self.split), self.mcw_mode == "min_label")
-        return dict(gain=gain, max_depth=int(self.max_depth), eta=float(self.learning_rate), gamma=float(self.gamma),
-                    exact=self.tree_method == "exact")
+        gain = GainParams(
+            float(self.reg_lambda), float(self.min_child_weight), SPLITS.index(self.split), self.mcw_mode == "min_label"
+        )
+        return dict(
+            gain=gain,
+            max_depth=int(self.max_depth),
+            eta=float(self.learning_rate),
+            gamma=float(self.gamma),
+            exact=self.tree_method == "exact",
+        )
 
     def _prepare(self, X, active):
         "The `Columns` (exact) or the `Bins` and `Cuts` (hist, cut on the `active` rows) that the split kernels read."
@@ -755,8 +1047,9 @@ class _Trees(MultiLabelClassifier):
 
     def _fit(self, X, Y, sample_weight=None):
         self.base_margin_, trees = _boost(self, X, Y, _check_weights(sample_weight, *Y.shape))
-        (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_,
-         self.left_, self.right_, self.value_) = _concat_trees(trees, Y.shape[1])
+        (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_, self.left_, self.right_, self.value_) = (
+            _concat_trees(trees, Y.shape[1])
+        )
 
     def _decision_function(self, X):
         S = np.repeat(self.base_margin_[None, :], X.shape[0], axis=0)
@@ -766,9 +1059,11 @@ class _Trees(MultiLabelClassifier):
             f(_data_args(X), self.tree_ptr_[:-1].copy(), trees, S)
         return S
 
-    def _predict_proba(self, X): return 1.0 / (1.0 + np.exp(-self._decision_function(X)))
+    def _predict_proba(self, X):
+        return 1.0 / (1.0 + np.exp(-self._decision_function(X)))
 
-    def _predict(self, X): return (self._decision_function(X) >= 0.0).astype(np.int8)
+    def _predict(self, X):
+        return (self._decision_function(X) >= 0.0).astype(np.int8)
 
 # %% ../nbs/03_mlxgb.ipynb #55d2b993
 class MLXGBClassifier(_Trees):
@@ -822,11 +1117,34 @@ class MLXGBClassifier(_Trees):
     >>> MLXGBClassifier(n_estimators=10).fit(X, Y).predict(X).shape
     (50, 2)
     """
-    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
-                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
-                 subsample=1.0, colsample=1.0, base_score=None, n_jobs=None, random_state=None, verbose=0):
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        max_depth=6,
+        learning_rate=0.3,
+        reg_lambda=1.0,
+        gamma=0.0,
+        min_child_weight=1.0,
+        mcw_mode="per_label",
+        split="sum_gain",
+        tree_method="hist",
+        max_bins=256,
+        subsample=1.0,
+        colsample=1.0,
+        base_score=None,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
         self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
-        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
+        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = (
+            reg_lambda,
+            gamma,
+            min_child_weight,
+            mcw_mode,
+        )
         self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
         self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose

@@ -13,12 +13,36 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .core import as_float64, check_Y, csr_arrays, current_client, kernel, spawn_seeds, worker_threads
+from .core import as_float64, check_Y, current_client, kernel, spawn_seeds, worker_threads
 from .losses import _label_wise_logistic_row
-from .mlxgb import (SPLITS, _EPS_GAIN, Bins, Cuts, Nodes, Tree, _base_margin, _bin_dense, _block_rows, _buffer, _choose,
-                           _concat_trees, _data_args, _draw_features, _first_best, _group_size, _leaf_weights, _no_splits,
-                           _node_sums, _predict_trees, _push, _rank_keep, _route, _score, _settle, _split_kernel,
-                           _split_nodes)
+from mlc_lit.mlxgb import (
+    _EPS_GAIN,
+    Bins,
+    Cuts,
+    Nodes,
+    Tree,
+    _base_margin,
+    _bin_dense,
+    _block_rows,
+    _buffer,
+    _choose,
+    _concat_trees,
+    _data_args,
+    _draw_features,
+    _first_best,
+    _group_size,
+    _leaf_weights,
+    _no_splits,
+    _node_sums,
+    _predict_trees,
+    _push,
+    _rank_keep,
+    _route,
+    _score,
+    _settle,
+    _split_kernel,
+    _split_nodes,
+)
 
 # %% auto #0
 __all__ = ['SKETCH_FACTOR', 'single_process_cuts', 'merged_cuts', 'fit', 'decision_function', 'predict_proba', 'predict']
@@ -28,40 +52,59 @@ def _client(client=None):
     "The given dask.distributed Client, or the current one (a clear error when there is none)."
     client = client if client is not None else current_client()
     if client is None:
-        raise ValueError("Fitting on Dask input needs a dask.distributed Client: start one first (e.g. "
-                         "`from distributed import Client; client = Client()`) or pass client=...")
+        raise ValueError(
+            "Fitting on Dask input needs a dask.distributed Client: start one first (e.g. "
+            "`from distributed import Client; client = Client()`) or pass client=..."
+        )
     return client
+
 
 def _as_array(A, name):
     "A 2-D Dask array of `A` (a Dask DataFrame becomes one, with known chunk sizes), one column chunk."
-    if hasattr(A, "to_dask_array"): A = A.to_dask_array(lengths=True)
-    if not isinstance(A, da.Array): raise TypeError(f"{name} must be a dask.array.Array or a Dask DataFrame here, got {type(A).__name__}.")
-    if A.ndim != 2: raise ValueError(f"{name} must be 2-D, got shape {A.shape}.")
-    if A.dtype.kind not in "biuf": raise TypeError(f"{name} has dtype {A.dtype}; it must hold real numbers.")
-    if any(np.isnan(c) for c in A.chunks[0]): A = A.compute_chunk_sizes()
+    if hasattr(A, "to_dask_array"):
+        A = A.to_dask_array(lengths=True)
+    if not isinstance(A, da.Array):
+        raise TypeError(f"{name} must be a dask.array.Array or a Dask DataFrame here, got {type(A).__name__}.")
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {A.shape}.")
+    if A.dtype.kind not in "biuf":
+        raise TypeError(f"{name} has dtype {A.dtype}; it must hold real numbers.")
+    if any(np.isnan(c) for c in A.chunks[0]):
+        A = A.compute_chunk_sizes()
     return A.rechunk({1: -1}) if len(A.chunks[1]) > 1 else A
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #b6e71fa5
 def _check_input(X, Y, sample_weight):
     "X, Y (n, K) and the weights as Dask arrays with the same row chunks (NumPy Y or weights are cut like X)."
     if not hasattr(X, "__dask_graph__"):
-        raise TypeError("With Dask Y, X must be a Dask array or DataFrame too (the client does not send X to the workers).")
+        raise TypeError(
+            "With Dask Y, X must be a Dask array or DataFrame too (the client does not send X to the workers)."
+        )
     X = _as_array(X, "X")
-    if X.shape[0] == 0: raise ValueError("X has 0 rows; at least one is required.")
+    if X.shape[0] == 0:
+        raise ValueError("X has 0 rows; at least one is required.")
     if not hasattr(Y, "__dask_graph__"):
         Y = np.asarray(Y)
-        if Y.ndim == 1: raise ValueError("Dask input needs Y as a 2-D 0/1 indicator matrix (n_samples, n_labels).")
+        if Y.ndim == 1:
+            raise ValueError("Dask input needs Y as a 2-D 0/1 indicator matrix (n_samples, n_labels).")
         Y = da.from_array(Y, chunks=(X.chunks[0], -1))
     Y = _as_array(Y, "Y")
-    if Y.shape[0] != X.shape[0]: raise ValueError(f"X and Y have different numbers of rows: X has {X.shape[0]}, Y has {Y.shape[0]}.")
-    if Y.shape[1] == 0: raise ValueError("Y has 0 labels (columns); at least one is required.")
-    if Y.chunks[0] != X.chunks[0]: Y = Y.rechunk({0: X.chunks[0]})
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"X and Y have different numbers of rows: X has {X.shape[0]}, Y has {Y.shape[0]}.")
+    if Y.shape[1] == 0:
+        raise ValueError("Y has 0 labels (columns); at least one is required.")
+    if Y.chunks[0] != X.chunks[0]:
+        Y = Y.rechunk({0: X.chunks[0]})
     W = sample_weight
     if W is not None:
-        if not hasattr(W, "__dask_graph__"): W = da.from_array(np.asarray(W, dtype=np.float64), chunks=(X.chunks[0],) + np.shape(W)[1:])
-        if W.ndim == 1: W = W[:, None]
+        if not hasattr(W, "__dask_graph__"):
+            W = da.from_array(np.asarray(W, dtype=np.float64), chunks=(X.chunks[0],) + np.shape(W)[1:])
+        if W.ndim == 1:
+            W = W[:, None]
         if W.shape[0] != X.shape[0] or W.shape[1] not in (1, Y.shape[1]):
-            raise ValueError(f"sample_weight must have shape ({X.shape[0]},) or ({X.shape[0]}, {Y.shape[1]}), got {W.shape}.")
+            raise ValueError(
+                f"sample_weight must have shape ({X.shape[0]},) or ({X.shape[0]}, {Y.shape[1]}), got {W.shape}."
+            )
         W = W.rechunk({0: X.chunks[0], 1: -1})
     return X, Y, W
 
@@ -71,22 +114,28 @@ def _load(Xc, Yc, Wc, rows, offset):
     W is (n, K) when weights are given and one column (n, 1) otherwise (ones, or 0/1 for `rows`): not n·K ones."""
     X = as_float64(Xc)
     vals = X.data if sp.issparse(X) else X
-    if np.isinf(vals).any(): raise ValueError("X contains infinity; only NaN (missing) is allowed besides finite values.")
+    if np.isinf(vals).any():
+        raise ValueError("X contains infinity; only NaN (missing) is allowed besides finite values.")
     K = Yc.shape[1]
     Y = check_Y(Yc.toarray() if sp.issparse(Yc) else Yc) if Yc.shape[0] else np.zeros((0, K), np.int8)
     n = Y.shape[0]
     W = np.ones((n, 1)) if Wc is None else np.ascontiguousarray(np.broadcast_to(np.asarray(Wc, np.float64), (n, K)))
-    if not np.isfinite(W).all() or (W < 0).any(): raise ValueError("sample_weight must be finite and non-negative.")
+    if not np.isfinite(W).all() or (W < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
     inside = np.ones(n, bool) if rows is None else np.asarray(rows, bool).ravel()
     W = W * inside[:, None] if rows is not None else W
     return dict(X=X, Xargs=_data_args(X), Y=Y, W=W, inside=inside, active=W.any(axis=1), offset=offset)
 
-def _is_sparse(part): return sp.issparse(part["X"])
+
+def _is_sparse(part):
+    return sp.issparse(part["X"])
+
 
 def _stats(part):
     "What the base scores need: rows inside the fit, Σ Y over them, Σ W and Σ W·Y per label."
     Y, W, inside = part["Y"], np.broadcast_to(part["W"], part["Y"].shape), part["inside"]
     return np.array([inside.sum()], np.float64), Y[inside].sum(0, dtype=np.float64), W.sum(0), (W * Y).sum(0)
+
 
 def _add(a, b):
     "Sum of two partial results (tuples of arrays, element-wise)."
@@ -98,19 +147,24 @@ def _columns_of(part):
     X, active = part["X"], part["active"]
     n_active = int(active.sum())
     if sp.issparse(X):
-        C = X.tocsc(); C.sort_indices()
+        C = X.tocsc()
+        C.sort_indices()
         ptr, rows, data = C.indptr, C.indices, C.data
         for f in range(X.shape[1]):
-            used = active[rows[ptr[f]:ptr[f + 1]]]
-            yield data[ptr[f]:ptr[f + 1]], used, n_active - int(used.sum())
+            used = active[rows[ptr[f] : ptr[f + 1]]]
+            yield data[ptr[f] : ptr[f + 1]], used, n_active - int(used.sum())
     else:
-        for f in range(X.shape[1]): yield X[:, f], active, 0
+        for f in range(X.shape[1]):
+            yield X[:, f], active, 0
+
 
 def _prune(s, size):
     "A summary `(value, rmin, rmax, w)` cut to at most `size` entries by the rank rule of the cuts (first and last kept)."
-    if len(s[0]) <= size: return s
+    if len(s[0]) <= size:
+        return s
     keep = np.array(_rank_keep(s[1], s[2], size - 1))
     return tuple(a[keep] for a in s)
+
 
 def _summary(part, size):
     "Each feature's quantile summary of the partition's active rows: exact (distinct values, ranks, counts), pruned to `size`."
@@ -119,9 +173,12 @@ def _summary(part, size):
         u, c = np.unique(col[used & ~np.isnan(col)], return_counts=True)
         if n_zero > 0:
             z = np.searchsorted(u, 0.0)
-            if z < len(u) and u[z] == 0.0: c[z] += n_zero
-            else: u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
-        w = c.astype(np.float64); rmax = np.cumsum(w)
+            if z < len(u) and u[z] == 0.0:
+                c[z] += n_zero
+            else:
+                u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
+        w = c.astype(np.float64)
+        rmax = np.cumsum(w)
         out.append(_prune((u, rmax - w, rmax, w), size))
     return out
 
@@ -131,35 +188,47 @@ def _at(s, v):
     sv, rmin, rmax, w = s
     i = np.searchsorted(sv, v)
     hit = (i < len(sv)) & (sv[np.minimum(i, len(sv) - 1)] == v)
-    below = np.where(i > 0, (rmin + w)[np.maximum(i - 1, 0)], 0.0)         # rmin of the next value after the entry below
+    below = np.where(i > 0, (rmin + w)[np.maximum(i - 1, 0)], 0.0)  # rmin of the next value after the entry below
     above = np.where(i < len(sv), (rmax - w)[np.minimum(i, len(sv) - 1)], rmax[-1])  # rmax before the entry above
     j = np.minimum(i, len(sv) - 1)
     return np.where(hit, rmin[j], below), np.where(hit, rmax[j], above), np.where(hit, w[j], 0.0)
 
+
 def _combine(a, b):
     "The summary of the union of two summaries' rows: ranks added entry by entry (exact when both are exact)."
-    if len(a[0]) == 0: return b
-    if len(b[0]) == 0: return a
+    if len(a[0]) == 0:
+        return b
+    if len(b[0]) == 0:
+        return a
     v = np.union1d(a[0], b[0])
     ra, rb = _at(a, v), _at(b, v)
     return (v, ra[0] + rb[0], ra[1] + rb[1], ra[2] + rb[2])
+
 
 def _merge(sa, sb, size):
     "Two partitions' summaries (lists over features) merged and pruned back to `size` entries per feature."
     return [_prune(_combine(a, b), size) for a, b in zip(sa, sb)]
 
+
 def _cuts_of(summary, max_bins):
     "Cut values per feature from the merged summaries, by the rule of the single-process cuts; as (cut_ptr, cut_vals)."
     cuts = []
     for v, rmin, rmax, _ in summary:
-        if len(v) > max_bins + 1: v = v[np.array(_rank_keep(rmin, rmax, max_bins))]
+        if len(v) > max_bins + 1:
+            v = v[np.array(_rank_keep(rmin, rmax, max_bins))]
         cuts.append(v[1:max_bins])
     return np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64), (np.concatenate(cuts) if cuts else np.empty(0))
+
 
 def single_process_cuts(X, max_bins=256, sample_weight=None):
     "The cuts (cut_ptr, cut_vals) the single-process hist fit uses on X in memory (rows of zero weight left out)."
     from mlc_lit.mlxgb import _bin_features
-    active = None if sample_weight is None else np.asarray(sample_weight, np.float64).reshape(len(sample_weight), -1).any(axis=1)
+
+    active = (
+        None
+        if sample_weight is None
+        else np.asarray(sample_weight, np.float64).reshape(len(sample_weight), -1).any(axis=1)
+    )
     _, _, _, _, _, cut_ptr, cut_vals = _bin_features(X, max_bins, active)
     return cut_ptr, cut_vals
 
@@ -170,12 +239,17 @@ def _bin(part, cut_ptr, cut_vals):
     n_bins = np.diff(cut_ptr) + 1
     zero_bin = np.zeros(F, np.int64)
     if sp.issparse(X):
-        C = X.tocsc(); C.sort_indices()
-        ptr, rows, data = np.asarray(C.indptr, np.int64), np.asarray(C.indices, np.int64), np.asarray(C.data, np.float64)
+        C = X.tocsc()
+        C.sort_indices()
+        ptr, rows, data = (
+            np.asarray(C.indptr, np.int64),
+            np.asarray(C.indices, np.int64),
+            np.asarray(C.data, np.float64),
+        )
         bins = np.empty((1, len(data)), np.uint16)
         for f in range(F):
-            cf, col = cut_vals[cut_ptr[f]:cut_ptr[f + 1]], data[ptr[f]:ptr[f + 1]]
-            bins[0, ptr[f]:ptr[f + 1]] = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
+            cf, col = cut_vals[cut_ptr[f] : cut_ptr[f + 1]], data[ptr[f] : ptr[f + 1]]
+            bins[0, ptr[f] : ptr[f + 1]] = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
             zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
         return dict(part, bins=Bins(False, bins, ptr, rows), n_bins=n_bins, zero_bin=zero_bin)
     bins = np.empty((F, X.shape[0]), np.uint16)
@@ -189,13 +263,16 @@ def _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt):
     """Count each row of a built node (`bslot[i]` ≥ 0; dense input: the rows listed in `rows`) in its node's bin of
     every feature in `features` (feature `fi`'s bins from `off[fi]`)."""
     for fi in range(features.shape[0]):
-        f = features[fi]; o = off[fi]
+        f = features[fi]
+        o = off[fi]
         lo, hi = (0, rows.shape[0]) if dense else (cptr[f], cptr[f + 1])
         for e in range(lo, hi):
             i = rows[e] if dense else crows[e]
             s = bslot[i]
-            if s < 0: continue
+            if s < 0:
+                continue
             cnt[s, o + (bins[f, i] if dense else bins[0, e])] += 1
+
 
 @kernel()
 def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
@@ -204,20 +281,26 @@ def _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos, hist):
     added out. Each bin adds its rows in row order."""
     T, nb_ = gh.shape[1], pos.shape[0]
     max_nb = 1
-    for fi in range(features.shape[0]): max_nb = max(max_nb, off[fi + 1] - off[fi])
+    for fi in range(features.shape[0]):
+        max_nb = max(max_nb, off[fi + 1] - off[fi])
     buf = np.zeros((nb_, max_nb, T))
     for fi in range(features.shape[0]):
         f, o = features[fi], off[fi]
         for e in range(cptr[f], cptr[f + 1]):
             i = crows[e]
             s = bslot[i]
-            if s < 0: continue
-            for t in range(T): buf[s, bins[0, e], t] += gh[i, t]
+            if s < 0:
+                continue
+            for t in range(T):
+                buf[s, bins[0, e], t] += gh[i, t]
         for s in range(nb_):
             for b in range(off[fi + 1] - o):
                 r = pos[s, o + b]
-                if r < 0: continue
-                for t in range(T): hist[r, t] += buf[s, b, t]; buf[s, b, t] = 0.0
+                if r < 0:
+                    continue
+                for t in range(T):
+                    hist[r, t] += buf[s, b, t]
+                    buf[s, b, t] = 0.0
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #f111d3n5
 @kernel()
@@ -228,33 +311,45 @@ def _fill_dense(bins, rows, features, off, gh, bslot, pos, hist, G, B):
     holds one node's bins, and the gradients are read in order, not scattered over the level."""
     T, nb_, nf, m = gh.shape[1], pos.shape[0], features.shape[0], rows.shape[0]
     max_nb = 1
-    for fi in range(nf): max_nb = max(max_nb, off[fi + 1] - off[fi])
-    start = np.zeros(nb_ + 1, np.int64)                      # counting sort of the rows by node
-    for e in range(m): start[bslot[rows[e]] + 1] += 1
-    for s in range(nb_): start[s + 1] += start[s]
+    for fi in range(nf):
+        max_nb = max(max_nb, off[fi + 1] - off[fi])
+    start = np.zeros(nb_ + 1, np.int64)  # counting sort of the rows by node
+    for e in range(m):
+        start[bslot[rows[e]] + 1] += 1
+    for s in range(nb_):
+        start[s + 1] += start[s]
     order, at = np.empty(m, np.int64), start[:-1].copy()
     for e in range(m):
-        s = bslot[rows[e]]; order[at[s]] = rows[e]; at[s] += 1
+        s = bslot[rows[e]]
+        order[at[s]] = rows[e]
+        at[s] += 1
     buf, ghb, bb = np.zeros((G, max_nb, T)), np.empty((B, T)), np.empty((G, B), np.uint16)
     for s in range(nb_):
         for f0 in range(0, nf, G):
             ng = min(G, nf - f0)
             for k0 in range(start[s], start[s + 1], B):
                 k = min(B, start[s + 1] - k0)
-                for e in range(k):                          # the block's gradients and bins, gathered in row order
+                for e in range(k):  # the block's gradients and bins, gathered in row order
                     i = order[k0 + e]
-                    for t in range(T): ghb[e, t] = gh[i, t]
-                    for g in range(ng): bb[g, e] = bins[features[f0 + g], i]
+                    for t in range(T):
+                        ghb[e, t] = gh[i, t]
+                    for g in range(ng):
+                        bb[g, e] = bins[features[f0 + g], i]
                 for g in range(ng):
                     for e in range(k):
-                        b = bb[g, e]                         # read once: the adds below could alias it
-                        for t in range(T): buf[g, b, t] += ghb[e, t]
-            for g in range(ng):                              # the node's reached bins out, the buffer zeroed again
+                        b = bb[g, e]  # read once: the adds below could alias it
+                        for t in range(T):
+                            buf[g, b, t] += ghb[e, t]
+            for g in range(ng):  # the node's reached bins out, the buffer zeroed again
                 o = off[f0 + g]
                 for b in range(off[f0 + g + 1] - o):
                     r = pos[s, o + b]
-                    if r < 0: continue
-                    for t in range(T): hist[r, t] += buf[g, b, t]; buf[g, b, t] = 0.0
+                    if r < 0:
+                        continue
+                    for t in range(T):
+                        hist[r, t] += buf[g, b, t]
+                        buf[g, b, t] = 0.0
+
 
 def _fill_groups(rows, features, off, T):
     "`_fill_dense`'s G and B for `rows`: the features of one node's bins per group (`_group_size`), `_block_rows` rows."
@@ -263,12 +358,16 @@ def _fill_groups(rows, features, off, T):
 # %% ../nbs/03b_mlxgb_dask.ipynb #403a56cd
 class LevelHist(NamedTuple):
     "A level's summed histograms, of the (node, bin) places some row reached: node s's at ptr[s]:ptr[s + 1], ascending."
-    ptr: np.ndarray           # (ns + 1,)
-    bins: np.ndarray          # int64 place within the node: off[fi] + bin, for feature fi of the tree's features
-    cnt: np.ndarray           # int64 rows in the bin
-    hist: np.ndarray          # (entries, 2K) their sums [G, H]
+
+    ptr: np.ndarray  # (ns + 1,)
+    bins: np.ndarray  # int64 place within the node: off[fi] + bin, for feature fi of the tree's features
+    cnt: np.ndarray  # int64 rows in the bin
+    hist: np.ndarray  # (entries, 2K) their sums [G, H]
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #5p11h157
+DENSE = True  # the data layout, set per kernel by `mlc_lit.mlxgb._split_kernel` (`specialize`)
+
+
 def _splits_from_hist_impl(level, off, cuts, features, nodes, gp, out):
     """Best split per node and feature from a level's summed histograms (a `LevelHist`; bins no row reached are
     absent): the candidate walk of the single-process kernel, compiled as it is (`_split_kernel`: `DENSE` and the score)."""
@@ -276,53 +375,77 @@ def _splits_from_hist_impl(level, off, cuts, features, nodes, gp, out):
     (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
     ns, T = sums.shape
     max_nb = 1
-    for fi in range(features.shape[0]): max_nb = max(max_nb, n_bins[features[fi]] + 1)
-    run = np.zeros((ns, T)); crun = np.zeros(ns, np.int64)
-    miss = np.zeros((ns, T)); cmiss = np.zeros(ns, np.int64)
-    h = np.zeros((ns, max_nb, T)); c = np.zeros((ns, max_nb), np.int64)
-    best = np.empty((ns, 4))
-    buf = _buffer(ns, T, ns * (max_nb + 1)); cap = buf[1].shape[0]
     for fi in range(features.shape[0]):
-        f = features[fi]; nb = n_bins[f]; c0 = cut_ptr[f]; o = off[fi]
-        for s in range(ns):                        # the node's bins of feature f, zeros where absent
+        max_nb = max(max_nb, n_bins[features[fi]] + 1)
+    run = np.zeros((ns, T))
+    crun = np.zeros(ns, np.int64)
+    miss = np.zeros((ns, T))
+    cmiss = np.zeros(ns, np.int64)
+    h = np.zeros((ns, max_nb, T))
+    c = np.zeros((ns, max_nb), np.int64)
+    best = np.empty((ns, 4))
+    buf = _buffer(ns, T, ns * (max_nb + 1))
+    cap = buf[1].shape[0]
+    for fi in range(features.shape[0]):
+        f = features[fi]
+        nb = n_bins[f]
+        c0 = cut_ptr[f]
+        o = off[fi]
+        for s in range(ns):  # the node's bins of feature f, zeros where absent
             for b in range(nb + 1):
                 c[s, b] = 0
-                for t in range(T): h[s, b, t] = 0.0
-            lo = ptr[s] + np.searchsorted(lbins[ptr[s]:ptr[s + 1]], o)
-            hi = ptr[s] + np.searchsorted(lbins[ptr[s]:ptr[s + 1]], o + nb + 1)
+                for t in range(T):
+                    h[s, b, t] = 0.0
+            lo = ptr[s] + np.searchsorted(lbins[ptr[s] : ptr[s + 1]], o)
+            hi = ptr[s] + np.searchsorted(lbins[ptr[s] : ptr[s + 1]], o + nb + 1)
             for e in range(lo, hi):
                 b = lbins[e] - o
                 c[s, b] = lcnt[e]
-                for t in range(T): h[s, b, t] = lhist[e, t]
-        if not DENSE:                              # implicit zeros: the node's total minus everything stored
+                for t in range(T):
+                    h[s, b, t] = lhist[e, t]
+        if not DENSE:  # implicit zeros: the node's total minus everything stored
             for s in range(ns):
                 m = counts[s]
-                for b in range(nb + 1): m -= c[s, b]
-                if m <= 0: continue
+                for b in range(nb + 1):
+                    m -= c[s, b]
+                if m <= 0:
+                    continue
                 zb = zero_bin[f]
                 for t in range(T):
                     acc = sums[s, t]
-                    for b in range(nb + 1): acc -= h[s, b, t]
+                    for b in range(nb + 1):
+                        acc -= h[s, b, t]
                     h[s, zb, t] += acc
                 c[s, zb] += m
         nc = 0
         for s in range(ns):
-            cmiss[s] = c[s, nb]; crun[s] = 0
-            for t in range(T): miss[s, t] = h[s, nb, t]; run[s, t] = 0.0
+            cmiss[s] = c[s, nb]
+            crun[s] = 0
+            for t in range(T):
+                miss[s, t] = h[s, nb, t]
+                run[s, t] = 0.0
             best[s, 0] = best[s, 2] = -np.inf
             prev = -1
             for b in range(nb):
-                if c[s, b] == 0: continue
+                if c[s, b] == 0:
+                    continue
                 if prev >= 0:
-                    if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                    if nc == cap:
+                        _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                        nc = 0
                     nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
-                for t in range(T): run[s, t] += h[s, b, t]
-                crun[s] += c[s, b]; prev = b
-            if cmiss[s] > 0 and crun[s] > 0:       # every non-missing row left, missing right
-                if nc == cap: _settle(buf, nc, miss, cmiss, best, score_p, gp); nc = 0
+                for t in range(T):
+                    run[s, t] += h[s, b, t]
+                crun[s] += c[s, b]
+                prev = b
+            if cmiss[s] > 0 and crun[s] > 0:  # every non-missing row left, missing right
+                if nc == cap:
+                    _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                    nc = 0
                 nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
         _settle(buf, nc, miss, cmiss, best, score_p, gp)
         _choose(best, fi, out_gain, out_thr, out_dl)
+
 
 def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
     "`_splits_from_hist_impl` by the kernel of the layout (`dense`) and `gp`'s score."
@@ -341,7 +464,8 @@ def _weighted_gradients(Y, S, W, gh):
         _label_wise_logistic_row(Y[i], S[i], gh[i, :K], gh[i, K:])
         for k in range(K):
             w = W[i, k * per_label]
-            gh[i, k] *= w; gh[i, K + k] *= w
+            gh[i, k] *= w
+            gh[i, K + k] *= w
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #d1730040
 def _grad(part, S):
@@ -351,14 +475,16 @@ def _grad(part, S):
     _weighted_gradients(part["Y"], S, part["W"], gh)
     return gh
 
+
 def _first_slots(part, seed, subsample):
     "Every active row in the root (slot 0), others out (-1); with `subsample` < 1 the rows the single-process fit draws."
     slot = np.where(part["active"], 0, -1).astype(np.int64)
     if subsample < 1.0:
         rng = np.random.default_rng(seed)
-        rng.bit_generator.advance(part["offset"])      # the same stream as one draw over all n rows
+        rng.bit_generator.advance(part["offset"])  # the same stream as one draw over all n rows
         slot[rng.random(len(slot)) >= subsample] = -1
     return slot
+
 
 def _initial_scores(part, base):
     "The base margins as every row's scores before the first tree."
@@ -369,18 +495,23 @@ def _sparse_pays(reached, size, T):
     "Whether `reached` of `size` places, each with T sums and a count, weigh less sparse (with a 4-byte place) than dense."
     return reached * (T * 8 + 12) < size * (T * 8 + 8)
 
+
 def _pack(idx, c, h, size):
     """Histogram entries `(idx, counts, sums)` of `size` (node, bin) places as they travel: sparse (the flat places some
     row reached, as int32 where they fit) or, when that is not smaller, dense (`idx` None, every place)."""
-    if _sparse_pays(len(idx), size, h.shape[1]): return (idx.astype(np.int32 if size < 2**31 else np.int64), c, h, size)
+    if _sparse_pays(len(idx), size, h.shape[1]):
+        return (idx.astype(np.int32 if size < 2**31 else np.int64), c, h, size)
     C, H = np.zeros(size, np.int64), np.zeros((size, h.shape[1]))
-    C[idx] = c; H[idx] = h
+    C[idx] = c
+    H[idx] = h
     return (None, C, H, size)
+
 
 def _unpack(hp):
     "The reached places of a packed histogram, sorted: `(idx, counts, sums)`."
     idx, C, H, _ = hp
-    if idx is not None: return idx.astype(np.int64), C, H
+    if idx is not None:
+        return idx.astype(np.int64), C, H
     idx = np.flatnonzero(C)
     return idx, C[idx], H[idx]
 
@@ -392,31 +523,48 @@ def _level_hist(parts, ghs, slots, ns, features, off, build, sums_of=None):
     all the partitions: each bin adds the partitions' sums in their order (as `a + b` would). `sums_of`: the result of
     this worker's task for another range of the same level, whose node sums and counts are taken instead of summed again."""
     T = ghs[0].shape[1]
-    if sums_of is not None: sums, counts = sums_of[0], sums_of[1]
+    if sums_of is not None:
+        sums, counts = sums_of[0], sums_of[1]
     else:
         sums, counts = np.zeros((ns, T)), np.zeros(ns, np.int64)
         for gh, slot in zip(ghs, slots):
             s, c = np.zeros((ns, T)), np.zeros(ns, np.int64)
-            _node_sums(gh, slot, s, c); sums += s; counts += c
-    if features is None: return sums, counts, None
-    to_built = np.full(ns + 1, -1, np.int64); to_built[build] = np.arange(len(build))
+            _node_sums(gh, slot, s, c)
+            sums += s
+            counts += c
+    if features is None:
+        return sums, counts, None
+    to_built = np.full(ns + 1, -1, np.int64)
+    to_built[build] = np.arange(len(build))
     cnt = np.zeros((len(build), off[-1]), np.int64)
     work = []
     for part, gh, slot in zip(parts, ghs, slots):
-        bslot = to_built[slot]                          # slot -1 reads the last entry, -1
+        bslot = to_built[slot]  # slot -1 reads the last entry, -1
         dense, bins, cptr, crows = part["bins"]
-        rows = np.flatnonzero(bslot >= 0) if dense else np.zeros(0, np.int64)   # dense: the built rows only
+        rows = np.flatnonzero(bslot >= 0) if dense else np.zeros(0, np.int64)  # dense: the built rows only
         _count_hist(dense, bins, cptr, crows, rows, features, off, bslot, cnt)
         work.append((part["bins"], rows, gh, bslot))
     idx = np.flatnonzero(cnt)
-    full = not _sparse_pays(len(idx), cnt.size, T)      # it will travel dense: fill the dense array, no copy after
+    full = not _sparse_pays(len(idx), cnt.size, T)  # it will travel dense: fill the dense array, no copy after
     pos = np.arange(cnt.size) if full else np.full(cnt.size, -1, np.int64)
-    if not full: pos[idx] = np.arange(len(idx))
+    if not full:
+        pos[idx] = np.arange(len(idx))
     hist = np.zeros((cnt.size if full else len(idx), T))
     for (dense, bins, cptr, crows), rows, gh, bslot in work:
-        if dense: _fill_dense(bins, rows, features, off, gh, bslot, pos.reshape(cnt.shape), hist,
-                              *_fill_groups(rows, features, off, T))
-        else: _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
+        if dense:
+            _fill_dense(
+                bins,
+                rows,
+                features,
+                off,
+                gh,
+                bslot,
+                pos.reshape(cnt.shape),
+                hist,
+                *_fill_groups(rows, features, off, T),
+            )
+        else:
+            _fill_hist(bins, cptr, crows, features, off, gh, bslot, pos.reshape(cnt.shape), hist)
     return sums, counts, ((None, cnt.ravel(), hist, cnt.size) if full else _pack(idx, cnt.ravel()[idx], hist, cnt.size))
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #add1eve1
@@ -427,34 +575,46 @@ def _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h):
     i = j = k = 0
     while i < ia.shape[0] or j < ib.shape[0]:
         if j == ib.shape[0] or (i < ia.shape[0] and ia[i] < ib[j]):
-            idx[k] = ia[i]; c[k] = ca[i]
-            for t in range(T): h[k, t] = ha[i, t]
+            idx[k] = ia[i]
+            c[k] = ca[i]
+            for t in range(T):
+                h[k, t] = ha[i, t]
             i += 1
         elif i == ia.shape[0] or ib[j] < ia[i]:
-            idx[k] = ib[j]; c[k] = cb[j]
-            for t in range(T): h[k, t] = hb[j, t]
+            idx[k] = ib[j]
+            c[k] = cb[j]
+            for t in range(T):
+                h[k, t] = hb[j, t]
             j += 1
         else:
-            idx[k] = ia[i]; c[k] = ca[i] + cb[j]
-            for t in range(T): h[k, t] = ha[i, t] + hb[j, t]
-            i += 1; j += 1
+            idx[k] = ia[i]
+            c[k] = ca[i] + cb[j]
+            for t in range(T):
+                h[k, t] = ha[i, t] + hb[j, t]
+            i += 1
+            j += 1
         k += 1
     return k
+
 
 def _add_level(a, b):
     "Node sums, counts and packed histograms of two groups of rows added (every bin's sum is `a + b`, as dense)."
     sums, counts = a[0] + b[0], a[1] + b[1]
-    if a[2] is None: return sums, counts, None
-    if a[2][0] is None and b[2][0] is None: return sums, counts, (None, a[2][1] + b[2][1], a[2][2] + b[2][2], a[2][3])
+    if a[2] is None:
+        return sums, counts, None
+    if a[2][0] is None and b[2][0] is None:
+        return sums, counts, (None, a[2][1] + b[2][1], a[2][2] + b[2][2], a[2][3])
     (ia, ca, ha), (ib, cb, hb) = _unpack(a[2]), _unpack(b[2])
     m = len(ia) + len(ib)
     idx, c, h = np.empty(m, np.int64), np.empty(m, np.int64), np.empty((m, ha.shape[1]))
     k = _merge_add(ia, ca, ha, ib, cb, hb, idx, c, h)
     return sums, counts, _pack(idx[:k], c[:k], h[:k], a[2][3])
 
+
 def _nbytes(x):
     "Bytes of the arrays in a (nested) tuple: what a partial result weighs on the wire."
-    if isinstance(x, np.ndarray): return x.nbytes
+    if isinstance(x, np.ndarray):
+        return x.nbytes
     return sum(_nbytes(y) for y in x) if isinstance(x, tuple) else 0
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #r0u7e5co
@@ -463,6 +623,7 @@ def _route_rows(part, slot, sfeat, sthr, sdl, to_left, to_right):
     slot = slot.copy()
     _route(part["Xargs"], slot, sfeat, sthr, sdl, to_left, to_right)
     return slot
+
 
 def _add_tree(part, S, tree):
     "Scores after one more tree (a new array)."
@@ -479,35 +640,46 @@ def _assemble_kernel(idx, C, H, direct, nbt, build, sib_s, sib_q, parent, ns):
     whose count falls to 0 (no rounding residue where the sibling has no rows)."""
     pptr, pb, pc, ph = parent
     nb, T = build.shape[0], H.shape[1]
-    at = np.searchsorted(idx, np.arange(nb + 1) * nbt)      # built node j's entries: at[j]:at[j+1]
+    at = np.searchsorted(idx, np.arange(nb + 1) * nbt)  # built node j's entries: at[j]:at[j+1]
     ptr = np.zeros(ns + 1, np.int64)
-    for fill in range(2):                                   # sizes first, then the entries at their places
-        if fill: bins, cnt, hist = np.empty(ptr[ns], np.int64), np.empty(ptr[ns], np.int64), np.empty((ptr[ns], T))
+    for fill in range(2):  # sizes first, then the entries at their places
+        if fill:
+            bins, cnt, hist = np.empty(ptr[ns], np.int64), np.empty(ptr[ns], np.int64), np.empty((ptr[ns], T))
         for j in range(nb):
             o = ptr[build[j]] if fill else 0
             for e in range(at[j], at[j + 1]):
                 if fill:
                     r = idx[e] if direct else e
-                    bins[o] = idx[e] - j * nbt; cnt[o] = C[r]
-                    for t in range(T): hist[o, t] = H[r, t]
+                    bins[o] = idx[e] - j * nbt
+                    cnt[o] = C[r]
+                    for t in range(T):
+                        hist[o, t] = H[r, t]
                 o += 1
-            if not fill: ptr[build[j] + 1] = o
+            if not fill:
+                ptr[build[j] + 1] = o
         for j in range(sib_s.shape[0]):
             q, e, o = sib_q[j], at[j], ptr[sib_s[j]] if fill else 0
             for pe in range(pptr[q], pptr[q + 1]):
                 c, r = pc[pe], -1
                 if e < at[j + 1] and idx[e] - j * nbt == pb[pe]:
                     r = idx[e] if direct else e
-                    c -= C[r]; e += 1
-                if c <= 0: continue
+                    c -= C[r]
+                    e += 1
+                if c <= 0:
+                    continue
                 if fill:
-                    bins[o] = pb[pe]; cnt[o] = c
-                    for t in range(T): hist[o, t] = ph[pe, t] - H[r, t] if r >= 0 else ph[pe, t]
+                    bins[o] = pb[pe]
+                    cnt[o] = c
+                    for t in range(T):
+                        hist[o, t] = ph[pe, t] - H[r, t] if r >= 0 else ph[pe, t]
                 o += 1
-            if e != at[j + 1]: raise RuntimeError("a child's histogram has a bin its parent lacks")
-            if not fill: ptr[sib_s[j] + 1] = o
+            if e != at[j + 1]:
+                raise RuntimeError("a child's histogram has a bin its parent lacks")
+            if not fill:
+                ptr[sib_s[j] + 1] = o
         if not fill:
-            for s in range(ns): ptr[s + 1] += ptr[s]
+            for s in range(ns):
+                ptr[s + 1] += ptr[s]
     return ptr, bins, cnt, hist
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #a55emb1e
@@ -516,15 +688,20 @@ def _assemble(total, prev, build, sib, nbt):
     with node s's reached bins at `ptr[s]:ptr[s+1]`. Built nodes come from `total`; `sib` pairs each built node with
     its sibling's slot and their parent's index in `prev` (the last level's), and the sibling is parent − built."""
     sums, counts, hp = total
-    if hp is None: return sums, counts, None, None, None, None
+    if hp is None:
+        return sums, counts, None, None, None, None
     idx, C, H, _ = hp
     direct = idx is None
     idx = np.flatnonzero(C) if direct else idx.astype(np.int64)
-    sib_s, sib_q = (np.array(sib, np.int64).reshape(-1, 2).T if len(sib) else (np.zeros(0, np.int64),) * 2)
-    parent = (LevelHist(*prev[2:]) if prev is not None else
-              LevelHist(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, H.shape[1]))))
-    return (sums, counts) + tuple(_assemble_kernel(idx, C, H, direct, nbt, np.asarray(build, np.int64), sib_s, sib_q,
-                                                   parent, len(sums)))
+    sib_s, sib_q = np.array(sib, np.int64).reshape(-1, 2).T if len(sib) else (np.zeros(0, np.int64),) * 2
+    parent = (
+        LevelHist(*prev[2:])
+        if prev is not None
+        else LevelHist(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, H.shape[1])))
+    )
+    return (sums, counts) + tuple(
+        _assemble_kernel(idx, C, H, direct, nbt, np.asarray(build, np.int64), sib_s, sib_q, parent, len(sums))
+    )
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #1ef7a111
 @kernel()
@@ -539,16 +716,21 @@ def _left_all(dense, level, off, cuts, features, counts, splits, left):
         a, b = ptr[s], ptr[s + 1]
         for fi in range(features.shape[0]):
             left[fi, s] = 0
-            if not np.isfinite(gain[fi, s]): continue
+            if not np.isfinite(gain[fi, s]):
+                continue
             f, o = features[fi], off[fi]
             nb = n_bins[f]
-            bthr = nb if np.isinf(cut[fi, s]) else np.searchsorted(cut_vals[cut_ptr[f]:cut_ptr[f + 1]], cut[fi, s]) + 1
+            bthr = (
+                nb if np.isinf(cut[fi, s]) else np.searchsorted(cut_vals[cut_ptr[f] : cut_ptr[f + 1]], cut[fi, s]) + 1
+            )
             m = stored = 0
             for e in range(a + np.searchsorted(lb[a:b], o), a + np.searchsorted(lb[a:b], o + nb + 1)):
                 rel = lb[e] - o
                 stored += lc[e]
-                if rel < bthr or (rel == nb and dleft[fi, s]): m += lc[e]
-            if not dense and zero_bin[f] < bthr: m += counts[s] - stored
+                if rel < bthr or (rel == nb and dleft[fi, s]):
+                    m += lc[e]
+            if not dense and zero_bin[f] < bthr:
+                m += counts[s] - stored
             left[fi, s] = m
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #ra7ge5p1
@@ -556,7 +738,8 @@ def _range_splits(level, cuts, features, off, p):
     """On the worker that holds a range of features' histograms of the level: the node sums and counts, and per feature
     (row) and node (column) its best split's gain, threshold, missing-value direction and rows sent left."""
     sums, counts = level[:2]
-    if level[2] is None: return sums, counts, None
+    if level[2] is None:
+        return sums, counts, None
     hist, dense, cuts, gp = LevelHist(*level[2:]), cuts[0], Cuts(*cuts[1:]), p["gain"]
     ns, K = len(sums), sums.shape[1] // 2
     nodes = Nodes(sums, counts, np.array([_score(sums[s], K, gp.lam, gp.mcw, gp.kind) for s in range(ns)]))
@@ -564,6 +747,7 @@ def _range_splits(level, cuts, features, off, p):
     _splits_from_hist(dense, hist, off, cuts, features, nodes, gp, out)
     _left_all(dense, hist, off, cuts, features, counts, out, left)
     return sums, counts, (*out, left)
+
 
 def _pick_splits(res, features, p, last):
     """On the client, from the ranges' `_range_splits` (in feature order): the nodes' leaf values and (unless `last`) each
@@ -573,8 +757,10 @@ def _pick_splits(res, features, p, last):
     ns, T = sums.shape
     K = T // 2
     values = np.zeros((ns, K))
-    for s in range(ns): _leaf_weights(sums[s], K, p["gain"].lam, p["gain"].mcw, p["eta"], values[s])
-    if last: return values, None
+    for s in range(ns):
+        _leaf_weights(sums[s], K, p["gain"].lam, p["gain"].mcw, p["eta"], values[s])
+    if last:
+        return values, None
     gain, cut, dleft, left = (np.vstack([r[2][k] for r in res]) for k in range(4))
     best, a = _first_best(gain), np.arange(ns)
     ok = (gain[best, a] > _EPS_GAIN) & (gain[best, a] >= p["gamma"])
@@ -586,30 +772,41 @@ def _here(x):
     "The value itself: a task on the worker that needs `x`, which fetches it as soon as it exists."
     return x
 
+
 def _tree_reduce(client, futures, groups, func=_add_level, *args, on_home=None, crossed=None):
     """Pairwise sums of `futures`: first within each group of indices, then across groups; a fixed order. With
     `on_home`, each addition runs on the home worker of its left operand's first partition, and a right operand from
     another worker is fetched there by a task of its own as soon as it is computed (a task with both operands would
     fetch only once the left one is done too); `crossed` (a list) collects those right operands (what travels)."""
+
     def add(a, b):
-        if on_home is None: return (a[0], client.submit(func, a[1], b[1], *args))
+        if on_home is None:
+            return (a[0], client.submit(func, a[1], b[1], *args))
         if on_home.home[a[0]] != on_home.home[b[0]]:
-            if crossed is not None: crossed.append(b)
+            if crossed is not None:
+                crossed.append(b)
             b = (b[0], on_home(a[0], _here, b[1]))
         return (a[0], on_home(a[0], func, a[1], b[1], *args))
+
     def pairwise(fs):
-        while len(fs) > 1: fs = [add(fs[i], fs[i + 1]) if i + 1 < len(fs) else fs[i] for i in range(0, len(fs), 2)]
+        while len(fs) > 1:
+            fs = [add(fs[i], fs[i + 1]) if i + 1 < len(fs) else fs[i] for i in range(0, len(fs), 2)]
         return fs[0]
+
     return pairwise([pairwise([(i, futures[i]) for i in g]) for g in groups])[1]
+
 
 def _wait(futures):
     "Block until the futures are computed (dask.distributed's `wait`)."
     from distributed import wait
+
     wait(futures)
+
 
 def _sent_bytes(client):
     "Bytes the workers have sent so far (to each other and to the client)."
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
+
 
 def _held_nbytes(client, futures):
     """`_nbytes` of each future's result, weighed on a worker that holds a copy. A task would not do: once a copy has
@@ -624,7 +821,8 @@ def _held_nbytes(client, futures):
 def _feature_ranges(off, W):
     "Boundaries (into the tree's features) of at most W contiguous ranges with about equal numbers of bins, none empty."
     nf = len(off) - 1
-    if nf == 0: return np.zeros(2, np.int64)
+    if nf == 0:
+        return np.zeros(2, np.int64)
     return np.unique(np.r_[0, np.searchsorted(off[:-1], np.arange(1, W) * off[-1] / W), nf]).astype(np.int64)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #5ubm17h1
@@ -633,37 +831,51 @@ def _submit_histograms(on_home, parts, gh, slots, groups, ranges, ns, features, 
     at the index of the block's first partition (None elsewhere); the worker's first task sums the nodes."""
     R = 1 if last else len(ranges) - 1
     hs = [[None] * len(parts) for _ in range(R)]
-    for w, g in enumerate(groups):                 # the other workers' ranges first: they travel while it builds its own
-        first = None                               # the worker's first task sums the nodes; the others take its sums
+    for w, g in enumerate(groups):  # the other workers' ranges first: they travel while it builds its own
+        first = None  # the worker's first task sums the nodes; the others take its sums
         for r in sorted(range(R), key=lambda r: (r - w - 1) % len(groups)):
             lo, hi = ranges[r], ranges[r + 1]
-            hs[r][g[0]] = on_home(g[0], _level_hist, [parts[i] for i in g], [gh[i] for i in g], [slots[i] for i in g],
-                                  ns, None if last else features[lo:hi], off[lo:hi + 1] - off[lo], build, first)
+            hs[r][g[0]] = on_home(
+                g[0],
+                _level_hist,
+                [parts[i] for i in g],
+                [gh[i] for i in g],
+                [slots[i] for i in g],
+                ns,
+                None if last else features[lo:hi],
+                off[lo : hi + 1] - off[lo],
+                build,
+                first,
+            )
             first = hs[r][g[0]] if first is None else first
     return hs
+
 
 def _search_ranges(client, on_home, hs, lead, ranges, prev, build, sib, features, off, cuts, p, crossed):
     """Per range: its histograms added, ending on its worker (`lead[r]`), the level assembled there (`prev[r]`: the
     range's last level, let go of here) and searched; the ranges' levels and searches (futures)."""
     levels, res = [], []
     for r in range(len(hs)):
-        order = lead[r:] + lead[:r]                # range r's sum ends on worker r
+        order = lead[r:] + lead[:r]  # range r's sum ends on worker r
         pieces = [None] * len(hs[r])
-        for j in order: pieces[j] = hs[r][j]
-        hs[r] = None                               # held by the tasks alone from here: each piece is freed once added
+        for j in order:
+            pieces[j] = hs[r][j]
+        hs[r] = None  # held by the tasks alone from here: each piece is freed once added
         total = _tree_reduce(client, pieces, [[j] for j in order], on_home=on_home, crossed=crossed)
         lo, hi = ranges[r], ranges[r + 1]
         levels.append(on_home(order[0], _assemble, total, prev[r], build, sib, int(off[hi] - off[lo])))
-        pieces = total = prev[r] = None            # the sum and the parent level: freed once assembled
-        res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo:hi + 1] - off[lo], p))
+        pieces = total = prev[r] = None  # the sum and the parent level: freed once assembled
+        res.append(on_home(order[0], _range_splits, levels[-1], cuts, features[lo:hi], off[lo : hi + 1] - off[lo], p))
     return levels, res
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #nex7bu11
 def _next_builds(ok, small_left, n_next, subtract):
     """The next level's built nodes (the k-th split's children are slots 2k and 2k + 1: the smaller one; with `subtract`
     False, all `n_next`) and for each built one, its sibling and their parent's slot, `(sibling, parent)`."""
-    if not subtract: return np.arange(n_next, dtype=np.int64), []
-    k = np.flatnonzero(ok); lo = 2 * np.arange(len(k), dtype=np.int64)
+    if not subtract:
+        return np.arange(n_next, dtype=np.int64), []
+    k = np.flatnonzero(ok)
+    lo = 2 * np.arange(len(k), dtype=np.int64)
     build = np.where(small_left[k], lo, lo + 1)
     return build, [(int(o), int(s)) for o, s in zip(np.where(small_left[k], lo + 1, lo), k)]
 
@@ -675,39 +887,62 @@ def _grow_tree_dask(client, on_home, parts, gh, slots, features, off, cuts, p, g
     K = p["K"]
     feature, thr, dl, left, right, values = [-1], [np.nan], [0], [-1], [-1], [np.zeros(K)]
     slot_nodes = np.array([0])
-    lead = [g[0] for g in groups]                       # each worker's first partition stands for the worker
+    lead = [g[0] for g in groups]  # each worker's first partition stands for the worker
     ranges = _feature_ranges(off, len(groups))
     build, sib, prev = np.array([0]), [], [None] * (len(ranges) - 1)
     for depth in range(p["max_depth"] + 1):
         ns, last = len(slot_nodes), depth == p["max_depth"] or len(features) == 0
-        t0 = time.perf_counter(); b0 = _sent_bytes(client) if log is not None else 0
+        t0 = time.perf_counter()
+        b0 = _sent_bytes(client) if log is not None else 0
         hs = _submit_histograms(on_home, parts, gh, slots, groups, ranges, ns, features, off, build, last)
-        if log is not None: _wait([h for hr in hs for h in hr if h is not None]); t1 = time.perf_counter()
+        if log is not None:
+            _wait([h for hr in hs for h in hr if h is not None])
+            t1 = time.perf_counter()
         crossed = [] if log is not None else None
-        levels, res = _search_ranges(client, on_home, hs, lead, ranges, prev, build, sib, features, off, cuts, p, crossed)
+        levels, res = _search_ranges(
+            client, on_home, hs, lead, ranges, prev, build, sib, features, off, cuts, p, crossed
+        )
         vals, split = _pick_splits(client.gather(res), features, p, last)
         t2 = time.perf_counter()
-        for s in range(ns): values[slot_nodes[s]] = vals[s]
-        row = dict(depth=depth, n_nodes=ns, n_built=0 if last else len(build), hist_s=t1 - t0, reduce_s=t2 - t1) if log is not None else None
-        if log is not None:        # what the reduction's cross-worker operands weighed, and what the workers sent
+        for s in range(ns):
+            values[slot_nodes[s]] = vals[s]
+        row = (
+            dict(depth=depth, n_nodes=ns, n_built=0 if last else len(build), hist_s=t1 - t0, reduce_s=t2 - t1)
+            if log is not None
+            else None
+        )
+        if log is not None:  # what the reduction's cross-worker operands weighed, and what the workers sent
             row["payload"] = int(sum(_held_nbytes(client, [f for _, f in crossed])))
         if split is None or not split[0].any():
-            if log is not None: log.append(dict(row, route_s=0.0, bytes=_sent_bytes(client) - b0))
+            if log is not None:
+                log.append(dict(row, route_s=0.0, bytes=_sent_bytes(client) - b0))
             break
         ok, sfeat, sthr, sdl, small_left = split
-        to_left, to_right, nxt = _split_nodes((feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K)
+        to_left, to_right, nxt = _split_nodes(
+            (feature, thr, dl, left, right, values), slot_nodes, ok, sfeat, sthr, sdl, K
+        )
         build, sib = _next_builds(ok, small_left, len(nxt), subtract)
         prev = levels if subtract else [None] * len(levels)
-        slots = [on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right) for i, (b, s) in enumerate(zip(parts, slots))]
+        slots = [
+            on_home(i, _route_rows, b, s, sfeat, sthr, sdl, to_left, to_right)
+            for i, (b, s) in enumerate(zip(parts, slots))
+        ]
         if log is not None:
             _wait(slots)
             log.append(dict(row, route_s=time.perf_counter() - t2, bytes=_sent_bytes(client) - b0))
         slot_nodes = np.array(nxt)
-    return Tree(np.array(feature, np.int64), np.array(thr, np.float64), np.array(dl, np.int8),
-                np.array(left, np.int64), np.array(right, np.int64), np.array(values).reshape(-1, K))
+    return Tree(
+        np.array(feature, np.int64),
+        np.array(thr, np.float64),
+        np.array(dl, np.int8),
+        np.array(left, np.int64),
+        np.array(right, np.int64),
+        np.array(values).reshape(-1, K),
+    )
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #556739e2
-SKETCH_FACTOR = 8      # each partition's summary keeps SKETCH_FACTOR * max_bins entries per feature (XGBoost's factor)
+SKETCH_FACTOR = 8  # each partition's summary keeps SKETCH_FACTOR * max_bins entries per feature (XGBoost's factor)
+
 
 def _partitions(client, X, Y, W, rows=None):
     """Load every row partition on a worker (futures): partition i on worker i·W // P of the W workers, so that
@@ -719,16 +954,25 @@ def _partitions(client, X, Y, W, rows=None):
     rs = rows.to_delayed().ravel() if rows is not None else [None] * len(xs)
     workers = sorted(worker_threads(client))
     P = len(xs)
-    parts = [client.compute(dask.delayed(_load, pure=True)(x, y, w, r, int(o)), workers=[workers[i * len(workers) // P]],
-                            allow_other_workers=True) for i, (x, y, w, r, o) in enumerate(zip(xs, ys, ws, rs, offsets))]
+    parts = [
+        client.compute(
+            dask.delayed(_load, pure=True)(x, y, w, r, int(o)),
+            workers=[workers[i * len(workers) // P]],
+            allow_other_workers=True,
+        )
+        for i, (x, y, w, r, o) in enumerate(zip(xs, ys, ws, rs, offsets))
+    ]
     _wait(parts)
     home = [workers[i * len(workers) // P] for i in range(P)]
+
     def on_home(i, func, *args):
         "A task of partition i, on its home worker (any other if that one is lost): no work stealing moves partitions."
         return client.submit(func, *args, workers=[home[i]], allow_other_workers=True)
+
     on_home.home = home
     groups = [g for g in ([i for i in range(P) if i * len(workers) // P == j] for j in range(len(workers))) if g]
     return parts, groups, on_home
+
 
 def merged_cuts(client, parts, groups, max_bins, sketch_size=None, on_home=None):
     "Cut values (cut_ptr, cut_vals) from each partition's quantile summary, merged by a tree reduction on the workers."
@@ -736,12 +980,16 @@ def merged_cuts(client, parts, groups, max_bins, sketch_size=None, on_home=None)
     sums = [on_home(i, _summary, p, size) if on_home else client.submit(_summary, p, size) for i, p in enumerate(parts)]
     return client.submit(_cuts_of, _tree_reduce(client, sums, groups, _merge, size, on_home=on_home), max_bins).result()
 
+
 def _check_cuts(cuts, F):
     "Given cuts as (cut_ptr, cut_vals) or a list of F sorted arrays, as (cut_ptr, cut_vals)."
-    if isinstance(cuts, tuple) and len(cuts) == 2 and np.ndim(cuts[0]) == 1 and len(cuts[0]) == F + 1: return tuple(np.asarray(c) for c in cuts)
+    if isinstance(cuts, tuple) and len(cuts) == 2 and np.ndim(cuts[0]) == 1 and len(cuts[0]) == F + 1:
+        return tuple(np.asarray(c) for c in cuts)
     cuts = [np.asarray(c, np.float64) for c in cuts]
     if len(cuts) != F or any(c.ndim != 1 or (np.diff(c) <= 0).any() or np.isnan(c).any() for c in cuts):
-        raise ValueError(f"cuts must hold {F} strictly increasing arrays of cut values (one per feature), or (cut_ptr, cut_vals).")
+        raise ValueError(
+            f"cuts must hold {F} strictly increasing arrays of cut values (one per feature), or (cut_ptr, cut_vals)."
+        )
     return np.r_[0, np.cumsum([len(c) for c in cuts])].astype(np.int64), (np.concatenate(cuts) if F else np.empty(0))
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #fc37e910
@@ -754,26 +1002,40 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
     histograms instead of the smaller child's only (a check of the subtraction). Called by `est.fit` for Dask input."""
     est._validate_params()
     if est.tree_method != "hist":
-        raise ValueError("tree_method='exact' needs every row of a feature sorted in one place; on Dask input use tree_method='hist'.")
+        raise ValueError(
+            "tree_method='exact' needs every row of a feature sorted in one place; on Dask input use tree_method='hist'."
+        )
     client = _client(client)
     X, Y, W = _check_input(X, Y, sample_weight)
     (n, F), K = X.shape, Y.shape[1]
-    if rows is not None: rows = (rows if hasattr(rows, "__dask_graph__") else da.from_array(np.asarray(rows, bool), chunks=X.chunks[0])).rechunk(X.chunks[:1])
+    if rows is not None:
+        rows = (
+            rows if hasattr(rows, "__dask_graph__") else da.from_array(np.asarray(rows, bool), chunks=X.chunks[0])
+        ).rechunk(X.chunks[:1])
     parts, groups, on_home = _partitions(client, X, Y, W, rows)
     kinds = set(client.gather([on_home(i, _is_sparse, q) for i, q in enumerate(parts)]))
-    if len(kinds) > 1: raise ValueError("X mixes dense and sparse chunks; make them all one kind.")
-    n_in, y_sum, w_sum, wy_sum = client.gather(_tree_reduce(client, [on_home(i, _stats, q) for i, q in enumerate(parts)], groups, _add, on_home=on_home))
-    if not w_sum.any(): raise ValueError("sample_weight is zero everywhere; at least one weight must be positive.")
+    if len(kinds) > 1:
+        raise ValueError("X mixes dense and sparse chunks; make them all one kind.")
+    n_in, y_sum, w_sum, wy_sum = client.gather(
+        _tree_reduce(client, [on_home(i, _stats, q) for i, q in enumerate(parts)], groups, _add, on_home=on_home)
+    )
+    if not w_sum.any():
+        raise ValueError("sample_weight is zero everywhere; at least one weight must be positive.")
     p = est._params()
     p["K"] = K
     # the base scores as `_base_margin` computes them, from the reduced sums
     if est.base_score is None:
         freq = np.where(w_sum > 0, wy_sum / np.where(w_sum > 0, w_sum, 1), y_sum / max(n_in[0], 1))
         est.base_margin_ = _base_margin(np.clip(freq, 1e-6, 1 - 1e-6), np.zeros((1, K)), np.ones((1, K)))
-    else: est.base_margin_ = _base_margin(est.base_score, np.zeros((1, K)), np.ones((1, K)))
-    cut_ptr, cut_vals = merged_cuts(client, parts, groups, est.max_bins, on_home=on_home) if cuts is None else _check_cuts(cuts, F)
+    else:
+        est.base_margin_ = _base_margin(est.base_score, np.zeros((1, K)), np.ones((1, K)))
+    cut_ptr, cut_vals = (
+        merged_cuts(client, parts, groups, est.max_bins, on_home=on_home) if cuts is None else _check_cuts(cuts, F)
+    )
     n_bins = (np.diff(cut_ptr) + 1).astype(np.int64)
-    zero_bin = np.array([np.searchsorted(cut_vals[cut_ptr[f]:cut_ptr[f + 1]], 0.0, side="right") for f in range(F)], np.int64)
+    zero_bin = np.array(
+        [np.searchsorted(cut_vals[cut_ptr[f] : cut_ptr[f + 1]], 0.0, side="right") for f in range(F)], np.int64
+    )
     cut_info = (not kinds.pop(), n_bins, zero_bin, cut_ptr, cut_vals)
     binned = [on_home(i, _bin, q, cut_ptr, cut_vals) for i, q in enumerate(parts)]
     seeds = spawn_seeds(est.random_state, max(est.n_estimators, 1))
@@ -782,21 +1044,27 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
     for t in range(est.n_estimators):
         gh = [on_home(i, _grad, q, s) for i, (q, s) in enumerate(zip(binned, S))]
         rng = np.random.default_rng(seeds[t])
-        if est.subsample < 1.0: rng.bit_generator.advance(n)            # the rows' draws happen on the workers
+        if est.subsample < 1.0:
+            rng.bit_generator.advance(n)  # the rows' draws happen on the workers
         features = _draw_features(rng, F, est.colsample)
         off = np.r_[0, np.cumsum(n_bins[features] + 1)].astype(np.int64)
         slots = [on_home(i, _first_slots, q, seeds[t], float(est.subsample)) for i, q in enumerate(binned)]
         lt = [] if profile else None
         tree = _grow_tree_dask(client, on_home, binned, gh, slots, features, off, cut_info, p, groups, lt, subtract)
-        gh = slots = None                              # freed before the next tree's gradients are made
-        if profile: log.extend(dict(tree=t, **r) for r in lt)
+        gh = slots = None  # freed before the next tree's gradients are made
+        if profile:
+            log.extend(dict(tree=t, **r) for r in lt)
         S = [on_home(i, _add_tree, q, s, tree) for i, (q, s) in enumerate(zip(binned, S))]
         trees.append(tree)
-        if est.verbose and (t + 1) % est.verbose == 0: print(f"tree {t + 1}/{est.n_estimators}: {len(tree[0])} nodes")
-    (est.tree_ptr_, est.feature_, est.threshold_, est.default_left_, est.left_, est.right_, est.value_) = _concat_trees(trees, K)
+        if est.verbose and (t + 1) % est.verbose == 0:
+            print(f"tree {t + 1}/{est.n_estimators}: {len(tree[0])} nodes")
+    (est.tree_ptr_, est.feature_, est.threshold_, est.default_left_, est.left_, est.right_, est.value_) = _concat_trees(
+        trees, K
+    )
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype = np.arange(K), K, "multilabel-indicator", Y.dtype
     est.n_features_in_, est.cuts_ = F, (cut_ptr, cut_vals)
-    if profile: est.dask_levels_ = log
+    if profile:
+        est.dask_levels_ = log
     return est
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #16a18aa0
@@ -807,22 +1075,49 @@ def _scores_chunk(Xc, base, roots, *tree):
     _predict_trees(_data_args(X), roots, Tree(*tree), S)
     return S
 
-def _proba_chunk(Xc, base, *trees): return 1.0 / (1.0 + np.exp(-_scores_chunk(Xc, base, *trees)))
 
-def _labels_chunk(Xc, base, *trees): return (_scores_chunk(Xc, base, *trees) >= 0.0).astype(np.int8)
+def _proba_chunk(Xc, base, *trees):
+    return 1.0 / (1.0 + np.exp(-_scores_chunk(Xc, base, *trees)))
+
+
+def _labels_chunk(Xc, base, *trees):
+    return (_scores_chunk(Xc, base, *trees) >= 0.0).astype(np.int8)
+
 
 def _map_rows(est, func, X, dtype):
     "A Dask array (n, K) of `func(chunk, model...)` over the row chunks of X (the model travels with the tasks)."
     from sklearn.utils.validation import check_is_fitted
+
     check_is_fitted(est)
     if est.target_type_ != "multilabel-indicator":
-        raise TypeError("Prediction on Dask input gives (n, K) label matrices; this model was fitted on a 1-D target: predict on X in memory.")
+        raise TypeError(
+            "Prediction on Dask input gives (n, K) label matrices; this model was fitted on a 1-D target: predict on X in memory."
+        )
     X = _as_array(X, "X")
     if X.shape[1] != est.n_features_in_:
         raise ValueError(f"X has {X.shape[1]} features, but {type(est).__name__} was fitted with {est.n_features_in_}.")
-    model = (est.base_margin_, est.tree_ptr_[:-1].copy(), est.feature_, est.threshold_, est.default_left_, est.left_, est.right_, est.value_)
-    return X.map_blocks(func, *model, dtype=dtype, chunks=(X.chunks[0], (est.n_labels_,)), meta=np.empty((0, 0), dtype=dtype))
+    model = (
+        est.base_margin_,
+        est.tree_ptr_[:-1].copy(),
+        est.feature_,
+        est.threshold_,
+        est.default_left_,
+        est.left_,
+        est.right_,
+        est.value_,
+    )
+    return X.map_blocks(
+        func, *model, dtype=dtype, chunks=(X.chunks[0], (est.n_labels_,)), meta=np.empty((0, 0), dtype=dtype)
+    )
 
-def decision_function(est, X): return _map_rows(est, _scores_chunk, X, np.float64)
-def predict_proba(est, X): return _map_rows(est, _proba_chunk, X, np.float64)
-def predict(est, X): return _map_rows(est, _labels_chunk, X, np.int8).astype(est._y_dtype)
+
+def decision_function(est, X):
+    return _map_rows(est, _scores_chunk, X, np.float64)
+
+
+def predict_proba(est, X):
+    return _map_rows(est, _proba_chunk, X, np.float64)
+
+
+def predict(est, X):
+    return _map_rows(est, _labels_chunk, X, np.int8).astype(est._y_dtype)

@@ -12,8 +12,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core import kernel
-from .losses import (LOSS_LOGISTIC_LABEL_WISE, LOSS_SQUARED_ERROR_LABEL_WISE, LOSS_SQUARED_HINGE_LABEL_WISE, LOSSES,
-                            _loss_kernel, _loss_value_row)
+from mlc_lit.losses import (
+    LOSS_LOGISTIC_LABEL_WISE,
+    LOSS_SQUARED_ERROR_LABEL_WISE,
+    LOSS_SQUARED_HINGE_LABEL_WISE,
+    LOSSES,
+    _loss_kernel,
+    _loss_value_row,
+)
 
 # %% auto #0
 __all__ = ['PRUNING_DEFAULTS', 'StratifiedSampler', 'holdout_mask', 'pruning_options', 'RuleMonitor', 'best_n_rules',
@@ -32,83 +38,109 @@ def _draw_strata(keys, mem_ptr, mem, target, rel_ptr, rel, hold):
     for s in range(mem_ptr.shape[0] - 1):
         want = target[s]
         if rel_ptr.shape[0] > 0:
-            for p in range(rel_ptr[s], rel_ptr[s + 1]): want -= hold[rel[p]]
+            for p in range(rel_ptr[s], rel_ptr[s + 1]):
+                want -= hold[rel[p]]
         a, m = mem_ptr[s], mem_ptr[s + 1] - mem_ptr[s]
         if want >= m:
-            for p in range(a, a + m): hold[mem[p]] = True
+            for p in range(a, a + m):
+                hold[mem[p]] = True
         elif want > 0:
-            for q in range(m): count[q] = 0
-            for p in range(m):                      # bucket of each row; keys outside [0, 1) go to the end buckets
-                q = min(max(int(keys[mem[a + p]] * m), 0), m - 1); bucket[p] = q; count[q] += 1
-            c, below = 0, 0                         # c: the bucket of the want-th smallest key; below: rows before it
+            for q in range(m):
+                count[q] = 0
+            for p in range(m):  # bucket of each row; keys outside [0, 1) go to the end buckets
+                q = min(max(int(keys[mem[a + p]] * m), 0), m - 1)
+                bucket[p] = q
+                count[q] += 1
+            c, below = 0, 0  # c: the bucket of the want-th smallest key; below: rows before it
             while below + count[c] < want:
-                below += count[c]; c += 1
+                below += count[c]
+                c += 1
             t = 0
-            for p in range(m):                      # rows of lower buckets are in; bucket c's rows sorted by key (stable)
-                i = mem[a + p]; hold[i] = bucket[p] < c
+            for p in range(m):  # rows of lower buckets are in; bucket c's rows sorted by key (stable)
+                i = mem[a + p]
+                hold[i] = bucket[p] < c
                 if bucket[p] == c:
                     j = t
                     while j > 0 and keys[tied[j - 1]] > keys[i]:
-                        tied[j] = tied[j - 1]; j -= 1
-                    tied[j] = i; t += 1
-            for j in range(want - below): hold[tied[j]] = True
+                        tied[j] = tied[j - 1]
+                        j -= 1
+                    tied[j] = i
+                    t += 1
+            for j in range(want - below):
+                hold[tied[j]] = True
 
 # %% ../nbs/01d_pruning.ipynb #drawstr2
 def _csr_of(groups: list):
     "(ptr, rows): the int64 arrays `groups` (a list of row arrays) laid end to end."
-    ptr = np.zeros(len(groups) + 1, np.int64); ptr[1:] = np.cumsum([len(g) for g in groups])
+    ptr = np.zeros(len(groups) + 1, np.int64)
+    ptr[1:] = np.cumsum([len(g) for g in groups])
     return ptr, (np.concatenate(groups).astype(np.int64) if groups else np.zeros(0, np.int64))
+
 
 class StratifiedSampler:
     """Draws of `round(size · n)`-ish subsets of the rows of `Y` (n, K) 0/1 under `strategy` ('random',
     'stratified_example_wise', 'stratified_output_wise'); the strata are found once, each `draw(rng)` is one subset.
 
     The hold-out split draws once (`holdout_mask`); per-rule instance sampling draws once per rule."""
+
     def __init__(self, Y, strategy: str, size: float):
         if strategy not in ("random", "stratified_example_wise", "stratified_output_wise"):
-            raise ValueError(f"strategy must be 'random', 'stratified_output_wise' or 'stratified_example_wise'; got {strategy!r}.")
-        Y = np.asarray(Y); n = Y.shape[0]
+            raise ValueError(
+                f"strategy must be 'random', 'stratified_output_wise' or 'stratified_example_wise'; got {strategy!r}."
+            )
+        Y = np.asarray(Y)
+        n = Y.shape[0]
         self.strategy, self.n, self.size = strategy, n, size
         no_rel = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        if strategy == "stratified_example_wise":      # one stratum per distinct label vector
-            _, group = np.unique(Y, axis=0, return_inverse=True); group = group.ravel()
+        if strategy == "stratified_example_wise":  # one stratum per distinct label vector
+            _, group = np.unique(Y, axis=0, return_inverse=True)
+            group = group.ravel()
             order = np.argsort(group, kind="stable")
             sizes = np.bincount(group)
             self.mem = (np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), order.astype(np.int64))
-            self.target, self.rel = np.round(size * sizes).astype(np.int64), no_rel   # round(size · n_v) per vector v
-        elif strategy == "stratified_output_wise":     # labels from the rarest; each takes its examples not yet placed
+            self.target, self.rel = np.round(size * sizes).astype(np.int64), no_rel  # round(size · n_v) per vector v
+        elif strategy == "stratified_output_wise":  # labels from the rarest; each takes its examples not yet placed
             placed, pos = np.zeros(n, bool), Y.sum(axis=0)
             members, relevant, target = [], [], []
             for k in np.argsort(pos, kind="stable"):
                 rel_k = Y[:, k] == 1
-                members.append(np.flatnonzero(rel_k & ~placed)); relevant.append(np.flatnonzero(rel_k))
-                target.append(int(round(size * pos[k]))); placed |= rel_k
-            members.append(np.flatnonzero(~placed)); relevant.append(np.arange(n)); target.append(int(round(size * n)))
+                members.append(np.flatnonzero(rel_k & ~placed))
+                relevant.append(np.flatnonzero(rel_k))
+                target.append(int(round(size * pos[k])))
+                placed |= rel_k
+            members.append(np.flatnonzero(~placed))
+            relevant.append(np.arange(n))
+            target.append(int(round(size * n)))
             self.mem, self.rel, self.target = _csr_of(members), _csr_of(relevant), np.array(target, np.int64)
 
     def draw(self, rng):
         "(n,) bool: the rows in this draw, from `rng` (a numpy Generator)."
         hold = np.zeros(self.n, bool)
         if self.strategy == "random":
-            hold[rng.permutation(self.n)[:int(round(self.size * self.n))]] = True
+            hold[rng.permutation(self.n)[: int(round(self.size * self.n))]] = True
         else:
             _draw_strata(rng.random(self.n), *self.mem, self.target, *self.rel, hold)
         return hold
 
+
 def holdout_mask(Y, strategy: str, size: float, rng):
     "(n,) bool: which rows of `Y` (n, K) 0/1 form the hold-out set under `strategy`, drawing from `rng` (a numpy Generator)."
     if strategy not in ("random", "stratified_example_wise", "stratified_output_wise"):
-        raise ValueError(f"holdout must be None, 'random', 'stratified_output_wise' or 'stratified_example_wise'; got {strategy!r}.")
+        raise ValueError(
+            f"holdout must be None, 'random', 'stratified_output_wise' or 'stratified_example_wise'; got {strategy!r}."
+        )
     return StratifiedSampler(Y, strategy, size).draw(rng)
 
 # %% ../nbs/01d_pruning.ipynb #2b2f7890
 def _column(Xc, f: int):
     "Column `f` of `Xc` (dense, or CSC) as a dense (n,) array."
-    if not sp.issparse(Xc): return Xc[:, f]
+    if not sp.issparse(Xc):
+        return Xc[:, f]
     col = np.zeros(Xc.shape[0])
     a, b = Xc.indptr[f], Xc.indptr[f + 1]
     col[Xc.indices[a:b]] = Xc.data[a:b]
     return col
+
 
 def _covered(Xc, features, thresholds, ops):
     "(n,) bool: rows of `Xc` (dense, or CSC) satisfying every condition (NaN satisfies none)."
@@ -121,14 +153,25 @@ def _covered(Xc, features, thresholds, ops):
 
 # %% ../nbs/01d_pruning.ipynb #bd2ff2d0
 _AGGREGATE = {"avg": np.mean, "min": np.min, "max": np.max}
-PRUNING_DEFAULTS = dict(min_rules=100, interval=1, update_interval=1, stop_interval=1, num_past=50, num_recent=50,
-                        min_improvement=0.005, aggregation="avg", use_holdout_set=True)
+PRUNING_DEFAULTS = dict(
+    min_rules=100,
+    interval=1,
+    update_interval=1,
+    stop_interval=1,
+    num_past=50,
+    num_recent=50,
+    min_improvement=0.005,
+    aggregation="avg",
+    use_holdout_set=True,
+)
+
 
 def pruning_options(est):
     "The pruning options of `est` (`pruning_options` over `PRUNING_DEFAULTS`), checked."
     opts = dict(PRUNING_DEFAULTS, **(est.pruning_options or {}))
     unknown = set(opts) - set(PRUNING_DEFAULTS)
-    if unknown: raise ValueError(f"pruning_options: unknown option(s) {sorted(unknown)}; known: {sorted(PRUNING_DEFAULTS)}.")
+    if unknown:
+        raise ValueError(f"pruning_options: unknown option(s) {sorted(unknown)}; known: {sorted(PRUNING_DEFAULTS)}.")
     for k in ("min_rules", "interval", "update_interval", "stop_interval", "num_past", "num_recent"):
         if not isinstance(opts[k], (int, np.integer)) or isinstance(opts[k], bool) or opts[k] < 1:
             raise ValueError(f"pruning_options[{k!r}] must be an int >= 1; got {opts[k]!r}.")
@@ -142,55 +185,71 @@ def pruning_options(est):
 
 # %% ../nbs/01d_pruning.ipynb #7512f384
 _LABEL_WISE = (LOSS_LOGISTIC_LABEL_WISE, LOSS_SQUARED_ERROR_LABEL_WISE, LOSS_SQUARED_HINGE_LABEL_WISE)
-LOSS = 0   # the loss code each `_loss_kernel` copy of the two kernels below compiles in
+LOSS = 0  # the loss code each `_loss_kernel` copy of the two kernels below compiles in
+
 
 def _row_losses_impl(loss, Y, S, rows, out):
-    for i in rows: out[i] = _loss_value_row(LOSS, Y[i], S[i])
+    for i in rows:
+        out[i] = _loss_value_row(LOSS, Y[i], S[i])
+
 
 def _entry_losses_impl(loss, Y, S, rows, labels, E):
-    for i in rows:                       # a label-wise row function on one label is that entry's loss
-        for l in labels: E[i, l] = _loss_value_row(LOSS, Y[i, l:l + 1], S[i, l:l + 1])
+    for i in rows:  # a label-wise row function on one label is that entry's loss
+        for l in labels:
+            E[i, l] = _loss_value_row(LOSS, Y[i, l : l + 1], S[i, l : l + 1])
+
 
 @kernel(fastmath=False)
 def _row_sums(E, rows, out):
     "out[i] = the sum of row i of `E`, first entry to last, for each i in `rows`."
     for i in rows:
         acc = 0.0
-        for k in range(E.shape[1]): acc += E[i, k]
+        for k in range(E.shape[1]):
+            acc += E[i, k]
         out[i] = acc
+
 
 @kernel(fastmath=False)
 def _mean_in_order(v):
     "The mean of `v`, summed from the first entry to the last."
     acc = 0.0
-    for x in v: acc += x
+    for x in v:
+        acc += x
     return acc / v.shape[0]
 
 # %% ../nbs/01d_pruning.ipynb #monclass1
 class RuleMonitor:
     "Hold-out scores and loss after each rule; says when to stop (time limit, pre-pruning)."
+
     def __init__(self, est, X, Y, t0):
         self.pruning, self.time_limit, self.t0 = est.global_pruning, est.time_limit, t0
         self.opts = pruning_options(est) if self.pruning else None
         self.n_seen, self.losses = 0, []
-        if self.pruning is None: return                      # the time limit alone: no scores to keep
+        if self.pruning is None:
+            return  # the time limit alone: no scores to keep
         self.X = X.tocsc() if sp.issparse(X) else X
         self.Y, self.S = Y, np.zeros(Y.shape, np.float64)
         self.code = LOSSES[est.loss]
-        self.row_loss = np.empty(Y.shape[0])                 # each example's loss under S (complete after the default rule)
-        self.entries = np.empty(Y.shape) if self.code in _LABEL_WISE else None   # and each entry's, for label-wise losses
-        if self.pruning == "pre_pruning": self.buffer = deque(maxlen=self.opts["num_past"] + self.opts["num_recent"])
+        self.row_loss = np.empty(Y.shape[0])  # each example's loss under S (complete after the default rule)
+        self.entries = (
+            np.empty(Y.shape) if self.code in _LABEL_WISE else None
+        )  # and each entry's, for label-wise losses
+        if self.pruning == "pre_pruning":
+            self.buffer = deque(maxlen=self.opts["num_past"] + self.opts["num_recent"])
 
     def _add(self, cond, head):
         f, t, op = cond
         cov = _covered(self.X, f, t, op)
         labels, scores = head
-        for l, s in zip(labels, scores): self.S[cov, int(l)] += s
+        for l, s in zip(labels, scores):
+            self.S[cov, int(l)] += s
         rows = np.flatnonzero(cov)
         if self.entries is None:
             _loss_kernel(_row_losses_impl, self.code)(self.code, self.Y, self.S, rows, self.row_loss)
         else:
-            _loss_kernel(_entry_losses_impl, self.code)(self.code, self.Y, self.S, rows, labels.astype(np.int64), self.entries)
+            _loss_kernel(_entry_losses_impl, self.code)(
+                self.code, self.Y, self.S, rows, labels.astype(np.int64), self.entries
+            )
             _row_sums(self.entries, rows, self.row_loss)
 
     def loss(self):
@@ -204,41 +263,54 @@ def _monitor_call(self, conds, heads, to_values=None):
     stop = False
     while self.pruning is not None and self.n_seen < len(conds):
         cond = conds[self.n_seen]
-        self._add(cond if to_values is None else to_values(cond), heads[self.n_seen]); self.n_seen += 1
+        self._add(cond if to_values is None else to_values(cond), heads[self.n_seen])
+        self.n_seen += 1
         stop = self._step(self.n_seen) or stop
     return stop or (self.time_limit is not None and time.perf_counter() - self.t0 >= self.time_limit)
+
 
 def _step(self, r):
     "Record the loss of the first `r` rules where the pruning mode asks for it; True when pre-pruning says stop."
     if self.pruning == "post_pruning" and r >= self.opts["min_rules"] and r % self.opts["interval"] == 0:
         self.losses.append((r, self.loss()))
     if self.pruning == "pre_pruning" and r % self.opts["update_interval"] == 0:
-        self.losses.append((r, self.loss())); self.buffer.append(self.losses[-1][1])
+        self.losses.append((r, self.loss()))
+        self.buffer.append(self.losses[-1][1])
         return r >= self.opts["min_rules"] and r % self.opts["stop_interval"] == 0 and self._no_progress()
     return False
+
 
 def _no_progress(self):
     "Pre-pruning's test: the buffer is full and the recent aggregate improves on the past one by less than min_improvement."
     o = self.opts
-    if len(self.buffer) < self.buffer.maxlen: return False
-    values = np.array(self.buffer); agg = _AGGREGATE[o["aggregation"]]
-    past, recent = agg(values[:o["num_past"]]), agg(values[o["num_past"]:])
+    if len(self.buffer) < self.buffer.maxlen:
+        return False
+    values = np.array(self.buffer)
+    agg = _AGGREGATE[o["aggregation"]]
+    past, recent = agg(values[: o["num_past"]]), agg(values[o["num_past"] :])
     return past <= 0 or (past - recent) / past < o["min_improvement"]
+
 
 RuleMonitor.__call__, RuleMonitor._step, RuleMonitor._no_progress = _monitor_call, _step, _no_progress
 
 # %% ../nbs/01d_pruning.ipynb #1d372371
 def best_n_rules(losses, n_rules):
     "The number of rules with the lowest recorded loss (ties: fewer rules), or `n_rules` if none was recorded."
-    if not losses: return n_rules
+    if not losses:
+        return n_rules
     r, l = np.array(losses).T
     return int(r[np.argmin(l)])
+
 
 def truncate_model(est, m):
     "Keep the first `m` rules of the fitted `est` (the default rule included)."
     c, h = est.cond_ptr_[m], est.head_ptr_[m]
-    est.cond_ptr_, est.head_ptr_ = est.cond_ptr_[:m + 1].copy(), est.head_ptr_[:m + 1].copy()
-    est.cond_feature_, est.cond_threshold_, est.cond_op_ = est.cond_feature_[:c].copy(), est.cond_threshold_[:c].copy(), est.cond_op_[:c].copy()
+    est.cond_ptr_, est.head_ptr_ = est.cond_ptr_[: m + 1].copy(), est.head_ptr_[: m + 1].copy()
+    est.cond_feature_, est.cond_threshold_, est.cond_op_ = (
+        est.cond_feature_[:c].copy(),
+        est.cond_threshold_[:c].copy(),
+        est.cond_op_[:c].copy(),
+    )
     est.head_label_, est.head_score_ = est.head_label_[:h].copy(), est.head_score_[:h].copy()
     est.n_rules_ = m
 
@@ -250,12 +322,15 @@ def prepare(est, X, Y):
     if est.holdout is not None:
         hold = holdout_mask(Y, est.holdout, est.holdout_size, np.random.default_rng(_holdout_seed(est.random_state)))
         if hold.all() or not hold.any():
-            raise ValueError(f"holdout_size={est.holdout_size} with holdout={est.holdout!r} leaves "
-                             f"{'no training' if hold.all() else 'no hold-out'} examples (n_samples = {Y.shape[0]}); "
-                             "use more examples or another holdout_size.")
+            raise ValueError(
+                f"holdout_size={est.holdout_size} with holdout={est.holdout!r} leaves "
+                f"{'no training' if hold.all() else 'no hold-out'} examples (n_samples = {Y.shape[0]}); "
+                "use more examples or another holdout_size."
+            )
         keep = np.flatnonzero(~hold)
         X, Xh, Yh, Y = X[keep], X[np.flatnonzero(hold)], Y[hold], Y[keep]
-        if sp.issparse(X): X, Xh = X.tocsr(), Xh.tocsr()
+        if sp.issparse(X):
+            X, Xh = X.tocsr(), Xh.tocsr()
     est.holdout_size_ = 0 if Yh is None else Yh.shape[0]
     monitor = None
     if est.global_pruning is not None or est.time_limit is not None:
@@ -263,9 +338,11 @@ def prepare(est, X, Y):
         monitor = RuleMonitor(est, Xh if on_hold else X, Yh if on_hold else Y, t0)
     return (X, Y, Xh, Yh), monitor
 
+
 def _holdout_seed(random_state):
     "A seed for the hold-out split derived from `random_state` (an int, a RandomState or None)."
-    if isinstance(random_state, np.random.RandomState): return int(random_state.randint(0, 2 ** 31 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
     return None if random_state is None else int(random_state) + 7919
 
 # %% ../nbs/01d_pruning.ipynb #01eed3cf
@@ -275,7 +352,10 @@ def finish(est, data, monitor):
     if monitor is not None and est.global_pruning is not None:
         keep = [(r, l) for r, l in monitor.losses if r >= monitor.opts["min_rules"]]
         truncate_model(est, best_n_rules(keep, est.n_rules_))
-    est.holdout_losses_ = None if monitor is None or est.global_pruning is None else np.array(monitor.losses).reshape(-1, 2)
+    est.holdout_losses_ = (
+        None if monitor is None or est.global_pruning is None else np.array(monitor.losses).reshape(-1, 2)
+    )
     from mlc_lit.calibration import fit_calibration
+
     use_hold = Yh is not None and est.calibrate_on_holdout
     fit_calibration(est, Xh if use_hold else X, Yh if use_hold else Y)

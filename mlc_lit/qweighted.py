@@ -19,8 +19,18 @@ from numba.extending import intrinsic
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .core import (N_JOBS, MultiLabelClassifier, borrow, check_memory, csr_arrays, int_at_least, kernel,
-                          n_threads, numba_threads, spawn_seeds)
+from mlc_lit.core import (
+    N_JOBS,
+    MultiLabelClassifier,
+    borrow,
+    check_memory,
+    csr_arrays,
+    int_at_least,
+    kernel,
+    n_threads,
+    numba_threads,
+    spawn_seeds,
+)
 
 # %% auto #0
 __all__ = ['n_pairs', 'full_votes', 'votes_to_labels', 'votes_to_ranking', 'qweighted_game', 'qweighted_votes',
@@ -31,10 +41,12 @@ def n_pairs(n_labels: int) -> int:
     "Number of pairwise classifiers of a calibrated problem with `n_labels` labels: n(n+1)/2."
     return n_labels * (n_labels + 1) // 2
 
+
 @kernel(inline=True)
 def _pair_index(u, v, n):
     "Row of the pair of classes u != v among n labels (class 0 is the calibration label)."
-    if u > v: u, v = v, u
+    if u > v:
+        u, v = v, u
     return v - 1 if u == 0 else n + (v - 1) * (v - 2) // 2 + u - 1
 
 # %% ../nbs/04_qweighted.ipynb #a61f7d12
@@ -44,25 +56,33 @@ def _row_score(W, p, X, indptr, indices, data, i, sparse):
     F = W.shape[1] - 1
     s = W[p, F]
     if sparse:
-        for k in range(indptr[i], indptr[i + 1]): s += W[p, indices[k]] * data[k]
+        for k in range(indptr[i], indptr[i + 1]):
+            s += W[p, indices[k]] * data[k]
     else:
-        for f in range(F): s += W[p, f] * X[i, f]
+        for f in range(F):
+            s += W[p, f] * X[i, f]
     return s
+
 
 @kernel()
 def _row_update(W, p, y, X, indptr, indices, data, i, sparse):
     "Perceptron step on row `p` with target `y` = ±1: add y·x̃ when y·score <= 0."
-    if y * _row_score(W, p, X, indptr, indices, data, i, sparse) > 0: return
+    if y * _row_score(W, p, X, indptr, indices, data, i, sparse) > 0:
+        return
     F = W.shape[1] - 1
     W[p, F] += y
     if sparse:
-        for k in range(indptr[i], indptr[i + 1]): W[p, indices[k]] += y * data[k]
+        for k in range(indptr[i], indptr[i + 1]):
+            W[p, indices[k]] += y * data[k]
     else:
-        for f in range(F): W[p, f] += y * X[i, f]
+        for f in range(F):
+            W[p, f] += y * X[i, f]
 
 # %% ../nbs/04_qweighted.ipynb #7122d594
 def _train_impl(W, X, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse, calib_only, v_bounds):
-    W, X, indptr, indices, data = borrow(W, X, indptr, indices, data)   # the caller holds them: no reference counting per step
+    W, X, indptr, indices, data = borrow(
+        W, X, indptr, indices, data
+    )  # the caller holds them: no reference counting per step
     n = Y.shape[1]
     for t in prange(v_bounds.shape[0] - 1):
         for e in range(order.shape[0]):
@@ -72,15 +92,19 @@ def _train_impl(W, X, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse,
                     base = n + (v - 1) * (v - 2) // 2 - 1  # row of pair (u, v) is base + u
                     v_rel = Y[i, v - 1] != 0
                     _row_update(W, v - 1, -1.0 if v_rel else 1.0, X, indptr, indices, data, i, sparse)
-                    if calib_only: continue
+                    if calib_only:
+                        continue
                     if v_rel:  # v relevant: play every irrelevant u < v, v is preferred
                         for u in range(1, v):
-                            if Y[i, u - 1] == 0: _row_update(W, base + u, -1.0, X, indptr, indices, data, i, sparse)
-                    else:      # v irrelevant: play every relevant u < v, u is preferred
+                            if Y[i, u - 1] == 0:
+                                _row_update(W, base + u, -1.0, X, indptr, indices, data, i, sparse)
+                    else:  # v irrelevant: play every relevant u < v, u is preferred
                         for k in range(rel_ptr[i], rel_ptr[i + 1]):
                             u = rel_cls[k]
-                            if u >= v: break
+                            if u >= v:
+                                break
                             _row_update(W, base + u, 1.0, X, indptr, indices, data, i, sparse)
+
 
 _train_serial = kernel()(_train_impl)
 _train_parallel = kernel(parallel=True)(_train_impl)
@@ -88,20 +112,26 @@ _train_parallel = kernel(parallel=True)(_train_impl)
 # %% ../nbs/04_qweighted.ipynb #a0da2c90
 def _x_arrays(X):
     "(dense X or a 0×0 stand-in, indptr, indices, data, is_sparse) for the kernels."
-    if sp.issparse(X): return (np.zeros((0, 0)), *csr_arrays(X), True)
+    if sp.issparse(X):
+        return (np.zeros((0, 0)), *csr_arrays(X), True)
     z = np.zeros(0, dtype=np.int64)
     return np.ascontiguousarray(X, dtype=np.float64), z, z, np.zeros(0), False
 
+
 def _epoch_order(n_samples, epochs, shuffle, random_state):
     "(epochs, n_samples) row order: in order, or one seeded permutation per epoch."
-    if not shuffle: return np.tile(np.arange(n_samples, dtype=np.int64), (epochs, 1))
+    if not shuffle:
+        return np.tile(np.arange(n_samples, dtype=np.int64), (epochs, 1))
     seeds = spawn_seeds(random_state, epochs)
     return np.stack([np.random.default_rng(s).permutation(n_samples) for s in seeds]).astype(np.int64)
+
 
 def _weights_bytes(n_labels, n_features, calib_only=False):
     return (n_labels if calib_only else n_pairs(n_labels)) * (n_features + 1) * 8
 
+
 _BLOCK_BYTES = 1 << 20
+
 
 def _class_blocks(n_labels, n_features, calib_only, n_blocks_min):
     "Boundaries of contiguous ranges of classes v (1..n) whose weight rows take about `_BLOCK_BYTES` each."
@@ -111,13 +141,17 @@ def _class_blocks(n_labels, n_features, calib_only, n_blocks_min):
     cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_blocks) / n_blocks) + 1
     return np.unique(np.concatenate([[1], cuts, [n_labels + 1]])).astype(np.int64)
 
+
 def train_pairwise(X, Y, *, epochs=2, order=None, calib_only=False, n_jobs=None):
     "Weights (pairs × features+1) of all calibrated pairwise perceptrons (`calib_only`: the n binary-relevance ones)."
     Y = np.ascontiguousarray(Y, dtype=np.int8)
     N, n = Y.shape
     F = X.shape[1]
-    check_memory(_weights_bytes(n, F, calib_only), f"The weights of {n_pairs(n) if not calib_only else n} perceptrons "
-                 f"over {F} features", "Reduce the number of labels or features (e.g. feature selection).")
+    check_memory(
+        _weights_bytes(n, F, calib_only),
+        f"The weights of {n_pairs(n) if not calib_only else n} perceptrons over {F} features",
+        "Reduce the number of labels or features (e.g. feature selection).",
+    )
     W = np.zeros((n if calib_only else n_pairs(n), F + 1))
     order = np.tile(np.arange(N, dtype=np.int64), (epochs, 1)) if order is None else order
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
@@ -126,8 +160,9 @@ def train_pairwise(X, Y, *, epochs=2, order=None, calib_only=False, n_jobs=None)
     Xd, indptr, indices, data, sparse = _x_arrays(X)
     v_bounds = _class_blocks(n, F, calib_only, T)
     with numba_threads(n_jobs):
-        (_train_parallel if T > 1 else _train_serial)(W, Xd, indptr, indices, data, Y, rel_ptr, rel_cls, order,
-                                                      sparse, calib_only, v_bounds)
+        (_train_parallel if T > 1 else _train_serial)(
+            W, Xd, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse, calib_only, v_bounds
+        )
     return W
 
 # %% ../nbs/04_qweighted.ipynb #d03c934c
@@ -135,13 +170,18 @@ def _full_votes_impl(W, X, indptr, indices, data, sparse, votes):
     n = votes.shape[1] - 1
     for i in prange(votes.shape[0]):
         for v in range(1, n + 1):
-            if _row_score(W, v - 1, X, indptr, indices, data, i, sparse) >= 0: votes[i, 0] += 1
-            else: votes[i, v] += 1
+            if _row_score(W, v - 1, X, indptr, indices, data, i, sparse) >= 0:
+                votes[i, 0] += 1
+            else:
+                votes[i, v] += 1
         for v in range(2, n + 1):
             base = n + (v - 1) * (v - 2) // 2 - 1
             for u in range(1, v):
-                if _row_score(W, base + u, X, indptr, indices, data, i, sparse) >= 0: votes[i, u] += 1
-                else: votes[i, v] += 1
+                if _row_score(W, base + u, X, indptr, indices, data, i, sparse) >= 0:
+                    votes[i, u] += 1
+                else:
+                    votes[i, v] += 1
+
 
 _full_votes_serial = kernel()(_full_votes_impl)
 _full_votes_parallel = kernel(parallel=True)(_full_votes_impl)
@@ -150,20 +190,26 @@ _full_votes_parallel = kernel(parallel=True)(_full_votes_impl)
 def _n_labels_of(W):
     "n from the number of pair rows n(n+1)/2."
     n = int(round((math.sqrt(8 * W.shape[0] + 1) - 1) / 2))
-    if n_pairs(n) != W.shape[0]: raise ValueError(f"W has {W.shape[0]} rows, which is not n(n+1)/2 for any n.")
+    if n_pairs(n) != W.shape[0]:
+        raise ValueError(f"W has {W.shape[0]} rows, which is not n(n+1)/2 for any n.")
     return n
+
 
 def full_votes(W, X, *, n_jobs=None):
     "Max-wins votes (n_samples, n+1) of all pairwise classifiers; column 0 is the calibration label λ0."
     votes = np.zeros((X.shape[0], _n_labels_of(W) + 1), dtype=np.int64)
     Xd, indptr, indices, data, sparse = _x_arrays(X)
     with numba_threads(n_jobs):
-        (_full_votes_parallel if n_threads(n_jobs) > 1 else _full_votes_serial)(W, Xd, indptr, indices, data, sparse, votes)
+        (_full_votes_parallel if n_threads(n_jobs) > 1 else _full_votes_serial)(
+            W, Xd, indptr, indices, data, sparse, votes
+        )
     return votes
+
 
 def votes_to_labels(votes):
     "Label set of calibrated voting: label i is relevant iff it has strictly more votes than λ0."
     return (votes[:, 1:] > votes[:, :1]).astype(np.int8)
+
 
 def votes_to_ranking(votes):
     "Classes by decreasing votes, ties to the lower index; labels are 0..n-1 and λ0 is -1."
@@ -178,39 +224,53 @@ def qweighted_game(win, mode=2, trace=None):
     m = win.shape[0]
     loss, votes = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
     played, cand, rel = np.eye(m, dtype=bool), np.ones(m, dtype=bool), np.zeros(m, dtype=bool)
-    if mode == 0: cand[0], played[:, 0], played[0, :] = False, True, True
+    if mode == 0:
+        cand[0], played[:, 0], played[0, :] = False, True, True
+
     def play(a, b, why):
         w, l = (a, b) if win[a, b] else (b, a)
-        votes[w] += 1; loss[l] += 1; played[a, b] = played[b, a] = True
-        if trace is not None: trace.append(dict(step=len(trace) + 1, why=why, a=a, b=b, winner=w, loss=loss.copy(), votes=votes.copy()))
+        votes[w] += 1
+        loss[l] += 1
+        played[a, b] = played[b, a] = True
+        if trace is not None:
+            trace.append(dict(step=len(trace) + 1, why=why, a=a, b=b, winner=w, loss=loss.copy(), votes=votes.copy()))
+
     if mode > 0:
-        for v in range(1, m): play(0, v, "calibration")
+        for v in range(1, m):
+            play(0, v, "calibration")
     n_eval = lambda: int(played.sum() - m) // 2 - (m - 1 if mode == 0 else 0)
     while True:
         a = min(np.flatnonzero(cand), key=lambda c: (loss[c], c))
-        if mode > 0 and a == 0: return rel[1:].astype(np.int8), n_eval()
+        if mode > 0 and a == 0:
+            return rel[1:].astype(np.int8), n_eval()
         if mode == 2 and votes[a] > votes[0]:
             rel[a], cand[a] = True, False
-            if trace is not None: trace.append(dict(step=len(trace) + 1, why=f"accept: {votes[a]} > {votes[0]} votes of λ0", a=a))
+            if trace is not None:
+                trace.append(dict(step=len(trace) + 1, why=f"accept: {votes[a]} > {votes[0]} votes of λ0", a=a))
             continue
         opponents = np.flatnonzero(~played[a])
         if len(opponents) == 0:
-            if mode == 0: return a - 1, n_eval()
+            if mode == 0:
+                return a - 1, n_eval()
             rel[a], cand[a] = True, False
-            if trace is not None: trace.append(dict(step=len(trace) + 1, why="top: all games played", a=a))
+            if trace is not None:
+                trace.append(dict(step=len(trace) + 1, why="top: all games played", a=a))
             continue
         play(a, min(opponents, key=lambda j: (loss[j], j)), "game")
 
 # %% ../nbs/04_qweighted.ipynb #39d63ac5
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
 _DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
-for _i in range(64): _DEBRUIJN_TABLE[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
+for _i in range(64):
+    _DEBRUIJN_TABLE[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
+
 
 @kernel(inline=True)
 def _lowest_bit(w):
     "Index of the lowest set bit of a non-zero uint64."
     low = w & (~w + np.uint64(1))
     return _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
+
 
 @kernel(inline=True)
 def _bit(j):
@@ -219,57 +279,91 @@ def _bit(j):
 # %% ../nbs/04_qweighted.ipynb #b2d4f1a2
 class _Rows(NamedTuple):
     "The instances as the kernels read them: dense `X` (0×0 when sparse) or the CSR arrays, and which of the two."
+
     X: np.ndarray
     indptr: np.ndarray
     indices: np.ndarray
     data: np.ndarray
     sparse: bool
 
+
 class _Games(NamedTuple):
     "The games in flight, one row per slot (m classes, `words` = ⌈m/64⌉ bitset words)."
-    loss: np.ndarray     # (slots, m) losses per class
-    votes: np.ndarray    # (slots, m) votes per class
-    bucket: np.ndarray   # (slots, m+1, words) the classes of each loss level
-    played: np.ndarray   # (slots, m, words) the classes each class has played
-    cand: np.ndarray     # (slots, words) the candidates
-    ccount: np.ndarray   # (slots, m+1) candidates per loss level
-    opp: np.ndarray      # (slots, m) the cursor's level when a class last stopped leading
-    cur: np.ndarray      # (slots,) the bits of the cursor's word not yet offered
-    st: np.ndarray       # (slots, 9) the slot's scalars (above)
-    score: np.ndarray    # (slots,) score of the pair just evaluated
+
+    loss: np.ndarray  # (slots, m) losses per class
+    votes: np.ndarray  # (slots, m) votes per class
+    bucket: np.ndarray  # (slots, m+1, words) the classes of each loss level
+    played: np.ndarray  # (slots, m, words) the classes each class has played
+    cand: np.ndarray  # (slots, words) the candidates
+    ccount: np.ndarray  # (slots, m+1) candidates per loss level
+    opp: np.ndarray  # (slots, m) the cursor's level when a class last stopped leading
+    cur: np.ndarray  # (slots,) the bits of the cursor's word not yet offered
+    st: np.ndarray  # (slots, 9) the slot's scalars (above)
+    score: np.ndarray  # (slots,) score of the pair just evaluated
+
 
 def _new_games(n_slots, m):
     "`n_slots` idle games (instance -1) of m classes."
     nw = (m + 63) // 64
-    g = _Games(np.zeros((n_slots, m), dtype=np.int64), np.zeros((n_slots, m), dtype=np.int64),
-               np.zeros((n_slots, m + 1, nw), dtype=np.uint64), np.zeros((n_slots, m, nw), dtype=np.uint64),
-               np.zeros((n_slots, nw), dtype=np.uint64), np.zeros((n_slots, m + 1), dtype=np.int64),
-               np.zeros((n_slots, m), dtype=np.int64), np.zeros(n_slots, dtype=np.uint64),
-               np.zeros((n_slots, 9), dtype=np.int64), np.zeros(n_slots))
+    g = _Games(
+        np.zeros((n_slots, m), dtype=np.int64),
+        np.zeros((n_slots, m), dtype=np.int64),
+        np.zeros((n_slots, m + 1, nw), dtype=np.uint64),
+        np.zeros((n_slots, m, nw), dtype=np.uint64),
+        np.zeros((n_slots, nw), dtype=np.uint64),
+        np.zeros((n_slots, m + 1), dtype=np.int64),
+        np.zeros((n_slots, m), dtype=np.int64),
+        np.zeros(n_slots, dtype=np.uint64),
+        np.zeros((n_slots, 9), dtype=np.int64),
+        np.zeros(n_slots),
+    )
     g.st[:, 8] = -1
     return g
 
-_new_games_jit = kernel()(_new_games)   # for the parallel kernel, which gives every chunk games of its own
+
+_new_games_jit = kernel()(_new_games)  # for the parallel kernel, which gives every chunk games of its own
 
 # %% ../nbs/04_qweighted.ipynb #6d1c7db8
 @kernel()
 def _start(g, s, i, mode, W, x):
     "Reset slot s's game for instance i and play its n calibration games (QCMLPP)."
-    loss, votes, bucket, played, cand, ccount, st = g.loss[s], g.votes[s], g.bucket[s], g.played[s], g.cand[s], g.ccount[s], g.st[s]
+    loss, votes, bucket, played, cand, ccount, st = (
+        g.loss[s],
+        g.votes[s],
+        g.bucket[s],
+        g.played[s],
+        g.cand[s],
+        g.ccount[s],
+        g.st[s],
+    )
     m = loss.shape[0]
-    loss[:] = 0; votes[:] = 0; bucket[:] = 0; played[:] = 0; cand[:] = 0; ccount[:] = 0; g.opp[s] = 0; st[:8] = 0
+    loss[:] = 0
+    votes[:] = 0
+    bucket[:] = 0
+    played[:] = 0
+    cand[:] = 0
+    ccount[:] = 0
+    g.opp[s] = 0
+    st[:8] = 0
     for j in range(0 if mode > 0 else 1, m):
-        bucket[0, j >> 6] |= _bit(j); cand[j >> 6] |= _bit(j); played[j, j >> 6] |= _bit(j)
-        if mode == 0: played[j, 0] |= np.uint64(1)
+        bucket[0, j >> 6] |= _bit(j)
+        cand[j >> 6] |= _bit(j)
+        played[j, j >> 6] |= _bit(j)
+        if mode == 0:
+            played[j, 0] |= np.uint64(1)
     ccount[0] = m if mode > 0 else m - 1
-    if mode == 0: return
+    if mode == 0:
+        return
     for v in range(1, m):
         l = v if _row_score(W, v - 1, x.X, x.indptr, x.indices, x.data, i, x.sparse) >= 0 else 0
-        votes[v - l] += 1                      # the winner: 0 when v lost, v when λ0 lost
-        bucket[loss[l], l >> 6] &= ~_bit(l); ccount[loss[l]] -= 1
+        votes[v - l] += 1  # the winner: 0 when v lost, v when λ0 lost
+        bucket[loss[l], l >> 6] &= ~_bit(l)
+        ccount[loss[l]] -= 1
         loss[l] += 1
-        bucket[loss[l], l >> 6] |= _bit(l); ccount[loss[l]] += 1
-        played[0, v >> 6] |= _bit(v); played[v, 0] |= np.uint64(1)
+        bucket[loss[l], l >> 6] |= _bit(l)
+        ccount[loss[l]] += 1
+        played[0, v >> 6] |= _bit(v)
+        played[v, 0] |= np.uint64(1)
         st[2] = max(st[2], loss[l])
     st[3] = m - 1
 
@@ -277,11 +371,14 @@ def _start(g, s, i, mode, W, x):
 @kernel()
 def _leader(g, s):
     "The candidate of slot s with the lowest (loss, index); `st[s, 0]` moves up to its level."
-    while g.ccount[s, g.st[s, 0]] == 0: g.st[s, 0] += 1
+    while g.ccount[s, g.st[s, 0]] == 0:
+        g.st[s, 0] += 1
     for w in range(g.cand.shape[1]):
         x = g.bucket[s, g.st[s, 0], w] & g.cand[s, w]
-        if x != 0: return w * 64 + _lowest_bit(x)
+        if x != 0:
+            return w * 64 + _lowest_bit(x)
     return -1
+
 
 @kernel()
 def _open_cursor(g, s, a):
@@ -289,11 +386,16 @@ def _open_cursor(g, s, a):
     st = g.st
     while True:
         x = np.uint64(0)
-        for w in range(g.cand.shape[1]): x |= g.bucket[s, st[s, 1], w]
-        if x != 0: break
+        for w in range(g.cand.shape[1]):
+            x |= g.bucket[s, st[s, 1], w]
+        if x != 0:
+            break
         st[s, 1] += 1
-    st[s, 4] = a; st[s, 6] = max(st[s, 1], g.opp[s, a]); st[s, 7] = 0
+    st[s, 4] = a
+    st[s, 6] = max(st[s, 1], g.opp[s, a])
+    st[s, 7] = 0
     g.cur[s] = g.bucket[s, st[s, 6], 0] & ~g.played[s, a, 0]
+
 
 @kernel()
 def _next_opponent(g, s):
@@ -305,8 +407,10 @@ def _next_opponent(g, s):
             return st[s, 7] * 64 + _lowest_bit(x)
         w = st[s, 7] + 1
         if w == nw:
-            w = 0; st[s, 6] += 1
-            if st[s, 6] > st[s, 2]: return -1
+            w = 0
+            st[s, 6] += 1
+            if st[s, 6] > st[s, 2]:
+                return -1
         st[s, 7] = w
         x = g.bucket[s, st[s, 6], w] & ~g.played[s, a, w]
 
@@ -314,7 +418,10 @@ def _next_opponent(g, s):
 @kernel()
 def _accept(g, s, a, labels, i):
     "Label a is relevant for instance i: it leaves slot s's candidates."
-    labels[i, a - 1] = 1; g.cand[s, a >> 6] &= ~_bit(a); g.ccount[s, g.loss[s, a]] -= 1
+    labels[i, a - 1] = 1
+    g.cand[s, a >> 6] &= ~_bit(a)
+    g.ccount[s, g.loss[s, a]] -= 1
+
 
 @kernel(inline=True)
 def _book(g, s, mode, labels, i):
@@ -325,101 +432,148 @@ def _book(g, s, mode, labels, i):
     w, l = (u, v) if g.score[s] >= 0 else (v, u)
     votes[s, w] += 1
     lv = loss[s, l]
-    bucket[s, lv, l >> 6] &= ~_bit(l); bucket[s, lv + 1, l >> 6] |= _bit(l)
+    bucket[s, lv, l >> 6] &= ~_bit(l)
+    bucket[s, lv + 1, l >> 6] |= _bit(l)
     loss[s, l] = lv + 1
     if cand[s, l >> 6] & _bit(l):
-        ccount[s, lv] -= 1; ccount[s, lv + 1] += 1
-    g.played[s, a, b >> 6] |= _bit(b); g.played[s, b, a >> 6] |= _bit(a)
-    st[s, 2] = max(st[s, 2], lv + 1); st[s, 3] += 1
+        ccount[s, lv] -= 1
+        ccount[s, lv + 1] += 1
+    g.played[s, a, b >> 6] |= _bit(b)
+    g.played[s, b, a >> 6] |= _bit(a)
+    st[s, 2] = max(st[s, 2], lv + 1)
+    st[s, 3] += 1
     lead = False
-    if l == a:             # a lost: does a candidate now come before it?
-        if ccount[s, lv] > 0: lead = True
+    if l == a:  # a lost: does a candidate now come before it?
+        if ccount[s, lv] > 0:
+            lead = True
         elif ccount[s, lv + 1] > 1:
             for w in range(a // 64 + 1):
                 x = bucket[s, lv + 1, w] & cand[s, w]
-                if w == a // 64: x &= _bit(a) - np.uint64(1)
+                if w == a // 64:
+                    x &= _bit(a) - np.uint64(1)
                 if x != 0:
-                    lead = True; break
-        if lead: g.opp[s, a] = st[s, 6]
-    elif mode == 2 and votes[s, a] > votes[s, 0]:   # a won: accepted once it has more votes than λ0
-        g.opp[s, a] = st[s, 6]; _accept(g, s, a, labels, i); lead = True
+                    lead = True
+                    break
+        if lead:
+            g.opp[s, a] = st[s, 6]
+    elif mode == 2 and votes[s, a] > votes[s, 0]:  # a won: accepted once it has more votes than λ0
+        g.opp[s, a] = st[s, 6]
+        _accept(g, s, a, labels, i)
+        lead = True
     return lead
 
 # %% ../nbs/04_qweighted.ipynb #a73bbad5
 @intrinsic
 def _prefetch(typingctx, W, p, f):
     "Ask the CPU to fetch the cache line of W[p, f] (a 2-D C-contiguous array) ahead of its use; no effect on results."
+
     def codegen(context, builder, sig, args):
         ary = context.make_array(sig.args[0])(context, builder, args[0])
         idx = [context.cast(builder, a, t, types.intp) for a, t in zip(args[1:], sig.args[1:])]
         ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, idx)
         i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0"
+        )
         builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
+
     return types.void(W, p, f), codegen
 
-if numba.config.DISABLE_JIT:                     # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch (core's borrow
-    def _prefetch(W, p, f): pass                 # returns the arrays themselves there)
+
+if numba.config.DISABLE_JIT:  # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch (core's borrow
+
+    def _prefetch(W, p, f):
+        pass  # returns the arrays themselves there)
 
 # %% ../nbs/04_qweighted.ipynb #1d2f3a4b
 class _Outcome(NamedTuple):
     "What the games return per instance."
-    labels: np.ndarray   # (N, n) int8: the label sets (QCMLPP)
-    top: np.ndarray      # (N,) int64: the top label (QWeighted), else -1
-    n_eval: np.ndarray   # (N,) int64: pairs evaluated
+
+    labels: np.ndarray  # (N, n) int8: the label sets (QCMLPP)
+    top: np.ndarray  # (N,) int64: the top label (QWeighted), else -1
+    n_eval: np.ndarray  # (N,) int64: pairs evaluated
+
 
 @kernel(inline=True)
 def _next_pair(g, s, i, mode, lead, W, x, out):
     "Advance slot s's game (instance i) to its next pair and request its weights (True), or end the game (False)."
     while True:
-        if lead:                                          # the candidate with the lowest (loss, index) leads
+        if lead:  # the candidate with the lowest (loss, index) leads
             a = _leader(g, s)
-            if mode > 0 and a == 0: break                 # λ0 leads: the race is over
+            if mode > 0 and a == 0:
+                break  # λ0 leads: the race is over
             if mode == 2 and g.votes[s, a] > g.votes[s, 0]:
-                _accept(g, s, a, out.labels, i); continue
-            _open_cursor(g, s, a); lead = False
-        a = g.st[s, 4]; b = _next_opponent(g, s)
+                _accept(g, s, a, out.labels, i)
+                continue
+            _open_cursor(g, s, a)
+            lead = False
+        a = g.st[s, 4]
+        b = _next_opponent(g, s)
         if b >= 0:
-            g.st[s, 5] = b; p = _pair_index(a, b, out.labels.shape[1])
-            if x.sparse:     # the lines the score will read: the non-zeros' columns and the bias
-                for k in range(x.indptr[i], x.indptr[i + 1]): _prefetch(W, p, x.indices[k])
+            g.st[s, 5] = b
+            p = _pair_index(a, b, out.labels.shape[1])
+            if x.sparse:  # the lines the score will read: the non-zeros' columns and the bias
+                for k in range(x.indptr[i], x.indptr[i + 1]):
+                    _prefetch(W, p, x.indices[k])
                 _prefetch(W, p, W.shape[1] - 1)
             else:
-                for f in range(0, W.shape[1], 8): _prefetch(W, p, f)
+                for f in range(0, W.shape[1], 8):
+                    _prefetch(W, p, f)
             return True
-        g.opp[s, a] = g.st[s, 6]                          # a has played everybody
+        g.opp[s, a] = g.st[s, 6]  # a has played everybody
         if mode == 0:
-            out.top[i] = a - 1; break
-        _accept(g, s, a, out.labels, i); lead = True
-    out.n_eval[i] = g.st[s, 3]; g.st[s, 8] = -1           # game over: free the slot
+            out.top[i] = a - 1
+            break
+        _accept(g, s, a, out.labels, i)
+        lead = True
+    out.n_eval[i] = g.st[s, 3]
+    g.st[s, 8] = -1  # game over: free the slot
     return False
 
 # %% ../nbs/04_qweighted.ipynb #3029b5fd
 @kernel()
 def _play_chunk(W, x, mode, out, lo, hi, g):
     "Play instances lo..hi-1, one per slot of `g` at a time: score every slot's pending pair, then advance each game."
-    W = borrow(W); x = _Rows(*borrow(x.X, x.indptr, x.indices, x.data), x.sparse)   # the caller holds the arrays
-    out = _Outcome(*borrow(*out)); g = _Games(*borrow(*g))
+    W = borrow(W)
+    x = _Rows(*borrow(x.X, x.indptr, x.indices, x.data), x.sparse)  # the caller holds the arrays
+    out = _Outcome(*borrow(*out))
+    g = _Games(*borrow(*g))
     n = out.labels.shape[1]
     nxt, n_active, first = lo, 0, True
     while first or n_active > 0:
         if not first:
-            for s in range(g.st.shape[0]):   # independent evaluations: their memory loads overlap
+            for s in range(g.st.shape[0]):  # independent evaluations: their memory loads overlap
                 if g.st[s, 8] >= 0:
-                    g.score[s] = _row_score(W, _pair_index(g.st[s, 4], g.st[s, 5], n), x.X, x.indptr, x.indices, x.data,
-                                            g.st[s, 8], x.sparse)
+                    g.score[s] = _row_score(
+                        W,
+                        _pair_index(g.st[s, 4], g.st[s, 5], n),
+                        x.X,
+                        x.indptr,
+                        x.indices,
+                        x.data,
+                        g.st[s, 8],
+                        x.sparse,
+                    )
         for s in range(g.st.shape[0]):
             i = g.st[s, 8]
-            if i < 0 and not first: continue
+            if i < 0 and not first:
+                continue
             lead = _book(g, s, mode, out.labels, i) if i >= 0 else True
             while True:
-                if i < 0:              # an idle slot takes the next instance
-                    if nxt >= hi: break
-                    i = nxt; nxt += 1; g.st[s, 8] = i; n_active += 1
-                    _start(g, s, i, mode, W, x); lead = True
-                if _next_pair(g, s, i, mode, lead, W, x, out): break
-                n_active -= 1; i = -1
+                if i < 0:  # an idle slot takes the next instance
+                    if nxt >= hi:
+                        break
+                    i = nxt
+                    nxt += 1
+                    g.st[s, 8] = i
+                    n_active += 1
+                    _start(g, s, i, mode, W, x)
+                    lead = True
+                if _next_pair(g, s, i, mode, lead, W, x, out):
+                    break
+                n_active -= 1
+                i = -1
         first = False
 
 # %% ../nbs/04_qweighted.ipynb #4a5b6c7d
@@ -430,19 +584,24 @@ def _play_parallel(W, x, mode, out, chunk, n_slots):
     for c in prange((N + chunk - 1) // chunk):
         _play_chunk(W, x, mode, out, c * chunk, min(N, (c + 1) * chunk), _new_games_jit(n_slots, m))
 
+
 def _play_serial(W, x, mode, out, chunk, n_slots):
     "`_play_chunk` on the same chunks one after another, with one set of games (a finished chunk leaves every slot idle)."
     N, g = out.n_eval.shape[0], _new_games(n_slots, out.labels.shape[1] + 1)
-    for lo in range(0, N, chunk): _play_chunk(W, x, mode, out, lo, min(N, lo + chunk), g)
+    for lo in range(0, N, chunk):
+        _play_chunk(W, x, mode, out, lo, min(N, lo + chunk), g)
 
 # %% ../nbs/04_qweighted.ipynb #464ab6a6
 _MODES = {"qweighted": 0, "qweighted1": 1, "qweighted2": 2}
-_SLOT_BYTES = 2**20        # bitsets of the games in flight per thread: about one core's L2 cache
+_SLOT_BYTES = 2**20  # bitsets of the games in flight per thread: about one core's L2 cache
+
 
 def _auto_slots(n_labels: int) -> int:
     "Games in flight per thread: at most 8, and only as many as keep their played/bucket bitsets within `_SLOT_BYTES`."
-    m = n_labels + 1; per_slot = (2 * m + 1) * ((m + 63) // 64) * 8
+    m = n_labels + 1
+    per_slot = (2 * m + 1) * ((m + 63) // 64) * 8
     return int(max(1, min(8, _SLOT_BYTES // per_slot)))
+
 
 def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=None):
     """Play QWeighted on every row of `X` with the pairwise weights `W` (pairs × features+1).
@@ -450,18 +609,30 @@ def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=N
     `mode` 'qweighted2' / 'qweighted1' (QCMLPP2 / QCMLPP1) returns (labels (n_samples, n) int8, evaluations);
     'qweighted' (multiclass QWeighted over the labels, λ0 ignored) returns (top label, evaluations). `n_slots`: games in
     flight per thread (default: `_auto_slots`); results do not depend on it."""
-    if mode not in _MODES: raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}.")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}.")
     n, N = _n_labels_of(W), X.shape[0]
     labels, top, n_eval = np.zeros((N, n), dtype=np.int8), np.full(N, -1, dtype=np.int64), np.zeros(N, dtype=np.int64)
     with numba_threads(n_jobs):
         (_play_parallel if n_threads(n_jobs) > 1 else _play_serial)(
-            W, _Rows(*_x_arrays(X)), _MODES[mode], _Outcome(labels, top, n_eval), chunk,
-            _auto_slots(n) if n_slots is None else n_slots)
+            W,
+            _Rows(*_x_arrays(X)),
+            _MODES[mode],
+            _Outcome(labels, top, n_eval),
+            chunk,
+            _auto_slots(n) if n_slots is None else n_slots,
+        )
     return (top if mode == "qweighted" else labels), n_eval
 
 # %% ../nbs/04_qweighted.ipynb #ed58d0a0
-_PERCEPTRON_CONSTRAINTS = {"epochs": [int_at_least(1)], "shuffle": ["boolean"], "scale": ["boolean"],
-                           "random_state": ["random_state"], "n_jobs": N_JOBS}
+_PERCEPTRON_CONSTRAINTS = {
+    "epochs": [int_at_least(1)],
+    "shuffle": ["boolean"],
+    "scale": ["boolean"],
+    "random_state": ["random_state"],
+    "n_jobs": N_JOBS,
+}
+
 
 def _scaling(X):
     """Per-feature `(max_abs, mean, std)` such that `(X / max_abs - mean) / std` has mean 0 and variance 1.
@@ -473,11 +644,12 @@ def _scaling(X):
     if sp.issparse(X):
         Z = X @ sp.diags(1.0 / m)
         mean, sq = np.asarray(Z.mean(axis=0)).ravel(), np.asarray(Z.multiply(Z).mean(axis=0)).ravel()
-        std, mean = np.sqrt(np.maximum(sq - mean ** 2, 0.0)), np.zeros_like(mean)
+        std, mean = np.sqrt(np.maximum(sq - mean**2, 0.0)), np.zeros_like(mean)
     else:
         Z = X / m
         mean, std = Z.mean(axis=0), Z.std(axis=0)
     return m, mean, np.where(std > 1e-12, std, 1.0)
+
 
 def _scaled(X, m, mean, std):
     "X standardised by `_scaling`'s statistics (CSR stays CSR)."
@@ -496,6 +668,7 @@ def _unscale_rows(W, m, std, v):
             W[i, j] = w / m[j] / std[j]
         W[i, F] -= s
 
+
 def _unscale_weights(W, m, mean, std):
     """Weights (last column the bias) on standardised features -> the same scores on the features as given, in place
     (returns W). Every row is computed on its own, so a block of rows unscaled apart gets the same bits."""
@@ -506,24 +679,32 @@ def _unscale_weights(W, m, mean, std):
 def _train(est, X, Y, calib_only=False):
     "Train the pairwise (or calibration) perceptrons of `est` on X, standardised first when `est.scale`."
     order = _epoch_order(X.shape[0], int(est.epochs), est.shuffle, est.random_state)
-    if not est.scale: return train_pairwise(X, Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
+    if not est.scale:
+        return train_pairwise(X, Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
     stats = _scaling(X)
-    W = train_pairwise(_scaled(X, *stats), Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
+    W = train_pairwise(
+        _scaled(X, *stats), Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs
+    )
     return _unscale_weights(W, *stats)
 
 # %% ../nbs/04_qweighted.ipynb #f5a6b7c8
 class _CalibratedPairwise(MultiLabelClassifier):
     "What `CalibratedPairwiseClassifier` does: training, the three votings, the scores, the ranking and the top label."
+
     def fit(self, X, Y):
         "Fit on arrays in memory, or with label blocks as Dask tasks when `X` or `Y` is a Dask array (`mlc_lit.scale`)."
         if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
-            from mlc_lit.scale import fit_pairwise; return fit_pairwise(self, X, Y)
+            from mlc_lit.scale import fit_pairwise
+
+            return fit_pairwise(self, X, Y)
         return super().fit(X, Y)
 
     def predict(self, X):
         "Label sets; for a Dask `X` a Dask array computed chunk by chunk (`mlc_lit.scale`)."
         if hasattr(X, "__dask_graph__"):
-            from mlc_lit.scale import predict_pairwise; return predict_pairwise(self, X)
+            from mlc_lit.scale import predict_pairwise
+
+            return predict_pairwise(self, X)
         return super().predict(X)
 
     def _fit(self, X, Y):
@@ -533,7 +714,8 @@ class _CalibratedPairwise(MultiLabelClassifier):
         if self.voting == "full":
             labels = votes_to_labels(full_votes(self.coef_, X, n_jobs=self.n_jobs))
             ev = np.full(X.shape[0], self.coef_.shape[0], dtype=np.int64)
-        else: labels, ev = qweighted_votes(self.coef_, X, mode=self.voting, n_jobs=self.n_jobs)
+        else:
+            labels, ev = qweighted_votes(self.coef_, X, mode=self.voting, n_jobs=self.n_jobs)
         self.n_evaluations_, self.mean_evaluations_ = ev, float(ev.mean())
         return labels
 
@@ -544,7 +726,7 @@ class _CalibratedPairwise(MultiLabelClassifier):
 
     def predict_ranking(self, X):
         "Full max-wins ranking of the n+1 classes per instance: column indices of `Y`, λ0 as -1, best first."
-        X = self._check_fitted_X(X)                # before reading coef_: unfitted -> NotFittedError
+        X = self._check_fitted_X(X)  # before reading coef_: unfitted -> NotFittedError
         return votes_to_ranking(full_votes(self.coef_, X, n_jobs=self.n_jobs))
 
     def predict_top(self, X):
@@ -606,10 +788,17 @@ class CalibratedPairwiseClassifier(_CalibratedPairwise):
     >>> clf.predict(X).tolist()
     [[0, 1], [1, 0], [1, 1], [0, 0]]
     """
+
     _parameter_constraints = {"voting": [StrOptions({"qweighted2", "qweighted1", "full"})], **_PERCEPTRON_CONSTRAINTS}
 
     def __init__(self, *, voting="qweighted2", epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
-        self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = voting, epochs, shuffle, random_state, n_jobs
+        self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = (
+            voting,
+            epochs,
+            shuffle,
+            random_state,
+            n_jobs,
+        )
         self.scale = scale
 
 # %% ../nbs/04_qweighted.ipynb #6b0ca0a3
@@ -634,10 +823,17 @@ class BinaryRelevancePerceptron(MultiLabelClassifier):
     coef_ : ndarray of shape (n_labels, n_features + 1)
         Weights (last column: bias); a positive score means relevant.
     """
+
     _parameter_constraints = _PERCEPTRON_CONSTRAINTS
 
     def __init__(self, *, epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
-        self.epochs, self.shuffle, self.random_state, self.n_jobs, self.scale = epochs, shuffle, random_state, n_jobs, scale
+        self.epochs, self.shuffle, self.random_state, self.n_jobs, self.scale = (
+            epochs,
+            shuffle,
+            random_state,
+            n_jobs,
+            scale,
+        )
 
     def _fit(self, X, Y):
         # calibration rows vote for λ0 when positive: flip the sign so that positive means relevant

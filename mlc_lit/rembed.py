@@ -19,8 +19,22 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .core import (N_JOBS, NON_NEGATIVE, POSITIVE, MultiLabelClassifier, check_X, check_Y, check_memory,
-                          clipped_proba, csr_arrays, int_at_least, kernel, numba_threads, parallel_map, spawn_seeds)
+from mlc_lit.core import (
+    N_JOBS,
+    NON_NEGATIVE,
+    POSITIVE,
+    MultiLabelClassifier,
+    check_X,
+    check_Y,
+    check_memory,
+    clipped_proba,
+    csr_arrays,
+    int_at_least,
+    kernel,
+    numba_threads,
+    parallel_map,
+    spawn_seeds,
+)
 
 # %% auto #0
 __all__ = ['Embedding', 'randomized_embedding', 'SGDParams', 'SGDState', 'readout_moments', 'sgd_setup', 'sgd_readout_chunk',
@@ -35,12 +49,14 @@ def _ridge_penalty(X, l2: float) -> float:
     v = X.data if sp.issparse(X) else X
     with np.errstate(over="ignore"):
         sq = float(np.vdot(v, v))
-        if not np.isfinite(sq):                # the squares overflow: is the sum itself representable?
+        if not np.isfinite(sq):  # the squares overflow: is the sum itself representable?
             s = float(np.abs(v).max())
             sq = s * s * float(np.vdot(v / s, v / s))
     if not np.isfinite(sq):
-        raise ValueError(f"X is too large for float64: the sum of its squared values overflows (largest |x| = {s:.3g}); "
-                         "rescale the features, e.g. divide each by its largest |value|.")
+        raise ValueError(
+            f"X is too large for float64: the sum of its squared values overflows (largest |x| = {s:.3g}); "
+            "rescale the features, e.g. divide each by its largest |value|."
+        )
     return l2 * max(sq, np.finfo(float).tiny) / X.shape[1]
 
 # %% ../nbs/05_rembed.ipynb #11e320eb
@@ -48,14 +64,18 @@ def _csr_matmat_impl(indptr, indices, data, B, out):
     "out = A @ B for a CSR matrix A = (indptr, indices, data) and a C-contiguous float64 B."
     m = B.shape[1]
     for i in numba.prange(len(indptr) - 1):
-        for j in range(m): out[i, j] = 0.0
+        for j in range(m):
+            out[i, j] = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             v, r = data[p], indices[p]
-            for j in range(m): out[i, j] += v * B[r, j]
+            for j in range(m):
+                out[i, j] += v * B[r, j]
     return out
+
 
 _csr_matmat = kernel()(_csr_matmat_impl)
 _csr_matmat_par = kernel(parallel=True)(_csr_matmat_impl)
+
 
 @kernel()
 def _csr_gram(indptr, indices, data, out):
@@ -66,17 +86,22 @@ def _csr_gram(indptr, indices, data, out):
             vp, rp = data[p], indices[p]
             for q in range(p, indptr[i + 1]):
                 rq = indices[q]
-                if rq >= rp: out[rp, rq] += vp * data[q]   # the upper triangle, row by row for sorted indices
-                else: out[rq, rp] += vp * data[q]
+                if rq >= rp:
+                    out[rp, rq] += vp * data[q]  # the upper triangle, row by row for sorted indices
+                else:
+                    out[rq, rp] += vp * data[q]
     for a in range(out.shape[0]):
-        for b in range(a): out[a, b] = out[b, a]
+        for b in range(a):
+            out[a, b] = out[b, a]
     return out
 
 # %% ../nbs/05_rembed.ipynb #e722934a
-_DIRECT_MAX_FEATURES = 4096   # above this many features the ridge solves use conjugate gradients
+_DIRECT_MAX_FEATURES = 4096  # above this many features the ridge solves use conjugate gradients
+
 
 class _RidgeSolver:
     "Solves (XᵀX + λI) Z = XᵀB: Cholesky of the Gram matrix for small d, else block-Jacobi-preconditioned CG."
+
     def __init__(self, X, lam: float, method: str = "auto", tol: float = 1e-4, max_iter: int = 1000, n_jobs=None):
         self.X, self.lam, self.tol, self.max_iter, self.n_jobs, self.n_iter_ = X, lam, tol, max_iter, n_jobs, 0
         d = X.shape[1]
@@ -89,13 +114,16 @@ class _RidgeSolver:
         elif self.method == "cg":
             sq = np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X) else np.einsum("ij,ij->j", X, X)
             self._inv_diag = 1.0 / (sq + lam)
-            if sp.issparse(X): self._csr, self._csr_t = csr_arrays(X), csr_arrays(X.T.tocsr())
-        else: raise ValueError(f"solver must be 'auto', 'cholesky' or 'cg', got {method!r}.")
+            if sp.issparse(X):
+                self._csr, self._csr_t = csr_arrays(X), csr_arrays(X.T.tocsr())
+        else:
+            raise ValueError(f"solver must be 'auto', 'cholesky' or 'cg', got {method!r}.")
 
     def solve(self, B):
         "Z = (XᵀX + λI)⁻¹ XᵀB for a dense B of shape (n, m)."
         R = np.asarray(self.X.T @ B, dtype=np.float64)
-        if self.method == "cholesky": return sla.cho_solve(self._factor, R, check_finite=False)
+        if self.method == "cholesky":
+            return sla.cho_solve(self._factor, R, check_finite=False)
         return _ridge_cg(self, R)
 
 # %% ../nbs/05_rembed.ipynb #3d2269a1
@@ -105,32 +133,49 @@ def _pcg(gram_times, R, inv_diag, lam: float, tol: float, max_iter: int):
     Returns Z and the iterations run."""
     tiny = np.finfo(float).tiny
     dot = lambda A, B: np.einsum("ij,ij->j", A, B)
-    Z, S, AP, tmp = np.zeros_like(R), np.empty_like(R), np.empty_like(R), np.empty_like(R)  # reused: no allocation per step
-    norm_b = np.sqrt(dot(R, R)); norm_b[norm_b == 0] = 1.0
+    Z, S, AP, tmp = (
+        np.zeros_like(R),
+        np.empty_like(R),
+        np.empty_like(R),
+        np.empty_like(R),
+    )  # reused: no allocation per step
+    norm_b = np.sqrt(dot(R, R))
+    norm_b[norm_b == 0] = 1.0
     np.multiply(inv_diag[:, None], R, out=S)
     P, rs = S.copy(), dot(R, S)
     for it in range(1, max_iter + 1):
         gram_times(P, AP)
-        np.multiply(P, lam, out=tmp); AP += tmp
+        np.multiply(P, lam, out=tmp)
+        AP += tmp
         alpha = rs / np.maximum(dot(P, AP), tiny)
-        np.multiply(P, alpha, out=tmp); Z += tmp
-        np.multiply(AP, alpha, out=tmp); R -= tmp
-        if (np.sqrt(dot(R, R)) / norm_b).max() <= tol: break
+        np.multiply(P, alpha, out=tmp)
+        Z += tmp
+        np.multiply(AP, alpha, out=tmp)
+        R -= tmp
+        if (np.sqrt(dot(R, R)) / norm_b).max() <= tol:
+            break
         np.multiply(inv_diag[:, None], R, out=S)
         rs_new = dot(R, S)
-        P *= rs_new / np.maximum(rs, tiny); P += S
+        P *= rs_new / np.maximum(rs, tiny)
+        P += S
         rs = rs_new
     return Z, it
+
 
 def _ridge_cg(solver: _RidgeSolver, R):
     "`_pcg` with the products by the in-memory X of `solver` (CSR products threaded by `n_jobs`)."
     X = solver.X
     XP = np.empty((X.shape[0], R.shape[1]))
+
     def gram_times(P, out):
         if sp.issparse(X):
             with numba_threads(solver.n_jobs):
-                _csr_matmat_par(*solver._csr, P, XP); _csr_matmat_par(*solver._csr_t, XP, out)
-        else: np.matmul(X, P, out=XP); np.matmul(X.T, XP, out=out)
+                _csr_matmat_par(*solver._csr, P, XP)
+                _csr_matmat_par(*solver._csr_t, XP, out)
+        else:
+            np.matmul(X, P, out=XP)
+            np.matmul(X.T, XP, out=out)
+
     Z, it = _pcg(gram_times, R, solver._inv_diag, solver.lam, solver.tol, solver.max_iter)
     solver.n_iter_ += it
     return Z
@@ -140,23 +185,36 @@ def _orthonormal(A):
     "An orthonormal basis of the columns of `A` (Householder QR)."
     return sla.qr(A, mode="economic", check_finite=False)[0]
 
+
 def _labels_float(Y):
     "Y as float64, CSR when sparse or when at most 10% of it is non-zero (products with it then cost O(nnz(Y)))."
-    if sp.issparse(Y) or np.count_nonzero(Y) <= 0.1 * Y.size: return sp.csr_matrix(Y, dtype=np.float64)
+    if sp.issparse(Y) or np.count_nonzero(Y) <= 0.1 * Y.size:
+        return sp.csr_matrix(Y, dtype=np.float64)
     return np.asarray(Y, dtype=np.float64)
 
 # %% ../nbs/05_rembed.ipynb #eac6edd9
 class Embedding(NamedTuple):
     "The result of `randomized_embedding`."
-    U: np.ndarray                 # (c, k) orthonormal label projection (top eigenvectors of M)
-    singular_values: np.ndarray   # (k,) approximations of the top eigenvalues of M = YᵀX(XᵀX+λI)⁻¹XᵀY
-    W: np.ndarray                 # (d, k) feature projection: argmin ‖YU − XW‖² + λ‖W‖²
-    penalty: float                # the absolute ridge penalty λ
-    n_cg_iter: int                # conjugate-gradient iterations in total (0 with the Cholesky solver)
+
+    U: np.ndarray  # (c, k) orthonormal label projection (top eigenvectors of M)
+    singular_values: np.ndarray  # (k,) approximations of the top eigenvalues of M = YᵀX(XᵀX+λI)⁻¹XᵀY
+    W: np.ndarray  # (d, k) feature projection: argmin ‖YU − XW‖² + λ‖W‖²
+    penalty: float  # the absolute ridge penalty λ
+    n_cg_iter: int  # conjugate-gradient iterations in total (0 with the Cholesky solver)
 
 # %% ../nbs/05_rembed.ipynb #a0866825
-def randomized_embedding(X, Y, rank: int, *, oversample: int = 20, n_iter: int = 1, l2: float = 1.0,
-                         random_state=None, solver: str = "auto", n_jobs=None) -> Embedding:
+def randomized_embedding(
+    X,
+    Y,
+    rank: int,
+    *,
+    oversample: int = 20,
+    n_iter: int = 1,
+    l2: float = 1.0,
+    random_state=None,
+    solver: str = "auto",
+    n_jobs=None,
+) -> Embedding:
     """Algorithm 1 of Karampatziakis & Mineiro (2015): the top-`rank` eigenvectors of
     M = YᵀX(XᵀX + λI)⁻¹XᵀY by a randomized range finder with `oversample` extra probes and `n_iter`
     refinements; λ = `l2`·tr(XᵀX)/d. `X` dense or CSR (n, d), `Y` dense or sparse 0/1 (n, c).
@@ -167,16 +225,22 @@ def randomized_embedding(X, Y, rank: int, *, oversample: int = 20, n_iter: int =
     c = Y.shape[1]
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= c:
         raise ValueError(f"rank must be an integer between 1 and the number of labels ({c}), got {rank!r}.")
-    if oversample < 0 or n_iter < 0: raise ValueError("oversample and n_iter must be non-negative.")
-    if not l2 > 0: raise ValueError(f"l2 must be positive, got {l2!r}.")
+    if oversample < 0 or n_iter < 0:
+        raise ValueError("oversample and n_iter must be non-negative.")
+    if not l2 > 0:
+        raise ValueError(f"l2 must be positive, got {l2!r}.")
     Yf = _labels_float(Y)
     ridge = _RidgeSolver(X, _ridge_penalty(X, l2), solver, n_jobs=n_jobs)
-    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(spawn_seeds(random_state, 1)[0])
+    rng = (
+        random_state
+        if isinstance(random_state, np.random.Generator)
+        else np.random.default_rng(spawn_seeds(random_state, 1)[0])
+    )
     Q = rng.standard_normal((c, min(rank + oversample, c)))
     for _ in range(n_iter):
         Q = _orthonormal(np.asarray(Yf.T @ (X @ ridge.solve(Yf @ Q))))
     Z = ridge.solve(Yf @ Q)
-    G = np.asarray(Yf.T @ (X @ Z))                    # = M Q
+    G = np.asarray(Yf.T @ (X @ Z))  # = M Q
     _, sigma, Vt = np.linalg.svd(G, full_matrices=False)
     U_tilde = Vt[:rank].T
     return Embedding(Q @ U_tilde, sigma[:rank], Z @ U_tilde, ridge.lam, ridge.n_iter_)
@@ -186,21 +250,26 @@ def _spectral_rank(Y, fraction: float = 0.9, max_labels: int = 4096) -> int:
     "Smallest k whose top-k eigenvalues of YᵀY hold `fraction` of its trace."
     c = Y.shape[1]
     if c > max_labels:
-        raise ValueError(f"rank='spectral90' forms the {c}×{c} matrix YᵀY; with more than {max_labels} labels pass an integer rank.")
+        raise ValueError(
+            f"rank='spectral90' forms the {c}×{c} matrix YᵀY; with more than {max_labels} labels pass an integer rank."
+        )
     Yf = _labels_float(Y)
     C = Yf.T @ Yf
     ev = np.linalg.eigvalsh(C.toarray() if sp.issparse(C) else C)[::-1]
-    if ev.sum() <= 0: return 1
+    if ev.sum() <= 0:
+        return 1
     return int(min(c, np.searchsorted(np.cumsum(ev) / ev.sum(), fraction - 1e-12) + 1))
 
 # %% ../nbs/05_rembed.ipynb #3ac6c9a0
 def _median_distance(P, rng, max_points: int = 1000) -> float:
     "Median pairwise Euclidean distance between (a seeded subsample of) the rows of P; 1.0 if all coincide."
-    if P.shape[0] > max_points: P = P[np.sort(rng.choice(P.shape[0], size=max_points, replace=False))]
+    if P.shape[0] > max_points:
+        P = P[np.sort(rng.choice(P.shape[0], size=max_points, replace=False))]
     sq = np.einsum("ij,ij->i", P, P)
     D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (P @ P.T), 0.0)[np.triu_indices(P.shape[0], 1)]
     med = float(np.sqrt(np.median(D2))) if D2.size else 0.0
     return med if med > 0 else 1.0
+
 
 def _draw_frequencies(k: int, s: int, kernel: str, nu: float, sigma: float, rng):
     "Frequencies R (k, s) from the kernel's spectral density at bandwidth `sigma`, and phases b ~ U(0, 2π)."
@@ -210,15 +279,19 @@ def _draw_frequencies(k: int, s: int, kernel: str, nu: float, sigma: float, rng)
         R /= np.sqrt(rng.chisquare(df, size=s) / df)
     return R / sigma, rng.uniform(0.0, 2.0 * np.pi, size=s)
 
+
 def _random_features(P, R, b):
     "Φ = √(2/s) cos(P R + b) in single precision, computed in place in one (n, s) buffer."
-    check_memory(4.0 * P.shape[0] * R.shape[1], f"the {P.shape[0]}×{R.shape[1]} random-feature matrix",
-                 "lower n_random_features")
+    check_memory(
+        4.0 * P.shape[0] * R.shape[1], f"the {P.shape[0]}×{R.shape[1]} random-feature matrix", "lower n_random_features"
+    )
     A = np.empty((P.shape[0], R.shape[1]), dtype=np.float32)
-    for i in range(0, P.shape[0], 4096):   # the argument in double precision (a row's value must not depend on the batch)
-        B = P[i:i + 4096] @ R
+    for i in range(
+        0, P.shape[0], 4096
+    ):  # the argument in double precision (a row's value must not depend on the batch)
+        B = P[i : i + 4096] @ R
         B += b
-        A[i:i + 4096] = B
+        A[i : i + 4096] = B
     np.cos(A, out=A)
     A *= np.float32(np.sqrt(2.0 / R.shape[1]))
     return A
@@ -232,18 +305,20 @@ def _centred_gram(Phi, l2: float):
     G = (Pc.T @ Pc).astype(np.float64)
     return mu, Pc, G, l2 * max(np.trace(G), np.finfo(float).tiny) / Phi.shape[1]
 
+
 def _fit_ridge_link(Phi, Y, l2: float):
     "Ridge read-out: V (s, c) and intercept (c,) minimising ‖Y − ΦV − 1b‖² + λ‖V‖², λ = l2·tr(ΦcᵀΦc)/s; also λ."
     mu, Pc, G, lam = _centred_gram(Phi, l2)
     G[np.diag_indices(G.shape[0])] += lam
-    Ys = sp.csr_matrix(Y, dtype=Pc.dtype)   # 0/1 labels: ΦcᵀY costs O(nnz(Y)·s)
+    Ys = sp.csr_matrix(Y, dtype=Pc.dtype)  # 0/1 labels: ΦcᵀY costs O(nnz(Y)·s)
     PtY = np.asarray((Ys.T @ Pc).T, dtype=np.float64)
     V = sla.cho_solve(sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False)
     ybar = np.asarray(Y.mean(axis=0)).ravel()
     return V, ybar - mu @ V, lam
 
 # %% ../nbs/05_rembed.ipynb #e020f603
-_LOGISTIC_BLOCK = 64   # classes per L-BFGS problem (fixed, so results do not depend on n_jobs)
+_LOGISTIC_BLOCK = 64  # classes per L-BFGS problem (fixed, so results do not depend on n_jobs)
+
 
 def _fit_logistic_block(Pt, L, Y, lam: float, max_iter: int, tol: float):
     "Per-class logistic read-out for the columns of dense 0/1 `Y`, in whitened coordinates Pt = Φc L⁻ᵀ."
@@ -254,7 +329,7 @@ def _fit_logistic_block(Pt, L, Y, lam: float, max_iter: int, tol: float):
     to_V = lambda Vt: sla.solve_triangular(L, Vt * dv, lower=True, trans="T", check_finite=False)
 
     def loss_grad(theta):
-        Vt, bt = theta[:s * c].reshape(s, c), theta[s * c:]
+        Vt, bt = theta[: s * c].reshape(s, c), theta[s * c :]
         S = Pt @ (Vt * dv)
         S += base + bt * db
         V = to_V(Vt)
@@ -265,8 +340,10 @@ def _fit_logistic_block(Pt, L, Y, lam: float, max_iter: int, tol: float):
         return loss / n, np.concatenate([gV.ravel(), E.sum(axis=0) * db]) / n
 
     theta0 = np.concatenate([((Pt.T @ (Y - ybar)) / np.sqrt(w)).ravel(), np.zeros(c)])
-    res = minimize(loss_grad, theta0, jac=True, method="L-BFGS-B", options=dict(maxiter=max_iter, gtol=tol, ftol=tol * 1e-4))
-    Vt, bt = res.x[:s * c].reshape(s, c), res.x[s * c:]
+    res = minimize(
+        loss_grad, theta0, jac=True, method="L-BFGS-B", options=dict(maxiter=max_iter, gtol=tol, ftol=tol * 1e-4)
+    )
+    Vt, bt = res.x[: s * c].reshape(s, c), res.x[s * c :]
     return to_V(Vt), base + bt * db, res.nit
 
 # %% ../nbs/05_rembed.ipynb #fd270245
@@ -281,7 +358,8 @@ def _fit_logistic_link(Phi, Y, l2: float, max_iter: int = 100, tol: float = 1e-5
     blocks = [np.arange(j, min(j + _LOGISTIC_BLOCK, Y.shape[1])) for j in range(0, Y.shape[1], _LOGISTIC_BLOCK)]
     dense = lambda J: (Ys[:, J].toarray() if sp.issparse(Ys) else Ys[:, J]).astype(np.float64)
     out = parallel_map(lambda J: _fit_logistic_block(Pt, L, dense(J), lam, max_iter, tol), blocks, n_jobs=n_jobs)
-    V = np.hstack([o[0] for o in out]); b = np.concatenate([o[1] for o in out])
+    V = np.hstack([o[0] for o in out])
+    b = np.concatenate([o[1] for o in out])
     return V, b - mu @ V, lam, max(o[2] for o in out)
 
 # %% ../nbs/05_rembed.ipynb #90f941a9
@@ -291,65 +369,77 @@ def _softmax_residual(S, y):
     loss = 0.0
     for i in range(S.shape[0]):
         m = S[i, 0]
-        for j in range(1, S.shape[1]): m = max(m, S[i, j])
+        for j in range(1, S.shape[1]):
+            m = max(m, S[i, j])
         z = 0.0
         for j in range(S.shape[1]):
-            S[i, j] = np.exp(S[i, j] - m); z += S[i, j]
+            S[i, j] = np.exp(S[i, j] - m)
+            z += S[i, j]
         loss += np.log(z) + m - (np.log(S[i, y[i]]) + m)
-        for j in range(S.shape[1]): S[i, j] /= z
+        for j in range(S.shape[1]):
+            S[i, j] /= z
         S[i, y[i]] -= 1.0
     return loss
+
 
 @kernel()
 def _logistic_residual(S, indptr, indices):
     "In place: S ← σ(S) − Y for the 0/1 rows of a CSR Y = (indptr, indices); returns Σ log(1+e^s) − y·s."
     loss = 0.0
     for i in range(S.shape[0]):
-        for p in range(indptr[i], indptr[i + 1]): loss -= S[i, indices[p]]
+        for p in range(indptr[i], indptr[i + 1]):
+            loss -= S[i, indices[p]]
         for j in range(S.shape[1]):
             s = S[i, j]
             loss += max(s, 0.0) + np.log1p(np.exp(-abs(s)))
             S[i, j] = 1.0 / (1.0 + np.exp(-s)) if s >= 0 else np.exp(s) / (1.0 + np.exp(s))
-        for p in range(indptr[i], indptr[i + 1]): S[i, indices[p]] -= 1.0
+        for p in range(indptr[i], indptr[i + 1]):
+            S[i, indices[p]] -= 1.0
     return loss
 
 # %% ../nbs/05_rembed.ipynb #5f41eb9e
 class SGDParams(NamedTuple):
     "What stays fixed while `sgd_readout_chunk` trains: the loss, the step rule and the preconditioner."
-    loss: str                    # 'softmax' (one class per example) or 'logistic' (per class)
-    mu: np.ndarray               # (s,) feature means (centring)
-    Q: np.ndarray                # (s, s) eigenvectors of the centred Gram ΦcᵀΦc (rotation)
-    precond: np.ndarray          # (s, c) inverse curvature n / (wₗ eⱼ + λ) of each rotated coefficient
-    precond_b: np.ndarray        # (c,) inverse curvature 1 / wₗ of each intercept
-    penalty: float               # λ of Σᵢ loss + λ/2 ‖V‖²
-    n_total: int                 # examples in one pass (the penalty is spread over them)
+
+    loss: str  # 'softmax' (one class per example) or 'logistic' (per class)
+    mu: np.ndarray  # (s,) feature means (centring)
+    Q: np.ndarray  # (s, s) eigenvectors of the centred Gram ΦcᵀΦc (rotation)
+    precond: np.ndarray  # (s, c) inverse curvature n / (wₗ eⱼ + λ) of each rotated coefficient
+    precond_b: np.ndarray  # (c,) inverse curvature 1 / wₗ of each intercept
+    penalty: float  # λ of Σᵢ loss + λ/2 ‖V‖²
+    n_total: int  # examples in one pass (the penalty is spread over them)
     learning_rate: float
-    learning_rate_decay: float   # η_t = learning_rate / (1 + decay · passes so far)
+    learning_rate_decay: float  # η_t = learning_rate / (1 + decay · passes so far)
     momentum: float
     batch_size: int
-    seed: int                    # with the update count, seeds the shuffle of each chunk
+    seed: int  # with the update count, seeds the shuffle of each chunk
+
 
 class SGDState(NamedTuple):
     "What changes: rotated coefficients, intercepts, their velocities, and counters (small arrays only)."
-    V: np.ndarray                # (s, c) coefficients in rotated coordinates: V = Q Ṽ
-    b: np.ndarray                # (c,) intercepts of the rotated, centred features
+
+    V: np.ndarray  # (s, c) coefficients in rotated coordinates: V = Q Ṽ
+    b: np.ndarray  # (c,) intercepts of the rotated, centred features
     vel_V: np.ndarray
     vel_b: np.ndarray
-    counts: np.ndarray           # int64 [updates, examples seen]
-    loss: np.ndarray             # float64 [Σ loss of the current pass, examples in it]
+    counts: np.ndarray  # int64 [updates, examples seen]
+    loss: np.ndarray  # float64 [Σ loss of the current pass, examples in it]
 
 # %% ../nbs/05_rembed.ipynb #2f2be1cd
 def readout_moments(features, moments=None, shift=None):
     """Adds one chunk of read-out features (m, s) to the running moments (n, Σ(φ−shift), Σ(φ−shift)(φ−shift)ᵀ),
     float64; chunks may come in any order. `shift` (s,): any rough mean (e.g. the first chunk's), for precision."""
     F = np.asarray(features)
-    if F.ndim != 2: raise ValueError(f"features must be a 2-D (m, s) array, got shape {F.shape}.")
+    if F.ndim != 2:
+        raise ValueError(f"features must be a 2-D (m, s) array, got shape {F.shape}.")
     s = F.shape[1]
-    if moments is None: moments = (0, np.zeros(s), np.zeros((s, s)))
+    if moments is None:
+        moments = (0, np.zeros(s), np.zeros((s, s)))
     n, s1, s2 = moments
-    if s1.shape[0] != s: raise ValueError(f"this chunk has {s} features, the moments so far {s1.shape[0]}.")
+    if s1.shape[0] != s:
+        raise ValueError(f"this chunk has {s} features, the moments so far {s1.shape[0]}.")
     for i in range(0, F.shape[0], 4096):
-        B = F[i:i + 4096] if shift is None else F[i:i + 4096] - np.asarray(shift, dtype=F.dtype)
+        B = F[i : i + 4096] if shift is None else F[i : i + 4096] - np.asarray(shift, dtype=F.dtype)
         s1 = s1 + B.sum(axis=0, dtype=np.float64)
         s2 = s2 + (B.T @ B).astype(np.float64)
     return n + F.shape[0], s1, s2
@@ -357,35 +447,65 @@ def readout_moments(features, moments=None, shift=None):
 # %% ../nbs/05_rembed.ipynb #dd38ba9a
 _SGD_LOSSES = ("softmax", "logistic")
 
-def sgd_setup(moments, label_counts, *, loss: str = "softmax", l2: float = 0.1, shift=None, learning_rate: float = 0.1,
-              learning_rate_decay: float = 1.0, momentum: float = 0.9, batch_size: int = 256, seed: int = 0):
+
+def sgd_setup(
+    moments,
+    label_counts,
+    *,
+    loss: str = "softmax",
+    l2: float = 0.1,
+    shift=None,
+    learning_rate: float = 0.1,
+    learning_rate_decay: float = 1.0,
+    momentum: float = 0.9,
+    batch_size: int = 256,
+    seed: int = 0,
+):
     """The fixed `SGDParams` and the initial `SGDState` of the read-out from `readout_moments` and the
     per-label positive counts (c,) of the same rows. λ = `l2`·tr(ΦcᵀΦc)/s, as the closed form's."""
-    if loss not in _SGD_LOSSES: raise ValueError(f"loss must be one of {_SGD_LOSSES}, got {loss!r}.")
+    if loss not in _SGD_LOSSES:
+        raise ValueError(f"loss must be one of {_SGD_LOSSES}, got {loss!r}.")
     n, s1, s2 = moments
-    if n < 1: raise ValueError("the moments hold no examples.")
+    if n < 1:
+        raise ValueError("the moments hold no examples.")
     m = s1 / n
     mu = m if shift is None else np.asarray(shift, dtype=np.float64) + m
     G = s2 - n * np.outer(m, m)
     s, counts = G.shape[0], np.asarray(label_counts, dtype=np.float64).ravel()
     c = counts.shape[0]
-    check_memory(8.0 * (s * s + 4 * s * c), f"the SGD read-out's {s}×{s} rotation and four {s}×{c} arrays",
-                 "lower n_random_features (or the number of labels)")
+    check_memory(
+        8.0 * (s * s + 4 * s * c),
+        f"the SGD read-out's {s}×{s} rotation and four {s}×{c} arrays",
+        "lower n_random_features (or the number of labels)",
+    )
     lam = l2 * max(np.trace(G), np.finfo(float).tiny) / s
     e, Q = np.linalg.eigh(G)
     pi = np.clip(counts / n, 0.5 / n, 1 - 0.5 / n)
     w = pi * (1 - pi)
     precond = n / (np.maximum(e, 0.0)[:, None] * w[None, :] + lam)
     b0 = np.log(pi) if loss == "softmax" else np.log(pi / (1 - pi))
-    params = SGDParams(loss, mu, Q, precond, 1.0 / w, float(lam), int(n), float(learning_rate),
-                       float(learning_rate_decay), float(momentum), int(batch_size), int(seed))
+    params = SGDParams(
+        loss,
+        mu,
+        Q,
+        precond,
+        1.0 / w,
+        float(lam),
+        int(n),
+        float(learning_rate),
+        float(learning_rate_decay),
+        float(momentum),
+        int(batch_size),
+        int(seed),
+    )
     state = SGDState(np.zeros((s, c)), b0, np.zeros((s, c)), np.zeros(c), np.zeros(2, dtype=np.int64), np.zeros(2))
     return params, state
 
 # %% ../nbs/05_rembed.ipynb #53e4d0ff
 def _class_index(Y, m: int) -> np.ndarray:
     "Class indices (m,) int64 of a 1-D class vector or of a 0/1 matrix with exactly one positive per row."
-    if not sp.issparse(Y) and np.ndim(Y) == 1: return np.asarray(Y, dtype=np.int64)
+    if not sp.issparse(Y) and np.ndim(Y) == 1:
+        return np.asarray(Y, dtype=np.int64)
     Ys = sp.csr_matrix(Y)
     per_row = np.diff(Ys.indptr)
     if (per_row != 1).any():
@@ -393,33 +513,41 @@ def _class_index(Y, m: int) -> np.ndarray:
         raise ValueError(f"loss='softmax' needs exactly one label per example; row {i} has {per_row[i]}.")
     return Ys.indices.astype(np.int64)
 
+
 def sgd_readout_chunk(features, Y, params: SGDParams, state: SGDState, *, rotated: bool = False) -> SGDState:
     """One pass of preconditioned mini-batch SGD with momentum over one chunk: `features` (m, s), labels `Y`
     ((m,) class indices or an (m, c) 0/1 matrix, dense or CSR). Updates `state` in place and returns it.
     `rotated`: the features are already (φ − μ)Q (the in-memory fit rotates them once)."""
     F = np.asarray(features)
     m, (s, c) = F.shape[0], state.V.shape
-    if F.ndim != 2 or F.shape[1] != s: raise ValueError(f"features must be (m, {s}), got shape {F.shape}.")
+    if F.ndim != 2 or F.shape[1] != s:
+        raise ValueError(f"features must be (m, {s}), got shape {F.shape}.")
     if params.loss == "softmax":
         y = _class_index(Y, m)
-        if y.shape[0] != m or (m and (y.min() < 0 or y.max() >= c)): raise ValueError(f"Y must give {m} class indices in [0, {c}).")
+        if y.shape[0] != m or (m and (y.min() < 0 or y.max() >= c)):
+            raise ValueError(f"Y must give {m} class indices in [0, {c}).")
     else:
         Ys = sp.csr_matrix(Y, dtype=np.float64)
-        if Ys.shape != (m, c): raise ValueError(f"Y must be ({m}, {c}) for the logistic read-out, got {Ys.shape}.")
+        if Ys.shape != (m, c):
+            raise ValueError(f"Y must be ({m}, {c}) for the logistic read-out, got {Ys.shape}.")
     order = np.random.default_rng([params.seed, int(state.counts[0])]).permutation(m)
     for start in range(0, m, params.batch_size):
-        idx = np.sort(order[start:start + params.batch_size])
+        idx = np.sort(order[start : start + params.batch_size])
         Z = np.asarray(F[idx], dtype=np.float64)
-        if not rotated: Z = (Z - params.mu) @ params.Q
+        if not rotated:
+            Z = (Z - params.mu) @ params.Q
         S = Z @ state.V
         S += state.b
-        if params.loss == "softmax": loss = _softmax_residual(S, y[idx])
+        if params.loss == "softmax":
+            loss = _softmax_residual(S, y[idx])
         else:
             Yb = Ys[idx]
             loss = _logistic_residual(S, Yb.indptr.astype(np.int64), Yb.indices.astype(np.int64))
         _sgd_step(Z, S, params, state)
-        state.loss[0] += loss; state.loss[1] += len(idx)
+        state.loss[0] += loss
+        state.loss[1] += len(idx)
     return state
+
 
 def _sgd_step(Z, E, params: SGDParams, state: SGDState):
     "The momentum step on Ṽ and b from the residuals E (the loss's gradient in the scores) of mini-batch Z."
@@ -430,33 +558,45 @@ def _sgd_step(Z, E, params: SGDParams, state: SGDState):
     g += (params.penalty / params.n_total) * state.V
     g *= params.precond
     vV, vb, V, b = state.vel_V, state.vel_b, state.V, state.b
-    vV *= params.momentum; g *= eta; vV -= g; V += vV
-    vb *= params.momentum; vb -= eta * params.precond_b * (E.sum(axis=0) / mb); b += vb
-    state.counts[0] += 1; state.counts[1] += mb
+    vV *= params.momentum
+    g *= eta
+    vV -= g
+    V += vV
+    vb *= params.momentum
+    vb -= eta * params.precond_b * (E.sum(axis=0) / mb)
+    b += vb
+    state.counts[0] += 1
+    state.counts[1] += mb
 
 # %% ../nbs/05_rembed.ipynb #630b2cfb
 def _rotate_features(Phi, params: SGDParams):
     "Φ ← (Φ − μ)Q block by block, in Φ's own buffer (and precision): the features the passes train on with `rotated=True`."
     for i in range(0, Phi.shape[0], 4096):
-        Phi[i:i + 4096] = (np.asarray(Phi[i:i + 4096], dtype=np.float64) - params.mu) @ params.Q
+        Phi[i : i + 4096] = (np.asarray(Phi[i : i + 4096], dtype=np.float64) - params.mu) @ params.Q
     return Phi
+
 
 def _sgd_coef(params: SGDParams, state: SGDState):
     "The read-out V (s, c) and its intercept (c,) in the coordinates of the unrotated, uncentred features."
     V = params.Q @ state.V
     return V, state.b - params.mu @ V
 
+
 def _fit_sgd_link(Phi, Y, l2: float, loss: str, n_epochs: int, opts: dict, seed: int):
     """The read-out by preconditioned SGD on in-memory features: moments, setup, one rotation of Φ in place
     (so the passes do not repeat it), `n_epochs` passes. Returns V (s, c), intercept (c,), λ, the passes."""
     shift = np.asarray(Phi[:4096].mean(axis=0, dtype=np.float64))
     moments = readout_moments(Phi, shift=shift)
-    counts = np.bincount(_class_index(Y, Phi.shape[0]), minlength=Y.shape[1]) if loss == "softmax" \
+    counts = (
+        np.bincount(_class_index(Y, Phi.shape[0]), minlength=Y.shape[1])
+        if loss == "softmax"
         else np.asarray(Y.sum(axis=0)).ravel()
+    )
     params, state = sgd_setup(moments, counts, loss=loss, l2=l2, shift=shift, seed=seed, **opts)
     _rotate_features(Phi, params)
     Ys = Y if loss == "softmax" else sp.csr_matrix(Y, dtype=np.float64)
-    for _ in range(n_epochs): sgd_readout_chunk(Phi, Ys, params, state, rotated=True)
+    for _ in range(n_epochs):
+        sgd_readout_chunk(Phi, Ys, params, state, rotated=True)
     return (*_sgd_coef(params, state), params.penalty, n_epochs)
 
 # %% ../nbs/05_rembed.ipynb #619954b3
@@ -469,14 +609,17 @@ def f1_inference(proba, prior):
     if proba.ndim != 2 or prior.shape[0] != proba.shape[1]:
         raise ValueError(f"proba must be (m, c) and prior (c,); got {proba.shape} and {prior.shape}.")
     m, c = proba.shape
-    if m == 0: return np.zeros((0, c), dtype=np.int8)
+    if m == 0:
+        return np.zeros((0, c), dtype=np.int8)
     Zs = -np.sort(-proba, axis=0)
     f_hat = 2.0 * np.cumsum(Zs, axis=0) / (prior[None, :] * m + np.arange(1, m + 1)[:, None])
     threshold = Zs[np.argmax(f_hat, axis=0), np.arange(c)]
     return (proba >= threshold[None, :]).astype(np.int8)
 
 # %% ../nbs/05_rembed.ipynb #d81a2b5a
-def gaussian_embedding(X, Y, rank: int, *, l2: float = 1.0, random_state=None, solver: str = "auto", n_jobs=None) -> Embedding:
+def gaussian_embedding(
+    X, Y, rank: int, *, l2: float = 1.0, random_state=None, solver: str = "auto", n_jobs=None
+) -> Embedding:
     """The compressed-sensing baseline "CS + LR" of §7.3: a Gaussian random U (c, `rank`), scaled by 1/√rank, in
     place of Algorithm 1's eigenvectors, and W the ridge fit of YU on X (line 11, which both need).
     `singular_values` are NaN (there is no spectrum); other arguments as `randomized_embedding`."""
@@ -485,8 +628,13 @@ def gaussian_embedding(X, Y, rank: int, *, l2: float = 1.0, random_state=None, s
     c = Y.shape[1]
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= c:
         raise ValueError(f"rank must be an integer between 1 and the number of labels ({c}), got {rank!r}.")
-    if not l2 > 0: raise ValueError(f"l2 must be positive, got {l2!r}.")
-    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(spawn_seeds(random_state, 1)[0])
+    if not l2 > 0:
+        raise ValueError(f"l2 must be positive, got {l2!r}.")
+    rng = (
+        random_state
+        if isinstance(random_state, np.random.Generator)
+        else np.random.default_rng(spawn_seeds(random_state, 1)[0])
+    )
     U = rng.standard_normal((c, rank)) / np.sqrt(rank)
     ridge = _RidgeSolver(X, _ridge_penalty(X, l2), solver, n_jobs=n_jobs)
     return Embedding(U, np.full(rank, np.nan), ridge.solve(np.asarray(_labels_float(Y) @ U)), ridge.lam, ridge.n_iter_)
@@ -525,11 +673,19 @@ _MODEL_DOC = """\
         to each batch passed to `predict`.
 """
 _MODEL_CONSTRAINTS = {
-    "rank": [int_at_least(1), StrOptions({"spectral90"})], "oversample": [int_at_least(0)], "n_iter": [int_at_least(0)],
-    "embedding": [StrOptions({"randomized", "gaussian"})], "n_random_features": [int_at_least(0)],
-    "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})], "nu": [POSITIVE], "bandwidth": [POSITIVE],
-    "l2": [POSITIVE], "l2_link": [POSITIVE, StrOptions({"auto"}), None], "loss": [StrOptions({"squared", "logistic", "softmax"})],
-    "inference": [StrOptions({"example", "class_f1"})]}
+    "rank": [int_at_least(1), StrOptions({"spectral90"})],
+    "oversample": [int_at_least(0)],
+    "n_iter": [int_at_least(0)],
+    "embedding": [StrOptions({"randomized", "gaussian"})],
+    "n_random_features": [int_at_least(0)],
+    "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})],
+    "nu": [POSITIVE],
+    "bandwidth": [POSITIVE],
+    "l2": [POSITIVE],
+    "l2_link": [POSITIVE, StrOptions({"auto"}), None],
+    "loss": [StrOptions({"squared", "logistic", "softmax"})],
+    "inference": [StrOptions({"example", "class_f1"})],
+}
 
 # %% ../nbs/05_rembed.ipynb #739dabfa
 _FIT_DOC = """\
@@ -561,39 +717,61 @@ _FIT_DOC = """\
         read-out; results do not depend on it.
 """
 _FIT_CONSTRAINTS = {
-    "fit_intercept": ["boolean"], "max_iter": [int_at_least(1)], "tol": [NON_NEGATIVE],
-    "optimizer": [StrOptions({"lbfgs", "sgd"})], "n_epochs": [int_at_least(1)], "batch_size": [int_at_least(1)],
-    "learning_rate": [POSITIVE], "learning_rate_decay": [NON_NEGATIVE], "momentum": [Interval(Real, 0, 1, closed="left")],
-    "solver": [StrOptions({"auto", "cholesky", "cg"})], "random_state": ["random_state"], "n_jobs": N_JOBS}
+    "fit_intercept": ["boolean"],
+    "max_iter": [int_at_least(1)],
+    "tol": [NON_NEGATIVE],
+    "optimizer": [StrOptions({"lbfgs", "sgd"})],
+    "n_epochs": [int_at_least(1)],
+    "batch_size": [int_at_least(1)],
+    "learning_rate": [POSITIVE],
+    "learning_rate_decay": [NON_NEGATIVE],
+    "momentum": [Interval(Real, 0, 1, closed="left")],
+    "solver": [StrOptions({"auto", "cholesky", "cg"})],
+    "random_state": ["random_state"],
+    "n_jobs": N_JOBS,
+}
 
 # %% ../nbs/05_rembed.ipynb #85bb3291
 class _DaskInput(MultiLabelClassifier):
     """Dask input for the estimators of this chapter, recognised by attribute (so NumPy users never import Dask):
     `fit` with a Dask X or Y calls `self._fit_dask(X, Y)`, a prediction for a Dask X calls `self._dask_method(name)`;
     anything else goes to the in-memory methods of `MultiLabelClassifier`."""
+
     def fit(self, X, Y):
-        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"): return self._fit_dask(X, Y)
+        if hasattr(X, "__dask_graph__") or hasattr(Y, "__dask_graph__"):
+            return self._fit_dask(X, Y)
         return super().fit(X, Y)
 
-    def predict(self, X): return _dask_or(self, "predict", X)
-    def predict_proba(self, X): return _dask_or(self, "predict_proba", X)
-    def decision_function(self, X): return _dask_or(self, "decision_function", X)
+    def predict(self, X):
+        return _dask_or(self, "predict", X)
+
+    def predict_proba(self, X):
+        return _dask_or(self, "predict_proba", X)
+
+    def decision_function(self, X):
+        return _dask_or(self, "decision_function", X)
+
     def predict_top_k(self, X, k, *, return_scores=False):
         return _dask_or(self, "predict_top_k", X, k, return_scores=return_scores)
+
 
 def _scale():
     "`mlc_lit.scale`, imported on first use (it imports Dask)."
     from mlc_lit import scale
+
     return scale
+
 
 def _dask_or(est: _DaskInput, name: str, X, *args, **kwargs):
     "`est._dask_method(name)` for a Dask `X`, else the in-memory method `name` of `MultiLabelClassifier`."
-    if hasattr(X, "__dask_graph__"): return est._dask_method(name)(X, *args, **kwargs)
+    if hasattr(X, "__dask_graph__"):
+        return est._dask_method(name)(X, *args, **kwargs)
     return getattr(super(_DaskInput, est), name)(X, *args, **kwargs)
 
 # %% ../nbs/05_rembed.ipynb #928cd740
 class RandomizedEmbeddingClassifier(_DaskInput):
-    __doc__ = """Multilabel (and multiclass) classification with a smooth, low-rank link
+    __doc__ = (
+        """Multilabel (and multiclass) classification with a smooth, low-rank link
     (Karampatziakis & Mineiro, 2015, Algorithm 3).
 
     A randomized embedding (Algorithm 1) finds the top-`rank` eigenvectors U of the second moment of
@@ -602,7 +780,10 @@ class RandomizedEmbeddingClassifier(_DaskInput):
 
     Parameters
     ----------
-""" + _MODEL_DOC + _FIT_DOC + """
+"""
+        + _MODEL_DOC
+        + _FIT_DOC
+        + """
     Attributes
     ----------
     rank_ : int
@@ -630,43 +811,89 @@ class RandomizedEmbeddingClassifier(_DaskInput):
     >>> clf.predict(X[:2]).shape
     (2, 3)
     """
+    )
     _parameter_constraints = {**_MODEL_CONSTRAINTS, **_FIT_CONSTRAINTS}
 
-    def __init__(self, *, rank="spectral90", oversample=20, n_iter=1, embedding="randomized", n_random_features=1000,
-                 kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link="auto", loss="squared",
-                 inference="example", fit_intercept=True, max_iter=100, tol=1e-5, optimizer="lbfgs", n_epochs=10,
-                 batch_size=256, learning_rate=0.1, learning_rate_decay=1.0, momentum=0.9, solver="auto",
-                 random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        *,
+        rank="spectral90",
+        oversample=20,
+        n_iter=1,
+        embedding="randomized",
+        n_random_features=1000,
+        kernel="gaussian",
+        nu=3.0,
+        bandwidth=2.0,
+        l2=1.0,
+        l2_link="auto",
+        loss="squared",
+        inference="example",
+        fit_intercept=True,
+        max_iter=100,
+        tol=1e-5,
+        optimizer="lbfgs",
+        n_epochs=10,
+        batch_size=256,
+        learning_rate=0.1,
+        learning_rate_decay=1.0,
+        momentum=0.9,
+        solver="auto",
+        random_state=None,
+        n_jobs=None,
+    ):
         self.rank, self.oversample, self.n_iter, self.n_random_features = rank, oversample, n_iter, n_random_features
         self.kernel, self.nu, self.bandwidth, self.l2, self.l2_link = kernel, nu, bandwidth, l2, l2_link
-        self.loss, self.inference, self.fit_intercept, self.max_iter, self.tol = loss, inference, fit_intercept, max_iter, tol
+        self.loss, self.inference, self.fit_intercept, self.max_iter, self.tol = (
+            loss,
+            inference,
+            fit_intercept,
+            max_iter,
+            tol,
+        )
         self.solver, self.random_state, self.n_jobs = solver, random_state, n_jobs
         self.embedding, self.optimizer, self.n_epochs, self.batch_size = embedding, optimizer, n_epochs, batch_size
         self.learning_rate, self.learning_rate_decay, self.momentum = learning_rate, learning_rate_decay, momentum
 
-    def _fit(self, X, Y): return _fit_algorithm3(self, X, Y)
-    def _decision_function(self, X): return _link_scores(self, X)
-    def _predict_proba(self, X): return _link_proba(self, X)
-    def _predict(self, X): return _link_labels(self, X)
-    def _fit_dask(self, X, Y): return _scale().fit_randomized_embedding(self, X, Y)
-    def _dask_method(self, name): return functools.partial(getattr(_scale(), name), self)
+    def _fit(self, X, Y):
+        return _fit_algorithm3(self, X, Y)
+
+    def _decision_function(self, X):
+        return _link_scores(self, X)
+
+    def _predict_proba(self, X):
+        return _link_proba(self, X)
+
+    def _predict(self, X):
+        return _link_labels(self, X)
+
+    def _fit_dask(self, X, Y):
+        return _scale().fit_randomized_embedding(self, X, Y)
+
+    def _dask_method(self, name):
+        return functools.partial(getattr(_scale(), name), self)
 
 # %% ../nbs/05_rembed.ipynb #0ba123c9
 def _checked_rank(est: RandomizedEmbeddingClassifier, n_labels: int) -> int | None:
     "The rank to use (None: 'spectral90'); the parameters' types and ranges are validated by `fit` already."
-    if isinstance(est.rank, str): return None
+    if isinstance(est.rank, str):
+        return None
     if not est.rank <= n_labels:
-        raise ValueError(f"rank must be an integer between 1 and the number of labels ({n_labels}) or 'spectral90', got {est.rank!r}.")
+        raise ValueError(
+            f"rank must be an integer between 1 and the number of labels ({n_labels}) or 'spectral90', got {est.rank!r}."
+        )
     return int(est.rank)
 
 # %% ../nbs/05_rembed.ipynb #93d05468
-_DENSE_FROM = 2 / 3     # a sparse X storing at least this share of its entries is multiplied as a dense array
+_DENSE_FROM = 2 / 3  # a sparse X storing at least this share of its entries is multiplied as a dense array
+
 
 def _dense_if_full(X):
     """X as a dense array where it is a sparse matrix storing at least 2/3 of its entries — then the array takes no
     more memory than the CSR arrays (8 bytes an entry against 12 a stored one) and BLAS multiplies it several times
     faster — else X itself."""
-    if sp.issparse(X) and X.nnz >= _DENSE_FROM * X.shape[0] * X.shape[1]: return X.toarray()
+    if sp.issparse(X) and X.nnz >= _DENSE_FROM * X.shape[0] * X.shape[1]:
+        return X.toarray()
     return X
 
 # %% ../nbs/05_rembed.ipynb #fe9ce431
@@ -674,6 +901,7 @@ def _with_intercept(X):
     "X with a constant column appended (CSR stays CSR)."
     one = np.ones((X.shape[0], 1))
     return sp.hstack([X, sp.csr_matrix(one)], format="csr") if sp.issparse(X) else np.hstack([X, one])
+
 
 def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
     "Lines 12–14 of Algorithm 3 given `est.embedding_` (whose W has the intercept row when `fit_intercept`)."
@@ -683,8 +911,9 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
     P = np.asarray(X @ est._W_x) + est._W_0
     est.bandwidth_ = _median_distance(P, rng) * est.bandwidth
     s = 0 if est.kernel == "linear" else int(est.n_random_features)
-    est.frequencies_, est.phases_ = (None, None) if s == 0 else \
-        _draw_frequencies(P.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
+    est.frequencies_, est.phases_ = (
+        (None, None) if s == 0 else _draw_frequencies(P.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
+    )
     Phi = P if s == 0 else _random_features(P, est.frequencies_, est.phases_)
     del P
     l2_link = _link_penalty(est.l2, est.l2_link, Y.shape[0])
@@ -693,13 +922,21 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
         est.coef_, est.intercept_, _ = _fit_ridge_link(Phi, Y, l2_link)
         est.n_iter_ = 1
     elif est.loss == "softmax" or est.optimizer == "sgd":
-        opts = dict(learning_rate=est.learning_rate, learning_rate_decay=est.learning_rate_decay,
-                    momentum=est.momentum, batch_size=est.batch_size)
-        est.coef_, est.intercept_, _, est.n_iter_ = _fit_sgd_link(Phi, Y, l2_link, est.loss, est.n_epochs, opts,
-                                                                  int(rng.integers(2**63 - 1)))
+        opts = dict(
+            learning_rate=est.learning_rate,
+            learning_rate_decay=est.learning_rate_decay,
+            momentum=est.momentum,
+            batch_size=est.batch_size,
+        )
+        est.coef_, est.intercept_, _, est.n_iter_ = _fit_sgd_link(
+            Phi, Y, l2_link, est.loss, est.n_epochs, opts, int(rng.integers(2**63 - 1))
+        )
     else:
-        est.coef_, est.intercept_, _, est.n_iter_ = _fit_logistic_link(Phi, Y, l2_link, est.max_iter, est.tol, est.n_jobs)
+        est.coef_, est.intercept_, _, est.n_iter_ = _fit_logistic_link(
+            Phi, Y, l2_link, est.max_iter, est.tol, est.n_jobs
+        )
     return est
+
 
 def _fit_algorithm3(est: RandomizedEmbeddingClassifier, X, Y):
     "Algorithm 3: the rank, the embedding of Algorithm 1 (seeded by the first seed), then the link (the second)."
@@ -708,11 +945,23 @@ def _fit_algorithm3(est: RandomizedEmbeddingClassifier, X, Y):
     seeds = spawn_seeds(est.random_state, 2)
     Xa, rng = _with_intercept(X) if est.fit_intercept else X, np.random.default_rng(seeds[0])
     if est.embedding == "gaussian":
-        est.embedding_ = gaussian_embedding(Xa, Y, est.rank_, l2=est.l2, random_state=rng, solver=est.solver, n_jobs=est.n_jobs)
+        est.embedding_ = gaussian_embedding(
+            Xa, Y, est.rank_, l2=est.l2, random_state=rng, solver=est.solver, n_jobs=est.n_jobs
+        )
     else:
-        est.embedding_ = randomized_embedding(Xa, Y, est.rank_, oversample=est.oversample, n_iter=est.n_iter, l2=est.l2,
-                                              random_state=rng, solver=est.solver, n_jobs=est.n_jobs)
+        est.embedding_ = randomized_embedding(
+            Xa,
+            Y,
+            est.rank_,
+            oversample=est.oversample,
+            n_iter=est.n_iter,
+            l2=est.l2,
+            random_state=rng,
+            solver=est.solver,
+            n_jobs=est.n_jobs,
+        )
     return _fit_smooth_link(est, X, Y, seeds[1])
+
 
 def _link_features(est: RandomizedEmbeddingClassifier, X):
     "Projected activations XW + w₀ and their random Fourier features."
@@ -720,17 +969,18 @@ def _link_features(est: RandomizedEmbeddingClassifier, X):
     return P if est.frequencies_ is None else _random_features(P, est.frequencies_, est.phases_)
 
 # %% ../nbs/05_rembed.ipynb #f9b8a52e
-_AUTO_LINK = (0.1, 200)    # l2_link='auto': 0.1 up to 200 examples, then 0.1·200/n
+_AUTO_LINK = (0.1, 200)  # l2_link='auto': 0.1 up to 200 examples, then 0.1·200/n
+
 
 def _link_penalty(l2: float, l2_link, n: int) -> float:
     """The read-out's trace-relative penalty for `n` training examples: `l2_link`, `l2` when it is None, and for
     'auto' 0.1·min(1, 200/n). The trace grows like n, so 'auto' holds λ itself fixed once n passes 200."""
-    if l2_link is None: return l2
+    if l2_link is None:
+        return l2
     if isinstance(l2_link, str):
         value, n0 = _AUTO_LINK
         return value * min(1.0, n0 / max(int(n), 1))
     return l2_link
-
 
 # %% ../nbs/05_rembed.ipynb #cbc752aa
 def _softmax_rows(S):
@@ -738,23 +988,30 @@ def _softmax_rows(S):
     E = np.exp(S - S.max(axis=1, keepdims=True))
     return E / E.sum(axis=1, keepdims=True)
 
+
 def _link_scores(est: RandomizedEmbeddingClassifier, X):
     "Scores ΦV + b, centred on the ½ threshold."
     S = _link_features(est, X) @ est.coef_ + est.intercept_
     return S if est.loss in ("logistic", "softmax") else S - 0.5
 
+
 def _link_proba(est: RandomizedEmbeddingClassifier, X):
     "Probabilities: the logistic of the scores, or the clipped squared-loss scores."
     S = _link_scores(est, X)
-    if est.loss == "logistic": return expit(S)
-    if est.loss == "softmax": return _softmax_rows(S)
-    return clipped_proba(S)   # strictly increasing, inside (0, 1)
+    if est.loss == "logistic":
+        return expit(S)
+    if est.loss == "softmax":
+        return _softmax_rows(S)
+    return clipped_proba(S)  # strictly increasing, inside (0, 1)
+
 
 def _link_labels(est: RandomizedEmbeddingClassifier, X):
     "0/1 predictions by the estimator's inference rule."
     P = _link_proba(est, X)
-    if est.inference == "class_f1": return f1_inference(P, est.label_prior_)
-    if est.loss == "softmax": return (np.arange(P.shape[1]) == P.argmax(axis=1)[:, None]).astype(np.int8)
+    if est.inference == "class_f1":
+        return f1_inference(P, est.label_prior_)
+    if est.loss == "softmax":
+        return (np.arange(P.shape[1]) == P.argmax(axis=1)[:, None]).astype(np.int8)
     return (P >= 0.5).astype(np.int8)
 
 # %% ../nbs/05_rembed.ipynb #9697af00
@@ -762,16 +1019,50 @@ class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
     """Algorithm 2 of Karampatziakis & Mineiro (2015): independent per-label ridge regressions, then the
     smooth link (random Fourier features of all c activations + read-out). Parameters as in
     `RandomizedEmbeddingClassifier`, without the embedding's (rank, oversample, n_iter)."""
-    rank, oversample, n_iter = "spectral90", 0, 0    # unused: the embedding is the identity
 
-    embedding = "randomized"                          # unused
-    def __init__(self, *, n_random_features=2000, kernel="gaussian", nu=3.0, bandwidth=2.0, l2=1.0, l2_link=0.1,
-                 loss="squared", inference="example", fit_intercept=True, max_iter=100, tol=1e-5, optimizer="lbfgs",
-                 n_epochs=10, batch_size=256, learning_rate=0.1, learning_rate_decay=1.0, momentum=0.9, solver="auto",
-                 random_state=None, n_jobs=None):
+    rank, oversample, n_iter = "spectral90", 0, 0  # unused: the embedding is the identity
+
+    embedding = "randomized"  # unused
+
+    def __init__(
+        self,
+        *,
+        n_random_features=2000,
+        kernel="gaussian",
+        nu=3.0,
+        bandwidth=2.0,
+        l2=1.0,
+        l2_link=0.1,
+        loss="squared",
+        inference="example",
+        fit_intercept=True,
+        max_iter=100,
+        tol=1e-5,
+        optimizer="lbfgs",
+        n_epochs=10,
+        batch_size=256,
+        learning_rate=0.1,
+        learning_rate_decay=1.0,
+        momentum=0.9,
+        solver="auto",
+        random_state=None,
+        n_jobs=None,
+    ):
         self.n_random_features, self.kernel, self.nu, self.bandwidth = n_random_features, kernel, nu, bandwidth
-        self.l2, self.l2_link, self.loss, self.inference, self.fit_intercept = l2, l2_link, loss, inference, fit_intercept
-        self.max_iter, self.tol, self.solver, self.random_state, self.n_jobs = max_iter, tol, solver, random_state, n_jobs
+        self.l2, self.l2_link, self.loss, self.inference, self.fit_intercept = (
+            l2,
+            l2_link,
+            loss,
+            inference,
+            fit_intercept,
+        )
+        self.max_iter, self.tol, self.solver, self.random_state, self.n_jobs = (
+            max_iter,
+            tol,
+            solver,
+            random_state,
+            n_jobs,
+        )
         self.optimizer, self.n_epochs, self.batch_size = optimizer, n_epochs, batch_size
         self.learning_rate, self.learning_rate_decay, self.momentum = learning_rate, learning_rate_decay, momentum
 
@@ -784,27 +1075,40 @@ class SmoothLinkClassifier(RandomizedEmbeddingClassifier):
         return _fit_smooth_link(self, X, Y, seeds[1])
 
 # %% ../nbs/05_rembed.ipynb #024b965c
-def make_sparse_problem(n: int, d: int = 100_000, c: int = 10_000, words: int = 20, labels: int = 3,
-                        n_topics: int = 500, seed: int = 0):
+def make_sparse_problem(
+    n: int, d: int = 100_000, c: int = 10_000, words: int = 20, labels: int = 3, n_topics: int = 500, seed: int = 0
+):
     "Synthetic bag-of-words X (n, d) and labels Y (n, c), both CSR, driven by `n_topics` latent topics."
     rng = np.random.default_rng(seed)
     topic = rng.integers(0, n_topics, size=n)
+
     def draw(k, per_topic, width, p_own):
         table = rng.integers(0, width, size=(n_topics, per_topic))
         own = rng.random((n, k)) < p_own
-        cols = np.where(own, table[topic[:, None], rng.integers(0, per_topic, size=(n, k))], rng.integers(0, width, size=(n, k)))
+        cols = np.where(
+            own, table[topic[:, None], rng.integers(0, per_topic, size=(n, k))], rng.integers(0, width, size=(n, k))
+        )
         M = sp.csr_matrix((np.ones(n * k), cols.ravel(), np.arange(0, n * k + 1, k)), shape=(n, width))
-        M.sum_duplicates(); M.data[:] = 1.0
+        M.sum_duplicates()
+        M.data[:] = 1.0
         return M
+
     return draw(words, 50, d, 0.7), draw(labels, 5, c, 0.8)
 
 # %% ../nbs/05_rembed.ipynb #5f3b2aca
 from scipy.stats import loguniform
 
 # lists in order, so that a move of the local search goes to a neighbouring value; 'spectral90' keeps most directions
-_DEFAULT_SPACE = {"rank": [4, 8, 16, 32, 64, "spectral90", 512], "n_random_features": [250, 500, 1000, 2000],
-                  "kernel": ["linear", "gaussian", "cauchy", "student"], "bandwidth": loguniform(0.25, 8.0),
-                  "l2": loguniform(1e-4, 10.0), "l2_link": loguniform(1e-4, 10.0), "loss": ["squared", "logistic"]}
+_DEFAULT_SPACE = {
+    "rank": [4, 8, 16, 32, 64, "spectral90", 512],
+    "n_random_features": [250, 500, 1000, 2000],
+    "kernel": ["linear", "gaussian", "cauchy", "student"],
+    "bandwidth": loguniform(0.25, 8.0),
+    "l2": loguniform(1e-4, 10.0),
+    "l2_link": loguniform(1e-4, 10.0),
+    "loss": ["squared", "logistic"],
+}
+
 
 def default_search_space(scoring="precision@1") -> dict:
     """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank (4, …, 64,
@@ -812,28 +1116,46 @@ def default_search_space(scoring="precision@1") -> dict:
     the three kernels, bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out
     losses; for 'macro_f1' also both inference rules."""
     space = dict(_DEFAULT_SPACE)
-    if scoring == "macro_f1": space["inference"] = ["example", "class_f1"]
+    if scoring == "macro_f1":
+        space["inference"] = ["example", "class_f1"]
     return space
 
 # %% ../nbs/05_rembed.ipynb #89ded9a2
-from .metrics import (example_f1, hamming_loss, macro_f1, micro_f1, ndcg_at_k, precision_at_k,
-                              subset_zero_one_loss)
+from mlc_lit.metrics import (
+    example_f1,
+    hamming_loss,
+    macro_f1,
+    micro_f1,
+    ndcg_at_k,
+    precision_at_k,
+    subset_zero_one_loss,
+)
+
 
 def _ranked(metric, k):
     def score(est, X, Y):
         kk = min(k, Y.shape[1])
         return metric(Y, top_k=est.predict_top_k(X, kk), k=kk)
+
     return score
+
 
 def _labelled(metric):
     return lambda est, X, Y: metric(Y, est.predict(X))
 
+
 # name: (scorer(estimator, X, Y), greater is better)
-_SCORINGS = {"precision@1": (_ranked(precision_at_k, 1), True), "precision@3": (_ranked(precision_at_k, 3), True),
-             "precision@5": (_ranked(precision_at_k, 5), True), "ndcg@3": (_ranked(ndcg_at_k, 3), True),
-             "hamming": (_labelled(hamming_loss), False), "subset01": (_labelled(subset_zero_one_loss), False),
-             "example_f1": (_labelled(example_f1), True), "macro_f1": (_labelled(macro_f1), True),
-             "micro_f1": (_labelled(micro_f1), True)}
+_SCORINGS = {
+    "precision@1": (_ranked(precision_at_k, 1), True),
+    "precision@3": (_ranked(precision_at_k, 3), True),
+    "precision@5": (_ranked(precision_at_k, 5), True),
+    "ndcg@3": (_ranked(ndcg_at_k, 3), True),
+    "hamming": (_labelled(hamming_loss), False),
+    "subset01": (_labelled(subset_zero_one_loss), False),
+    "example_f1": (_labelled(example_f1), True),
+    "macro_f1": (_labelled(macro_f1), True),
+    "micro_f1": (_labelled(micro_f1), True),
+}
 
 # %% ../nbs/05_rembed.ipynb #267aedbc
 import time as _time
@@ -882,20 +1204,31 @@ _SEARCH_DOC = """\
         Print one line per candidate when > 0.
 """
 _SEARCH_CONSTRAINTS = {
-    "param_distributions": [dict, None], "n_iter": [int_at_least(1)], "strategy": [StrOptions({"local", "random"})],
+    "param_distributions": [dict, None],
+    "n_iter": [int_at_least(1)],
+    "strategy": [StrOptions({"local", "random"})],
     "scoring": [StrOptions(set(_SCORINGS)), callable],
-    "validation_fraction": [Interval(Real, 0, 1, closed="neither")], "cv": ["cv_object", None],
-    "time_budget": [POSITIVE, None], "refit": ["boolean"], "fixed_params": [dict, None],
-    "random_state": ["random_state"], "n_jobs": N_JOBS, "verbose": ["verbose"]}
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "cv": ["cv_object", None],
+    "time_budget": [POSITIVE, None],
+    "refit": ["boolean"],
+    "fixed_params": [dict, None],
+    "random_state": ["random_state"],
+    "n_jobs": N_JOBS,
+    "verbose": ["verbose"],
+}
 
 # %% ../nbs/05_rembed.ipynb #27af4f68
 class RandomizedEmbeddingCV(_DaskInput):
-    __doc__ = """`RandomizedEmbeddingClassifier` with its hyper-parameters chosen by random search on a seeded
+    __doc__ = (
+        """`RandomizedEmbeddingClassifier` with its hyper-parameters chosen by random search on a seeded
     hold-out (or any `cv`), for the metric given as `scoring`, then refitted on all training data.
 
     Parameters
     ----------
-""" + _SEARCH_DOC + """
+"""
+        + _SEARCH_DOC
+        + """
     Attributes
     ----------
     best_params_, best_score_, best_index_ : the best candidate's drawn parameters, mean score, index
@@ -914,30 +1247,62 @@ class RandomizedEmbeddingCV(_DaskInput):
     >>> search.n_candidates_, search.predict(X[:2]).shape
     (3, (2, 20))
     """
+    )
     _parameter_constraints = _SEARCH_CONSTRAINTS
 
-    def __init__(self, param_distributions=None, *, n_iter=20, strategy="local", scoring="precision@1",
-                 validation_fraction=0.1, cv=None, time_budget=None, refit=True, fixed_params=None, random_state=None,
-                 n_jobs=None, verbose=0):
-        self.param_distributions, self.n_iter, self.strategy, self.scoring = param_distributions, n_iter, strategy, scoring
+    def __init__(
+        self,
+        param_distributions=None,
+        *,
+        n_iter=20,
+        strategy="local",
+        scoring="precision@1",
+        validation_fraction=0.1,
+        cv=None,
+        time_budget=None,
+        refit=True,
+        fixed_params=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.param_distributions, self.n_iter, self.strategy, self.scoring = (
+            param_distributions,
+            n_iter,
+            strategy,
+            scoring,
+        )
         self.validation_fraction, self.cv, self.time_budget, self.refit = validation_fraction, cv, time_budget, refit
         self.fixed_params, self.random_state, self.n_jobs, self.verbose = fixed_params, random_state, n_jobs, verbose
 
-    def _fit(self, X, Y): return _search_fit(self, X, Y)
-    def _predict(self, X): return _refitted(self)._predict(X)
-    def _predict_proba(self, X): return _refitted(self)._predict_proba(X)
-    def _decision_function(self, X): return _refitted(self)._decision_function(X)
-    def _fit_dask(self, X, Y): return _scale().fit_search(self, X, Y)          # the search chunk by chunk
-    def _dask_method(self, name): return getattr(_refitted(self), name)       # the refitted model's chunk-wise methods
+    def _fit(self, X, Y):
+        return _search_fit(self, X, Y)
+
+    def _predict(self, X):
+        return _refitted(self)._predict(X)
+
+    def _predict_proba(self, X):
+        return _refitted(self)._predict_proba(X)
+
+    def _decision_function(self, X):
+        return _refitted(self)._decision_function(X)
+
+    def _fit_dask(self, X, Y):
+        return _scale().fit_search(self, X, Y)  # the search chunk by chunk
+
+    def _dask_method(self, name):
+        return getattr(_refitted(self), name)  # the refitted model's chunk-wise methods
 
 # %% ../nbs/05_rembed.ipynb #2b171588
-_MIN_HOLDOUT = 200      # cv=None: a hold-out smaller than this many examples is replaced by a shuffled 5-fold
+_MIN_HOLDOUT = 200  # cv=None: a hold-out smaller than this many examples is replaced by a shuffled 5-fold
+
 
 def _search_splits(search: RandomizedEmbeddingCV, X, Y, seed) -> list:
     """The (train, test) index pairs: one seeded hold-out (a shuffled 5-fold where the hold-out would have fewer than
     `_MIN_HOLDOUT` examples), a shuffled k-fold, or the given `cv`."""
     n = X.shape[0]
-    if n < 2: raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got n_samples = {n}.")
+    if n < 2:
+        raise ValueError(f"RandomizedEmbeddingCV needs at least 2 examples to hold some out, got n_samples = {n}.")
     if search.cv is None:
         n_test = min(n - 1, max(1, int(round(search.validation_fraction * n))))
         if n_test >= _MIN_HOLDOUT or n < 5:
@@ -945,11 +1310,14 @@ def _search_splits(search: RandomizedEmbeddingCV, X, Y, seed) -> list:
             return [(np.sort(perm[n_test:]), np.sort(perm[:n_test]))]
         cv = KFold(5, shuffle=True, random_state=int(seed % 2**32))
     elif isinstance(search.cv, Integral):
-        if not 2 <= search.cv <= n: raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {search.cv}.")
+        if not 2 <= search.cv <= n:
+            raise ValueError(f"cv must be an integer from 2 to n_samples = {n}, got {search.cv}.")
         cv = KFold(int(search.cv), shuffle=True, random_state=int(seed % 2**32))
-    else: cv = search.cv
+    else:
+        cv = search.cv
     splits = list(cv.split(X, Y)) if hasattr(cv, "split") else list(cv)
-    if not splits: raise ValueError("cv gave no (train, test) splits.")
+    if not splits:
+        raise ValueError("cv gave no (train, test) splits.")
     return [(np.asarray(tr), np.asarray(te)) for tr, te in splits]
 
 # %% ../nbs/05_rembed.ipynb #96cbd0c8
@@ -959,62 +1327,84 @@ def _search_space(search: RandomizedEmbeddingCV) -> dict:
     known = RandomizedEmbeddingClassifier().get_params()
     for name in list(space) + list(search.fixed_params or {}):
         if name not in known or name == "random_state":
-            raise ValueError(f"{name!r} is not a searchable parameter of RandomizedEmbeddingClassifier; "
-                             f"valid: {sorted(set(known) - {'random_state'})}.")
+            raise ValueError(
+                f"{name!r} is not a searchable parameter of RandomizedEmbeddingClassifier; "
+                f"valid: {sorted(set(known) - {'random_state'})}."
+            )
     both = sorted(set(space) & set(search.fixed_params or {}))
-    if both: raise ValueError(f"{both} are both searched (param_distributions) and fixed (fixed_params); give each in one place.")
+    if both:
+        raise ValueError(
+            f"{both} are both searched (param_distributions) and fixed (fixed_params); give each in one place."
+        )
     return space
+
 
 def _plain(p: dict, n_labels: int) -> dict:
     "Python scalars instead of numpy ones, and an integer rank capped at the number of labels."
     p = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.items()}
-    if isinstance(p.get("rank"), Integral) and p["rank"] > n_labels: p["rank"] = n_labels
+    if isinstance(p.get("rank"), Integral) and p["rank"] > n_labels:
+        p["rank"] = n_labels
     return p
+
 
 def _search_candidates(search: RandomizedEmbeddingCV, n_labels: int, seed) -> list:
     "`n_iter` independent draws from the space (scikit-learn's `ParameterSampler`)."
-    return [_plain(p, n_labels) for p in ParameterSampler(_search_space(search), search.n_iter, random_state=int(seed % 2**32))]
+    return [
+        _plain(p, n_labels)
+        for p in ParameterSampler(_search_space(search), search.n_iter, random_state=int(seed % 2**32))
+    ]
 
 # %% ../nbs/05_rembed.ipynb #709d6009
 def _index(values, v) -> int | None:
     "Where `v` is in the list `values` (a string only equal to a string), or None."
     return next((i for i, u in enumerate(values) if isinstance(u, str) == isinstance(v, str) and u == v), None)
 
+
 def _holds(values, v) -> bool:
     "Whether `v` is one of the space's `values` (a list, or a scipy.stats distribution: inside its support)."
-    if isinstance(values, (list, tuple)): return _index(values, v) is not None
+    if isinstance(values, (list, tuple)):
+        return _index(values, v) is not None
     lo, hi = values.support()
     discrete = hasattr(values.dist, "pmf")
     return isinstance(v, Real) and lo <= v <= hi and (not discrete or float(v).is_integer())
 
+
 def _numeric(name: str, v, n_train: int):
     "`l2_link='auto'` as its value for `n_train` training examples (where a distribution must place it); else `v`."
     return _link_penalty(None, v, n_train) if name == "l2_link" and isinstance(v, str) else v
+
 
 def _start(space: dict, n_labels: int, n_train: int) -> dict | None:
     """The classifier's defaults for the searched names, if the space holds every one of them (`l2_link='auto'` at its
     value for `n_train` examples); else None. 'auto' stays 'auto': the refit of an unmoved start is the defaults."""
     defaults = RandomizedEmbeddingClassifier().get_params()
     p = {name: defaults[name] for name in space}
-    held = all(_holds(space[name], v if isinstance(space[name], (list, tuple)) else _numeric(name, v, n_train))
-               for name, v in p.items())
+    held = all(
+        _holds(space[name], v if isinstance(space[name], (list, tuple)) else _numeric(name, v, n_train))
+        for name, v in p.items()
+    )
     return _plain(p, n_labels) if held else None
 
-_MOVE_SPREAD = 0.15     # a move's step in a distribution's quantiles (for loguniform(1e-4, 10): 0.75 decades)
+
+_MOVE_SPREAD = 0.15  # a move's step in a distribution's quantiles (for loguniform(1e-4, 10): 0.75 decades)
+
 
 def _move(space: dict, p: dict, rng, n_labels: int, n_train: int = 1) -> dict:
     """A neighbour of `p`: each searched name (with a choice) changed with probability 1/3, at least one. A list value
     goes to a neighbouring entry; a distribution's value moves by a normal step in its quantiles (from 'auto''s value
     for `n_train` examples)."""
     movable = [k for k, v in space.items() if not isinstance(v, (list, tuple)) or len(v) > 1]
-    if not movable: return dict(p)
+    if not movable:
+        return dict(p)
     names = [k for k in movable if rng.random() < 1 / 3] or [movable[rng.integers(len(movable))]]
     q = dict(p)
     for k in names:
         values = space[k]
         if isinstance(values, (list, tuple)):
             i = _index(values, p[k])
-            if i is None: q[k] = values[rng.integers(len(values))]; continue
+            if i is None:
+                q[k] = values[rng.integers(len(values))]
+                continue
             step = rng.choice([-1, 1]) if 0 < i < len(values) - 1 else (1 if i == 0 else -1)
             q[k] = values[i + step]
         else:
@@ -1026,8 +1416,10 @@ def _move(space: dict, p: dict, rng, n_labels: int, n_train: int = 1) -> dict:
 # %% ../nbs/05_rembed.ipynb #58202f0e
 def _candidate(search: RandomizedEmbeddingCV, params, seed, n_jobs, defaults=None) -> RandomizedEmbeddingClassifier:
     "One candidate's classifier: `defaults`, overridden by `fixed_params`, overridden by the drawn `params`; seeded."
-    return RandomizedEmbeddingClassifier(**{**(defaults or {}), **(search.fixed_params or {}), **params,
-                                            "random_state": seed, "n_jobs": n_jobs})
+    return RandomizedEmbeddingClassifier(
+        **{**(defaults or {}), **(search.fixed_params or {}), **params, "random_state": seed, "n_jobs": n_jobs}
+    )
+
 
 def _evaluate_candidate(search: RandomizedEmbeddingCV, params, X, Y, splits, seed, n_jobs_each):
     "Fit one candidate on every split: its test scores and fit times."
@@ -1035,12 +1427,16 @@ def _evaluate_candidate(search: RandomizedEmbeddingCV, params, X, Y, splits, see
     scores, times = [], []
     for tr, te in splits:
         est = _candidate(search, params, seed, n_jobs_each)
-        t0 = _time.perf_counter(); est.fit(X[tr], Y[tr]); times.append(_time.perf_counter() - t0)
+        t0 = _time.perf_counter()
+        est.fit(X[tr], Y[tr])
+        times.append(_time.perf_counter() - t0)
         scores.append(float(scorer(est, X[te], Y[te])))
     return scores, times
 
+
 def _greater(search: RandomizedEmbeddingCV) -> bool:
     return True if callable(search.scoring) else _SCORINGS[search.scoring][1]
+
 
 def _best_so_far(search: RandomizedEmbeddingCV, results) -> int:
     "The index of the best mean score (ties to the earlier candidate)."
@@ -1048,9 +1444,10 @@ def _best_so_far(search: RandomizedEmbeddingCV, results) -> int:
     return int(np.argmax(mean if _greater(search) else -mean))
 
 # %% ../nbs/05_rembed.ipynb #2049c17a
-_ROUND = 4      # candidates per round of the local search: three moves (or the start and two alternatives) and a draw
+_ROUND = 4  # candidates per round of the local search: three moves (or the start and two alternatives) and a draw
 # the first round's alternatives to the defaults, the suite's best where the defaults are weak (05, *Defaults*)
 _ALTERNATIVES = ({"kernel": "linear", "rank": 512}, {"kernel": "cauchy"})
+
 
 def _alternatives(state: dict, start: dict) -> list:
     "The start with each of `_ALTERNATIVES`' changes, where the space holds every changed value; ranks are capped."
@@ -1058,29 +1455,37 @@ def _alternatives(state: dict, start: dict) -> list:
     for alt in _ALTERNATIVES:
         if all(k in space and _holds(space[k], v) for k, v in alt.items()):
             q = _plain({**start, **alt}, state["n_labels"])
-            if q != start and q not in out: out.append(q)
+            if q != start and q not in out:
+                out.append(q)
     return out
+
 
 def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
     "A move from `centre` that is none of `seen` (20 tries), or None."
     moves = (_move(state["space"], centre, state["rng"], state["n_labels"], state["n_train"]) for _ in range(20))
     return next((q for q in moves if q not in seen), None)
 
+
 def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results: list) -> list:
     """The candidates of the next round, at most `n_iter` in all. 'random': every draw at once. 'local': the start
     (the defaults, if the space holds them), its alternatives, moves from it and a draw; later three moves from the
     best so far and a draw. Without a centre (no start yet), draws; once the draws run out (a small grid), moves."""
     left = search.n_iter - len(cands)
-    if search.strategy == "random": return [] if cands else state["draws"]
-    if left <= 0: return []
+    if search.strategy == "random":
+        return [] if cands else state["draws"]
+    if left <= 0:
+        return []
     centre = cands[_best_so_far(search, results)] if cands else state["start"]
-    out = [centre, *_alternatives(state, centre)][:_ROUND - 1] if not cands and centre is not None else []
+    out = [centre, *_alternatives(state, centre)][: _ROUND - 1] if not cands and centre is not None else []
     for _ in range(_ROUND - 1 - len(out) if centre is not None else 0):
         q = _fresh_move(state, centre, cands + out)
-        if q is not None: out.append(q)
+        if q is not None:
+            out.append(q)
     while len(out) < _ROUND and state["next_draw"] < len(state["draws"]):
-        q = state["draws"][state["next_draw"]]; state["next_draw"] += 1
-        if q not in cands + out: out.append(q)
+        q = state["draws"][state["next_draw"]]
+        state["next_draw"] += 1
+        if q not in cands + out:
+            out.append(q)
     while len(out) < _ROUND and centre is not None and (q := _fresh_move(state, centre, cands + out)) is not None:
         out.append(q)
     return out[:left]
@@ -1093,21 +1498,25 @@ def _run_rounds(search: RandomizedEmbeddingCV, state: dict, run, workers: int, n
     while rnd := _next_round(search, state, cands, results):
         step = len(rnd) if search.time_budget is None else workers
         for s in range(0, len(rnd), step):
-            cands += rnd[s:s + step]
-            results += parallel_map(run, rnd[s:s + step], n_jobs=n_jobs)
+            cands += rnd[s : s + step]
+            results += parallel_map(run, rnd[s : s + step], n_jobs=n_jobs)
             batches += 1
             if search.verbose:
-                for i in range(len(cands) - len(rnd[s:s + step]), len(cands)):
+                for i in range(len(cands) - len(rnd[s : s + step]), len(cands)):
                     print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
-            spent = _time.perf_counter() - t0           # no batch starts that would end after the budget at this pace
+            spent = _time.perf_counter() - t0  # no batch starts that would end after the budget at this pace
             if search.time_budget is not None and spent * (batches + 1) / batches > search.time_budget:
                 break
-        else: continue
+        else:
+            continue
         if len(cands) < search.n_iter:
             first = len(results) <= step
-            _warnings.warn(f"time_budget={search.time_budget} s ran out after {len(results)} of {search.n_iter} candidates"
-                           + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
-                           UserWarning, stacklevel=4)
+            _warnings.warn(
+                f"time_budget={search.time_budget} s ran out after {len(results)} of {search.n_iter} candidates"
+                + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
+                UserWarning,
+                stacklevel=4,
+            )
         break
     return cands, results
 
@@ -1120,13 +1529,21 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=Non
     splits, space = _search_splits(search, X, Y, seeds[0]), _search_space(search)
     n_labels = Y.shape[1]
     n_train = len(splits[0][0])
-    state = dict(space=space, n_labels=n_labels, n_train=n_train, draws=_search_candidates(search, n_labels, seeds[1]),
-                 next_draw=0, start=_start(space, n_labels, n_train), rng=np.random.default_rng([int(seeds[1]), 1]))
+    state = dict(
+        space=space,
+        n_labels=n_labels,
+        n_train=n_train,
+        draws=_search_candidates(search, n_labels, seeds[1]),
+        next_draw=0,
+        start=_start(space, n_labels, n_train),
+        rng=np.random.default_rng([int(seeds[1]), 1]),
+    )
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
     n_jobs = search.n_jobs if evaluate is None else 1
     workers = 1 if n_jobs in (None, 1) else n_threads(n_jobs)
     n_jobs_each = None if workers == 1 else 1
-    if evaluate is None: evaluate = lambda p, splits, seed: _evaluate_candidate(search, p, X, Y, splits, seed, n_jobs_each)
+    if evaluate is None:
+        evaluate = lambda p, splits, seed: _evaluate_candidate(search, p, X, Y, splits, seed, n_jobs_each)
     cands, results = _run_rounds(search, state, lambda p: evaluate(p, splits, est_seed), workers, n_jobs)
     _store_search_results(search, cands, results, splits)
     if search.refit:
@@ -1137,23 +1554,35 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=Non
 def _store_search_results(search: RandomizedEmbeddingCV, cands, results, splits):
     "cv_results_ as scikit-learn's searches lay it out, and the best candidate (ties to the earlier one)."
     greater = _greater(search)
-    S = np.array([r[0] for r in results]); T = np.array([r[1] for r in results])
+    S = np.array([r[0] for r in results])
+    T = np.array([r[1] for r in results])
     mean = S.mean(axis=1)
     rank = rankdata(-mean if greater else mean, method="min").astype(np.int32)
-    best = int(np.argmin(rank))          # the first candidate of rank 1
+    best = int(np.argmin(rank))  # the first candidate of rank 1
     res = {"params": cands}
     for name in sorted({k for p in cands for k in p}):
         col = np.ma.MaskedArray(np.empty(len(cands), dtype=object), mask=[name not in p for p in cands])
         for i, p in enumerate(cands):
-            if name in p: col[i] = p[name]
+            if name in p:
+                col[i] = p[name]
         res[f"param_{name}"] = col
-    for j in range(S.shape[1]): res[f"split{j}_test_score"] = S[:, j]
-    res.update(mean_test_score=mean, std_test_score=S.std(axis=1), rank_test_score=rank,
-               mean_fit_time=T.mean(axis=1), std_fit_time=T.std(axis=1))
+    for j in range(S.shape[1]):
+        res[f"split{j}_test_score"] = S[:, j]
+    res.update(
+        mean_test_score=mean,
+        std_test_score=S.std(axis=1),
+        rank_test_score=rank,
+        mean_fit_time=T.mean(axis=1),
+        std_fit_time=T.std(axis=1),
+    )
     search.cv_results_, search.best_index_, search.n_candidates_, search.n_splits_ = res, best, len(cands), len(splits)
     search.best_params_, search.best_score_ = dict(cands[best]), float(mean[best])
 
+
 def _refitted(search: RandomizedEmbeddingCV):
     "The refitted best estimator the search predicts with."
-    if not search.refit: raise AttributeError("RandomizedEmbeddingCV was fitted with refit=False: it has no best_estimator_ to predict with.")
+    if not search.refit:
+        raise AttributeError(
+            "RandomizedEmbeddingCV was fitted with refit=False: it has no best_estimator_ to predict with."
+        )
     return search.best_estimator_

@@ -15,12 +15,21 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from dask.base import get_scheduler
-from scipy.special import expit
 
 from . import qweighted as _qw
 from . import rembed as _re
-from .core import (_encode_target, _top_k_by_blocks, as_float64, check_memory, csr_arrays, current_client, kernel,
-                          spawn_seeds, specialize, worker_threads)
+from mlc_lit.core import (
+    _encode_target,
+    _top_k_by_blocks,
+    as_float64,
+    check_memory,
+    csr_arrays,
+    current_client,
+    kernel,
+    spawn_seeds,
+    specialize,
+    worker_threads,
+)
 from .metrics import _check_k
 
 # %% auto #0
@@ -32,34 +41,53 @@ def is_dask(*arrays) -> bool:
     "Whether any argument is a Dask collection (checked without importing Dask)."
     return any(hasattr(a, "__dask_graph__") for a in arrays)
 
+
 def _as_dask(A, rows):
     "A Dask array of `A` cut into the row chunks `rows` (in-memory input) or `A` itself (Dask input)."
-    if is_dask(A): return A
-    if sp.issparse(A): return da.from_array(sp.csr_matrix(A), chunks=(rows, A.shape[1]), asarray=False)
+    if is_dask(A):
+        return A
+    if sp.issparse(A):
+        return da.from_array(sp.csr_matrix(A), chunks=(rows, A.shape[1]), asarray=False)
     A = np.asarray(A)
     return da.from_array(A, chunks=(rows,) + A.shape[1:])
 
 # %% ../nbs/08_scale.ipynb #93fd5fe2
 def _check_dask_X_Y(X, Y=None):
     "Shapes, dtypes and chunks of Dask `X` (and `Y`): X as one column chunk, Y cut like X (or a clear error)."
-    if not isinstance(X, da.Array): raise TypeError(f"X must be a dask.array.Array here, got {type(X).__name__}.")
-    if X.ndim != 2: raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}.")
-    if X.dtype.kind not in "biuf": raise TypeError(f"X has dtype {X.dtype}; Dask input must hold real numbers (float, int or bool).")
+    if not isinstance(X, da.Array):
+        raise TypeError(f"X must be a dask.array.Array here, got {type(X).__name__}.")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}.")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"X has dtype {X.dtype}; Dask input must hold real numbers (float, int or bool).")
     if any(np.isnan(c) for c in X.chunks[0]):
         raise ValueError("X has chunks of unknown size (NaN in X.chunks); call X.compute_chunk_sizes() first.")
-    if len(X.chunks[1]) > 1: X = X.rechunk({1: -1})
-    if Y is None: return X, None
-    if not isinstance(Y, da.Array): raise TypeError(f"Y must be a dask.array.Array here, got {type(Y).__name__}.")
-    if Y.ndim != 2: raise ValueError(f"Y must be a 2-D 0/1 indicator matrix (n_samples, n_labels) for Dask input, got shape {Y.shape}.")
-    if Y.dtype.kind not in "biuf": raise TypeError(f"Y has dtype {Y.dtype}; labels must be 0/1 numbers (int, bool or float).")
-    if Y.shape[0] != X.shape[0]: raise ValueError(f"X and Y have different numbers of rows: X has {X.shape[0]}, Y has {Y.shape[0]}.")
-    if X.shape[0] == 0: raise ValueError("X has 0 rows; at least one is required.")
-    if len(Y.chunks[1]) > 1: Y = Y.rechunk({1: -1})
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    if Y is None:
+        return X, None
+    if not isinstance(Y, da.Array):
+        raise TypeError(f"Y must be a dask.array.Array here, got {type(Y).__name__}.")
+    if Y.ndim != 2:
+        raise ValueError(
+            f"Y must be a 2-D 0/1 indicator matrix (n_samples, n_labels) for Dask input, got shape {Y.shape}."
+        )
+    if Y.dtype.kind not in "biuf":
+        raise TypeError(f"Y has dtype {Y.dtype}; labels must be 0/1 numbers (int, bool or float).")
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"X and Y have different numbers of rows: X has {X.shape[0]}, Y has {Y.shape[0]}.")
+    if X.shape[0] == 0:
+        raise ValueError("X has 0 rows; at least one is required.")
+    if len(Y.chunks[1]) > 1:
+        Y = Y.rechunk({1: -1})
     if Y.chunks[0] != X.chunks[0]:
-        try: Y = Y.rechunk({0: X.chunks[0]})
+        try:
+            Y = Y.rechunk({0: X.chunks[0]})
         except Exception as e:
-            raise ValueError(f"X and Y are chunked differently (X rows {X.chunks[0]}, Y rows {Y.chunks[0]}) and Y could not be "
-                             f"rechunked ({e}); pass Y.rechunk({{0: X.chunks[0]}}).") from e
+            raise ValueError(
+                f"X and Y are chunked differently (X rows {X.chunks[0]}, Y rows {Y.chunks[0]}) and Y could not be "
+                f"rechunked ({e}); pass Y.rechunk({{0: X.chunks[0]}})."
+            ) from e
     return X, Y
 
 # %% ../nbs/08_scale.ipynb #a037a4c3
@@ -67,31 +95,38 @@ def _x_chunk(Xc, intercept: bool):
     "A chunk of X as float64 (dense C-contiguous or canonical CSR), finite, with a column of ones when `intercept`."
     Xc = as_float64(Xc)
     vals = Xc.data if sp.issparse(Xc) else Xc
-    if not np.isfinite(vals).all(): raise ValueError("X contains NaN or infinity; Dask input must be finite.")
+    if not np.isfinite(vals).all():
+        raise ValueError("X contains NaN or infinity; Dask input must be finite.")
     return _re._with_intercept(Xc) if intercept else Xc
+
 
 def _y_chunk(Yc):
     "A chunk of Y as the float64 matrix rembed multiplies with (CSR when sparse or mostly zero), after checking 0/1."
     vals = Yc.data if sp.issparse(Yc) else np.asarray(Yc)
     bad = np.setdiff1d(np.unique(vals), [0, 1])
-    if bad.size: raise ValueError(f"Y must contain only 0 and 1; found {bad[:5].tolist()}.")
+    if bad.size:
+        raise ValueError(f"Y must contain only 0 and 1; found {bad[:5].tolist()}.")
     return _re._labels_float(sp.csr_matrix(Yc) if sp.issparse(Yc) else np.asarray(Yc))
 
 # %% ../nbs/08_scale.ipynb #0471efc3
 def _add_into(acc, part):
     "acc + part for partial results (arrays, numbers, or tuples of them); arrays are added into acc's own, in place."
-    if isinstance(acc, tuple): return tuple(_add_into(a, b) for a, b in zip(acc, part))
+    if isinstance(acc, tuple):
+        return tuple(_add_into(a, b) for a, b in zip(acc, part))
     if isinstance(acc, np.ndarray):
         acc += part
         return acc
     return acc + part
 
-_INTO = {}   # chunk function -> its form f(acc, X chunk, Y chunk, *args) that adds the chunk's part into acc itself
+
+_INTO = {}  # chunk function -> its form f(acc, X chunk, Y chunk, *args) that adds the chunk's part into acc itself
+
 
 def _chain_step(acc, Xc, Yc, func, *args):
     "One link of a chain: the chunk's part added into the chain's running sum (which only this chain holds)."
     into = _INTO.get(func)
     return into(acc, Xc, Yc, *args) if into is not None else _add_into(acc, func(Xc, Yc, *args))
+
 
 def _active_scheduler():
     "(the distributed Client that `dask.compute` runs on, or None; how many tasks the scheduler runs at once)."
@@ -99,25 +134,33 @@ def _active_scheduler():
     client = getattr(get, "__self__", None)
     if client is not None and hasattr(client, "nthreads"):
         return client, max(1, sum(worker_threads(client).values()))
-    if get is dask.local.get_sync: return None, 1
+    if get is dask.local.get_sync:
+        return None, 1
     return None, int(dask.config.get("num_workers", None) or dask.system.CPU_COUNT)
+
 
 def _pass(func, X, Y, *args):
     """Σ over row chunks of func(X chunk, Y chunk or None, *args) on the active Dask scheduler: one chain of
     in-place additions per task the scheduler runs at once, over contiguous chunks; the chains summed in order.
     `func` returns arrays of its own (not views of its arguments): they are added into in place."""
     n_chains = _active_scheduler()[1]
-    big = [dask.delayed(a, pure=False) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in args]   # one key, not hashed
+    big = [
+        dask.delayed(a, pure=False) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in args
+    ]  # one key, not hashed
     xs = X.to_delayed().ravel()
     ys = Y.to_delayed().ravel() if Y is not None else [None] * len(xs)
     ends = np.linspace(0, len(xs), min(len(xs), n_chains) + 1).round().astype(int)
     sums = []
     for a, b in zip(ends[:-1], ends[1:]):
         acc = dask.delayed(func, pure=False)(xs[a], ys[a], *big)
-        for j in range(a + 1, b): acc = dask.delayed(_chain_step, pure=False)(acc, xs[j], ys[j], func, *big)
+        for j in range(a + 1, b):
+            acc = dask.delayed(_chain_step, pure=False)(acc, xs[j], ys[j], func, *big)
         sums.append(acc)
     while len(sums) > 1:
-        sums = [dask.delayed(_add_into, pure=False)(*sums[i:i + 2]) if i + 1 < len(sums) else sums[i] for i in range(0, len(sums), 2)]
+        sums = [
+            dask.delayed(_add_into, pure=False)(*sums[i : i + 2]) if i + 1 < len(sums) else sums[i]
+            for i in range(0, len(sums), 2)
+        ]
     return dask.compute(sums[0])[0]
 
 # %% ../nbs/08_scale.ipynb #732be7fb
@@ -125,14 +168,16 @@ def _stats_chunk(Xc, Yc, intercept: bool, gram: bool, label_gram: bool):
     "Pass 1 on a chunk: rows, Σx² of [X 1], its Gram (or column Σx²), label counts, YᵀY (or 0), rows without exactly one label."
     Xa, Yf = _x_chunk(Xc, intercept), _y_chunk(Yc)
     v = Xa.data if sp.issparse(Xa) else Xa
-    sq = float(np.square(v).sum())                  # not BLAS's dot: its order of additions follows its threads
+    sq = float(np.square(v).sum())  # not BLAS's dot: its order of additions follows its threads
     if gram:
         G = _re._csr_gram(*csr_arrays(Xa), np.empty((Xa.shape[1],) * 2)) if sp.issparse(Xa) else Xa.T @ Xa
-    else: G = np.asarray(Xa.multiply(Xa).sum(axis=0)).ravel() if sp.issparse(Xa) else np.einsum("ij,ij->j", Xa, Xa)
+    else:
+        G = np.asarray(Xa.multiply(Xa).sum(axis=0)).ravel() if sp.issparse(Xa) else np.einsum("ij,ij->j", Xa, Xa)
     counts = np.asarray(Yf.sum(axis=0), dtype=np.float64).ravel()
     C = (Yf.T @ Yf) if label_gram else 0.0
     not_one = int(np.count_nonzero(np.asarray(Yf.sum(axis=1)).ravel() != 1))
     return Xa.shape[0], sq, G, counts, (C.toarray() if sp.issparse(C) else C), not_one
+
 
 def _yt_xz(Xc, Yc, Z, intercept: bool):
     "Yᵀ (Xa Z) on a chunk: the product with M of the range finder."
@@ -140,7 +185,8 @@ def _yt_xz(Xc, Yc, Z, intercept: bool):
     return np.asarray(Yf.T @ np.asarray(Xa @ Z), dtype=np.float64)
 
 # %% ../nbs/08_scale.ipynb #60445e26
-_TRANSPOSE = False      # the direction a copy of `_csc_products_impl` compiles in (each copy has its own, `specialize`)
+_TRANSPOSE = False  # the direction a copy of `_csc_products_impl` compiles in (each copy has its own, `specialize`)
+
 
 def _csc_products_impl(indptr, indices, data, B, out):
     """out += A B[:d], or out[:d] += Aᵀ B with `_TRANSPOSE`, for a CSC matrix A = (indptr, indices, data) with d columns:
@@ -150,27 +196,35 @@ def _csc_products_impl(indptr, indices, data, B, out):
         for p in range(indptr[f], indptr[f + 1]):
             v, i = data[p], indices[p]
             if _TRANSPOSE:
-                for j in range(m): out[f, j] += v * B[i, j]
+                for j in range(m):
+                    out[f, j] += v * B[i, j]
             else:
-                for j in range(m): out[i, j] += v * B[f, j]
+                for j in range(m):
+                    out[i, j] += v * B[f, j]
     return out
 
-_csc_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=False))     # out += A B[:d]
-_csc_t_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=True))    # out[:d] += Aᵀ B
+
+_csc_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=False))  # out += A B[:d]
+_csc_t_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=True))  # out[:d] += Aᵀ B
 
 # %% ../nbs/08_scale.ipynb #6a659e07
 def _csc_of(X):
     "(indptr, indices, data) of a sparse chunk's CSC form, or None for a dense chunk."
     return csr_arrays(X.tocsc()) if sp.issparse(X) else None
 
+
 def _add_xt_v(acc, X, A, V, intercept: bool):
     """acc += Xaᵀ V, Xa = [X 1] with `intercept` (acc's last row takes the column of ones): row by row of acc from the
     CSC arrays `A` of a sparse X, with BLAS for a dense one."""
     d = X.shape[1]
-    if A is not None: _csc_t_matmat_add(*A, np.ascontiguousarray(V, dtype=np.float64), acc)
-    else: acc[:d] += X.T @ V
-    if intercept: acc[d] += V.sum(axis=0)
+    if A is not None:
+        _csc_t_matmat_add(*A, np.ascontiguousarray(V, dtype=np.float64), acc)
+    else:
+        acc[:d] += X.T @ V
+    if intercept:
+        acc[d] += V.sum(axis=0)
     return acc
+
 
 def _xt_xp_into(acc, Xc, Yc, P, intercept: bool):
     """acc += Xaᵀ (Xa P) for a chunk: the operator of conjugate gradients. The column of ones is P's last row (no copy
@@ -180,8 +234,10 @@ def _xt_xp_into(acc, Xc, Yc, P, intercept: bool):
     X = _x_chunk(Xc, False)
     A, d = _csc_of(X), X.shape[1]
     XP = X @ P[:d] if A is None else _csc_matmat_add(*A, P, np.zeros((X.shape[0], P.shape[1])))
-    if intercept: XP += P[d]
+    if intercept:
+        XP += P[d]
     return _add_xt_v(acc, X, A, XP, intercept)
+
 
 def _xt_xp(Xc, Yc, P, intercept: bool):
     "Xaᵀ (Xa P) on a chunk: the operator of conjugate gradients (a chain's first link; `_xt_xp_into` adds the next)."
@@ -193,25 +249,34 @@ def _xt_yq_into(acc, Xc, Yc, Q, intercept: bool):
     X = _x_chunk(Xc, False)
     return _add_xt_v(acc, X, _csc_of(X), np.asarray(_y_chunk(Yc) @ Q), intercept)
 
+
 def _xt_yq(Xc, Yc, Q, intercept: bool):
     "Xaᵀ (Y Q) on a chunk: the right-hand side of the ridge solve (a chain's first link)."
     return _xt_yq_into(np.zeros((Xc.shape[1] + intercept, Q.shape[1])), Xc, Yc, Q, intercept)
+
 
 _INTO[_xt_xp], _INTO[_xt_yq] = _xt_xp_into, _xt_yq_into
 
 # %% ../nbs/08_scale.ipynb #3675efa5
 class _DaskRidge:
     "(XaᵀXa + λI)⁻¹ R for the chunked Xa: Cholesky of the reduced Gram matrix, or rembed's CG with one pass per product."
+
     def __init__(self, X, intercept, lam, G, tol=1e-4, max_iter=1000):
         self.X, self.intercept, self.lam, self.tol, self.max_iter, self.n_iter_ = X, intercept, lam, tol, max_iter, 0
         if G.ndim == 2:
-            G = G.copy(); G[np.diag_indices(G.shape[0])] += lam
+            G = G.copy()
+            G[np.diag_indices(G.shape[0])] += lam
             self._factor = sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False)
-        else: self._factor, self._inv_diag = None, 1.0 / (G + lam)
+        else:
+            self._factor, self._inv_diag = None, 1.0 / (G + lam)
 
     def solve(self, R):
-        if self._factor is not None: return sla.cho_solve(self._factor, R, check_finite=False)
-        def gram_times(P, out): out[:] = _pass(_xt_xp, self.X, None, P, self.intercept)
+        if self._factor is not None:
+            return sla.cho_solve(self._factor, R, check_finite=False)
+
+        def gram_times(P, out):
+            out[:] = _pass(_xt_xp, self.X, None, P, self.intercept)
+
         Z, it = _re._pcg(gram_times, R.copy(), self._inv_diag, self.lam, self.tol, self.max_iter)
         self.n_iter_ += it
         return Z
@@ -220,8 +285,10 @@ class _DaskRidge:
 def _spectral_rank_of(C, fraction: float = 0.9) -> int:
     "`rembed._spectral_rank`'s rule on the reduced YᵀY (there it is computed from Y in memory)."
     ev = np.linalg.eigvalsh(C)[::-1]
-    if ev.sum() <= 0: return 1
+    if ev.sum() <= 0:
+        return 1
     return int(min(C.shape[0], np.searchsorted(np.cumsum(ev) / ev.sum(), fraction - 1e-12) + 1))
+
 
 def _dask_embedding(X, Y, rank, oversample, n_iter, ridge, rng, intercept):
     "Algorithm 1 with chunk-wise passes: the same `Embedding` as `randomized_embedding` on the data in memory."
@@ -236,6 +303,7 @@ def _dask_embedding(X, Y, rank, oversample, n_iter, ridge, rng, intercept):
     U_tilde = Vt[:rank].T
     return _re.Embedding(Q @ U_tilde, sigma[:rank], Z @ U_tilde, ridge.lam, ridge.n_iter_)
 
+
 def _dask_gaussian_embedding(X, Y, rank, ridge, rng, intercept):
     "`gaussian_embedding` (CS + LR) with one pass for Xᵀ(YU): the same Gaussian U from the same generator, W its ridge fit."
     U = rng.standard_normal((Y.shape[1], rank)) / np.sqrt(rank)
@@ -245,24 +313,30 @@ def _dask_gaussian_embedding(X, Y, rank, ridge, rng, intercept):
 # %% ../nbs/08_scale.ipynb #1b474ddd
 def _link_model(W_x, W_0, R, b, coef=None, intercept=None, loss: str = "squared"):
     "The fitted arrays as the record `rembed._link_features` / `_link_scores` / `_link_proba` read (built inside a task)."
-    return SimpleNamespace(_W_x=W_x, _W_0=W_0, frequencies_=R, phases_=b, coef_=coef, intercept_=intercept,
-                           loss=loss, inference="example")
+    return SimpleNamespace(
+        _W_x=W_x, _W_0=W_0, frequencies_=R, phases_=b, coef_=coef, intercept_=intercept, loss=loss, inference="example"
+    )
+
 
 def _model_of(est) -> tuple:
     "The arrays the features need (W without and with the intercept row, frequencies, phases), from a fitted (or being fitted) estimator."
     return est._W_x, est._W_0, est.frequencies_, est.phases_
 
+
 def _features_chunk(Xc, *model):
     "Φ of a chunk: `rembed._link_features` on the chunk as `check_X` would convert it."
     return _re._link_features(_link_model(*model), _x_chunk(Xc, False))
+
 
 def _projection_rows(Xc, Yc, W_x, W_0, rows):
     "Rows `rows` (local indices) of the chunk's projected activations."
     return np.asarray(_x_chunk(Xc, False)[rows] @ W_x) + W_0
 
+
 def _phi_sum(Xc, Yc, *model):
     "Σ of Φ's rows of a chunk, in float64."
     return _features_chunk(Xc, *model).sum(axis=0, dtype=np.float64)
+
 
 def _phi_gram_into(acc, Xc, Yc, W_x, W_0, R, b, mu):
     """acc = (G, V) += (ΦcᵀΦc, ΦcᵀY) of a chunk, centred as `_centred_gram` centres (in Φ's precision), in float64.
@@ -272,14 +346,18 @@ def _phi_gram_into(acc, Xc, Yc, W_x, W_0, R, b, mu):
     Pc = (Phi - mu.astype(Phi.dtype)).astype(np.float64)
     Yf = _y_chunk(Yc)
     G += Pc.T @ Pc
-    if sp.issparse(Yf) and V.T.flags.c_contiguous: _csc_t_matmat_add(*csr_arrays(Yf.tocsc()), Pc, V.T)
-    else: V += np.asarray(Yf.T @ Pc).T
+    if sp.issparse(Yf) and V.T.flags.c_contiguous:
+        _csc_t_matmat_add(*csr_arrays(Yf.tocsc()), Pc, V.T)
+    else:
+        V += np.asarray(Yf.T @ Pc).T
     return G, V
+
 
 def _phi_gram(Xc, Yc, W_x, W_0, R, b, mu):
     "ΦcᵀΦc and ΦcᵀY of a chunk (a chain's first link; `_phi_gram_into` adds the next)."
     s = len(mu)
     return _phi_gram_into((np.zeros((s, s)), np.zeros((Yc.shape[1], s)).T), Xc, Yc, W_x, W_0, R, b, mu)
+
 
 _INTO[_phi_gram] = _phi_gram_into
 
@@ -292,31 +370,44 @@ def fit_randomized_embedding(est, X, Y):
         raise TypeError(f"{type(est).__name__} does not take Dask input; RandomizedEmbeddingClassifier does.")
     est._validate_params()
     if est.loss == "logistic" and est.optimizer == "lbfgs":
-        raise ValueError("loss='logistic' is not available for Dask input with optimizer='lbfgs': L-BFGS needs every row "
-                         "in memory at each step. Use optimizer='sgd' (chunk-wise mini-batch SGD), loss='squared' "
-                         "(closed form, one pass), or fit in memory.")
+        raise ValueError(
+            "loss='logistic' is not available for Dask input with optimizer='lbfgs': L-BFGS needs every row "
+            "in memory at each step. Use optimizer='sgd' (chunk-wise mini-batch SGD), loss='squared' "
+            "(closed form, one pass), or fit in memory."
+        )
     X, Y = _check_dask_X_Y(_as_dask(X, Y.chunks[0]) if is_dask(Y) else X, _as_dask(Y, X.chunks[0]) if is_dask(X) else Y)
-    n, d, K = X.shape[0], X.shape[1], Y.shape[1]
+    d, K = X.shape[1], Y.shape[1]
     intercept = bool(est.fit_intercept)
     d_a = d + intercept
     if est.solver == "cholesky" or (est.solver == "auto" and d_a <= _re._DIRECT_MAX_FEATURES):
         check_memory(8.0 * d_a * d_a, f"the {d_a}×{d_a} Gram matrix", "use solver='cg'")
         gram = True
-    else: gram = False
+    else:
+        gram = False
     spectral = isinstance(est.rank, str)
-    if spectral and K > 4096: raise ValueError(f"rank='spectral90' forms the {K}×{K} matrix YᵀY; with more than 4096 labels pass an integer rank.")
+    if spectral and K > 4096:
+        raise ValueError(
+            f"rank='spectral90' forms the {K}×{K} matrix YᵀY; with more than 4096 labels pass an integer rank."
+        )
     if not spectral and not est.rank <= K:
-        raise ValueError(f"rank must be an integer between 1 and the number of labels ({K}) or 'spectral90', got {est.rank!r}.")
+        raise ValueError(
+            f"rank must be an integer between 1 and the number of labels ({K}) or 'spectral90', got {est.rank!r}."
+        )
     rows, sq, G, counts, C, not_one = _pass(_stats_chunk, X, Y, intercept, gram, spectral)
-    if not np.isfinite(sq): raise ValueError("X is too large for float64: the sum of its squared values overflows; rescale the features.")
+    if not np.isfinite(sq):
+        raise ValueError("X is too large for float64: the sum of its squared values overflows; rescale the features.")
     if est.loss == "softmax" and not_one:
-        raise ValueError(f"loss='softmax' needs exactly one label per example; {not_one} rows of Y have none or several.")
+        raise ValueError(
+            f"loss='softmax' needs exactly one label per example; {not_one} rows of Y have none or several."
+        )
     lam = est.l2 * max(sq, np.finfo(float).tiny) / d_a
     est.rank_ = _spectral_rank_of(C) if spectral else int(est.rank)
     seeds = spawn_seeds(est.random_state, 2)
     ridge, rng = _DaskRidge(X, intercept, lam, G), np.random.default_rng(seeds[0])
-    if est.embedding == "gaussian": est.embedding_ = _dask_gaussian_embedding(X, Y, est.rank_, ridge, rng, intercept)
-    else: est.embedding_ = _dask_embedding(X, Y, est.rank_, est.oversample, est.n_iter, ridge, rng, intercept)
+    if est.embedding == "gaussian":
+        est.embedding_ = _dask_gaussian_embedding(X, Y, est.rank_, ridge, rng, intercept)
+    else:
+        est.embedding_ = _dask_embedding(X, Y, est.rank_, est.oversample, est.n_iter, ridge, rng, intercept)
     _fit_link_dask(est, X, Y, counts, seeds[1])
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype = np.arange(K), K, "multilabel-indicator", Y.dtype
     est.n_features_in_ = d
@@ -330,16 +421,19 @@ def _fit_link_dask(est, X, Y, counts, seed):
     rng = np.random.default_rng(seed)
     take = np.sort(rng.choice(n, size=1000, replace=False)) if n > 1000 else np.arange(n)
     bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
-    parts = [dask.delayed(_projection_rows)(x, None, est._W_x, est._W_0, take[(take >= a) & (take < b)] - a)
-             for x, a, b in zip(X.to_delayed().ravel(), bounds[:-1], bounds[1:])]
+    parts = [
+        dask.delayed(_projection_rows)(x, None, est._W_x, est._W_0, take[(take >= a) & (take < b)] - a)
+        for x, a, b in zip(X.to_delayed().ravel(), bounds[:-1], bounds[1:])
+    ]
     P_sub = np.vstack(dask.compute(*parts))
     est.bandwidth_ = _re._median_distance(P_sub, rng) * est.bandwidth
     s = 0 if est.kernel == "linear" else int(est.n_random_features)
-    est.frequencies_, est.phases_ = (None, None) if s == 0 else \
-        _re._draw_frequencies(P_sub.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
+    est.frequencies_, est.phases_ = (
+        (None, None) if s == 0 else _re._draw_frequencies(P_sub.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
+    )
     est.label_prior_ = counts / n
     l2_link = _re._link_penalty(est.l2, est.l2_link, n)
-    if est.loss != "squared":                       # softmax, or logistic with optimizer='sgd'
+    if est.loss != "squared":  # softmax, or logistic with optimizer='sgd'
         est.coef_, est.intercept_ = _fit_sgd_link_dask(est, X, Y, counts, l2_link, int(rng.integers(2**63 - 1)))
         est.n_iter_ = int(est.n_epochs)
         return
@@ -347,7 +441,9 @@ def _fit_link_dask(est, X, Y, counts, seed):
     G, PtY = _pass(_phi_gram, X, Y, *_model_of(est), mu)
     lam = l2_link * max(np.trace(G), np.finfo(float).tiny) / G.shape[0]
     G[np.diag_indices(G.shape[0])] += lam
-    est.coef_ = sla.cho_solve(sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False)
+    est.coef_ = sla.cho_solve(
+        sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False
+    )
     est.intercept_ = est.label_prior_ - mu @ est.coef_
     est.n_iter_ = 1
 
@@ -356,10 +452,12 @@ def _head_features(Xc, rows: int, *model):
     "The first `rows` rows of a chunk's features."
     return _features_chunk(Xc[:rows], *model)
 
+
 def _moments_chunk(Xc, Yc, *model_and_shift):
     "`readout_moments` of a chunk's features about the shift."
     *model, shift = model_and_shift
     return _re.readout_moments(_features_chunk(Xc, *model), shift=shift)
+
 
 def _sgd_chunk(Xc, Yc, params, state, *model):
     "One chunk of one SGD pass: its features, rotated in place as in memory, then `sgd_readout_chunk` on a copy of the state."
@@ -367,20 +465,35 @@ def _sgd_chunk(Xc, Yc, params, state, *model):
     Yf = _y_chunk(Yc)
     return _re.sgd_readout_chunk(F, Yf, params, _re.SGDState(*(a.copy() for a in state)), rotated=True)
 
+
 def _fit_sgd_link_dask(est, X, Y, counts, l2: float, seed: int):
     "The SGD read-out over the chunks: moments (a pass), setup, then `n_epochs` chained passes. Returns V and its intercept."
     model, xs, ys = _model_of(est), X.to_delayed().ravel(), Y.to_delayed().ravel()
     bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
-    heads = [dask.delayed(_head_features)(x, int(min(b, 4096) - a), *model) for x, a, b in zip(xs, bounds[:-1], bounds[1:]) if a < 4096]
+    heads = [
+        dask.delayed(_head_features)(x, int(min(b, 4096) - a), *model)
+        for x, a, b in zip(xs, bounds[:-1], bounds[1:])
+        if a < 4096
+    ]
     shift = np.vstack(dask.compute(*heads)).mean(axis=0, dtype=np.float64)
     moments = _pass(_moments_chunk, X, None, *model, shift)
-    params, state = _re.sgd_setup(moments, counts, loss=est.loss, l2=l2, shift=shift, seed=seed,
-                                  learning_rate=est.learning_rate, learning_rate_decay=est.learning_rate_decay,
-                                  momentum=est.momentum, batch_size=est.batch_size)
+    params, state = _re.sgd_setup(
+        moments,
+        counts,
+        loss=est.loss,
+        l2=l2,
+        shift=shift,
+        seed=seed,
+        learning_rate=est.learning_rate,
+        learning_rate_decay=est.learning_rate_decay,
+        momentum=est.momentum,
+        batch_size=est.batch_size,
+    )
     big = [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in model]
     p = dask.delayed(params, pure=True)
     for _ in range(int(est.n_epochs)):
-        for x, y in zip(xs, ys): state = dask.delayed(_sgd_chunk, pure=True)(x, y, p, state, *big)
+        for x, y in zip(xs, ys):
+            state = dask.delayed(_sgd_chunk, pure=True)(x, y, p, state, *big)
     return _re._sgd_coef(params, dask.compute(state)[0])
 
 # %% ../nbs/08_scale.ipynb #6d7181f6
@@ -388,18 +501,24 @@ def _scores_chunk(Xc, *model):
     "Scores of a chunk: `rembed._link_scores` (centred on ½ for the squared read-out)."
     return _re._link_scores(_link_model(*model), _x_chunk(Xc, False))
 
+
 def _proba_chunk(Xc, *model):
     "Probabilities of a chunk: `rembed._link_proba` (clipped scores, logistic, or softmax by row)."
     return _re._link_proba(_link_model(*model), _x_chunk(Xc, False))
 
+
 def _dask_model(est) -> list:
     "The fitted arrays the prediction tasks need (and the loss), each large one as one Dask key (sent to a worker once)."
     parts = (*_model_of(est), est.coef_, est.intercept_)
-    return [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in parts] + [est.loss]
+    return [dask.delayed(a, pure=True) if isinstance(a, np.ndarray) and a.size > 1000 else a for a in parts] + [
+        est.loss
+    ]
+
 
 def _check_predict_X(est, X):
     "A fitted estimator and a Dask X with its number of features, as one column chunk."
     from sklearn.utils.validation import check_is_fitted
+
     check_is_fitted(est)
     if getattr(est, "target_type_", None) != "multilabel-indicator":
         raise ValueError("Dask prediction needs a model fitted on a 2-D 0/1 indicator Y.")
@@ -407,6 +526,7 @@ def _check_predict_X(est, X):
     if X.shape[1] != est.n_features_in_:
         raise ValueError(f"X has {X.shape[1]} features, but {type(est).__name__} was fitted with {est.n_features_in_}.")
     return X
+
 
 def _map_rows(func, X, width: int, dtype, *args):
     "A Dask array (n, width) of `func(chunk, *args)` over the row chunks of X."
@@ -417,6 +537,7 @@ def decision_function(est, X):
     "(n, K) scores of a fitted `RandomizedEmbeddingClassifier` for Dask `X`, as a Dask array computed chunk by chunk."
     return _map_rows(_scores_chunk, _check_predict_X(est, X), est.n_labels_, np.float64, *_dask_model(est))
 
+
 def predict_proba(est, X):
     "(n, K) marginal probabilities for Dask `X`, as a Dask array computed chunk by chunk."
     return _map_rows(_proba_chunk, _check_predict_X(est, X), est.n_labels_, np.float64, *_dask_model(est))
@@ -426,16 +547,20 @@ def _col_max(Xc, Yc, *model):
     P = _proba_chunk(Xc, *model)
     return P.max(axis=0) if len(P) else np.full(P.shape[1], -np.inf)
 
+
 def _above(Xc, bound, *model):
     "(class, value) of the chunk's probabilities at or above each class's `bound`."
     P = _proba_chunk(Xc, *model)
     r, c = np.nonzero(P >= bound)
     return c, P[r, c]
 
+
 def _f1_thresholds(est, X):
     "Algorithm 4's per-class thresholds over all rows of X, from the candidates above the bound."
     model, m = _dask_model(est), X.shape[0]
-    zmax = dask.compute(dask.delayed(np.maximum.reduce)([dask.delayed(_col_max)(x, None, *model) for x in X.to_delayed().ravel()]))[0]
+    zmax = dask.compute(
+        dask.delayed(np.maximum.reduce)([dask.delayed(_col_max)(x, None, *model) for x in X.to_delayed().ravel()])
+    )[0]
     bound = zmax / (est.label_prior_ * m + 1) * (1 - 1e-12)
     parts = dask.compute(*[dask.delayed(_above)(x, bound, *model) for x in X.to_delayed().ravel()])
     cls, val = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -444,14 +569,16 @@ def _f1_thresholds(est, X):
     starts = np.searchsorted(cls, np.arange(est.n_labels_ + 1))
     thr = np.empty(est.n_labels_)
     for j in range(est.n_labels_):
-        z = val[starts[j]:starts[j + 1]]
+        z = val[starts[j] : starts[j + 1]]
         f = 2.0 * np.cumsum(z) / (est.label_prior_[j] * m + np.arange(1, len(z) + 1))
         thr[j] = z[np.argmax(f)]
     return thr
 
+
 def _labels_chunk(Xc, thr, *model):
     "0/1 labels of a chunk: `rembed._link_labels`'s per-example rule (thr None), or the probabilities at Algorithm 4's thresholds."
-    if thr is None: return _re._link_labels(_link_model(*model), _x_chunk(Xc, False))
+    if thr is None:
+        return _re._link_labels(_link_model(*model), _x_chunk(Xc, False))
     return (_proba_chunk(Xc, *model) >= thr).astype(np.int8)
 
 # %% ../nbs/08_scale.ipynb #adaac2b7
@@ -466,10 +593,11 @@ def predict(est, X):
 def _top_k_block(Xc, k, *model):
     """A chunk's top k labels and their scores, side by side: its rows scored a block at a time as `predict_top_k` in
     memory scores them (`core._top_k_by_blocks`; a chunk of 12,000 rows by 325,000 labels would be 31 GB of scores)."""
-    K = model[4].shape[1]                            # model[4]: the read-out's coefficients, one column per label
-    top, scores = _top_k_by_blocks(lambda a, b: _scores_chunk(Xc[a:b], *model), Xc.shape[0], K, k, "RandomizedEmbeddingClassifier")
+    K = model[4].shape[1]  # model[4]: the read-out's coefficients, one column per label
+    top, scores = _top_k_by_blocks(
+        lambda a, b: _scores_chunk(Xc[a:b], *model), Xc.shape[0], K, k, "RandomizedEmbeddingClassifier"
+    )
     return np.hstack([top.astype(np.float64), scores])
-
 
 # %% ../nbs/08_scale.ipynb #9e93c742
 def predict_top_k(est, X, k: int, *, return_scores: bool = False):
@@ -485,15 +613,17 @@ def _block_rows(n: int, a: int, b: int) -> tuple:
     "The two row ranges of the weight matrix that classes a ≤ v < b own: their calibration rows and their pair rows."
     return slice(a - 1, b - 1), slice(n + (a - 1) * (a - 2) // 2, n + (b - 1) * (b - 2) // 2)
 
+
 def _class_work(Y, row_cost):
     """The training kernel's work per class v = 1..n in one pass, each perceptron step weighted by its example's cost
     (`row_cost`, e.g. its non-zeros + 1): the calibration step on every example; where v is relevant, a step with
     every irrelevant u < v; where it is not, a step with every relevant u < v."""
     Ys = sp.csr_matrix(Y, dtype=np.float64)
-    A = Ys.T @ row_cost                                           # Σ_i c_i Y_iv
-    C = np.asarray(sp.triu(Ys.T @ sp.diags(row_cost) @ Ys, 1).sum(axis=0)).ravel()   # Σ_i c_i Y_iv · #{relevant u < v}
-    B = np.concatenate([[0.0], np.cumsum(A)[:-1]])                # Σ_i c_i · #{relevant u < v}
+    A = Ys.T @ row_cost  # Σ_i c_i Y_iv
+    C = np.asarray(sp.triu(Ys.T @ sp.diags(row_cost) @ Ys, 1).sum(axis=0)).ravel()  # Σ_i c_i Y_iv · #{relevant u < v}
+    B = np.concatenate([[0.0], np.cumsum(A)[:-1]])  # Σ_i c_i · #{relevant u < v}
     return row_cost.sum() + A * np.arange(Y.shape[1]) - C + (B - C)
+
 
 def _task_bounds(bounds, n_tasks: int, work) -> list:
     """Split the class boundaries `bounds` (the training kernel's cache-sized blocks) into at most `n_tasks` contiguous
@@ -502,7 +632,8 @@ def _task_bounds(bounds, n_tasks: int, work) -> list:
     owned = np.concatenate([[0.0], np.cumsum(work)])[bounds - 1]
     cuts = np.searchsorted(owned, owned[-1] * np.arange(1, n_tasks) / n_tasks)
     cuts = np.unique(np.concatenate([[0], np.clip(cuts, 1, len(bounds) - 1), [len(bounds) - 1]]))
-    return [bounds[i:j + 1] for i, j in zip(cuts[:-1], cuts[1:])]
+    return [bounds[i : j + 1] for i, j in zip(cuts[:-1], cuts[1:])]
+
 
 def _train_block(data, n_features: int, bounds):
     """Train the perceptrons of classes bounds[0] ≤ v < bounds[-1] (`qweighted`'s training kernel restricted to them,
@@ -511,7 +642,7 @@ def _train_block(data, n_features: int, bounds):
     of a whole-size matrix of which only they were ever written, so only their pages exist; no copy is made."""
     (Xd, indptr, indices, data_, sparse), Y, rel_ptr, rel_cls, order, stats = data
     n = Y.shape[1]
-    W = np.zeros((_qw.n_pairs(n), n_features + 1))        # pages other blocks own are never touched
+    W = np.zeros((_qw.n_pairs(n), n_features + 1))  # pages other blocks own are never touched
     _qw._train_serial(W, Xd, indptr, indices, data_, Y, rel_ptr, rel_cls, order, sparse, False, bounds)
     parts = tuple(W[rows] for rows in _block_rows(n, int(bounds[0]), int(bounds[-1])))
     return tuple(_qw._unscale_weights(P, *stats) for P in parts) if stats is not None else parts
@@ -533,30 +664,37 @@ def _pairwise_plan(est, X, Y, client, n_blocks: int | None = None) -> tuple:
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
     data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats)
     workers = sum(worker_threads(client).values()) if client else dask.system.CPU_COUNT
-    n_tasks = n_blocks or 2 * workers                     # few tasks: each one passes over all the examples
+    n_tasks = n_blocks or 2 * workers  # few tasks: each one passes over all the examples
     (_, indptr, _, _, sparse) = data[0]
     work = _class_work(Y, np.diff(indptr) + 1.0 if sparse else np.full(Y.shape[0], F + 1.0))
     return data, _task_bounds(_qw._class_blocks(n, F, False, n_tasks), n_tasks, work), n, F
+
 
 def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
     """Fit `est` (a `CalibratedPairwiseClassifier`) with its label blocks as Dask tasks: the standardised data go to
     each worker once (scattered), each of a few tasks trains and unscales the perceptrons of a range of labels, and their weight
     rows are copied into one preallocated matrix as they arrive. Called by `est.fit` for Dask input; the weights equal
     the in-memory fit's."""
-    client = current_client()                            # None: the local threaded scheduler runs the tasks
+    client = current_client()  # None: the local threaded scheduler runs the tasks
     data, blocks, n, F = _pairwise_plan(est, X, Y, client, n_blocks)
     W = np.empty((_qw.n_pairs(n), F + 1))
+
     def put(bounds, parts):
-        for rows, P in zip(_block_rows(n, int(bounds[0]), int(bounds[-1])), parts): W[rows] = P
+        for rows, P in zip(_block_rows(n, int(bounds[0]), int(bounds[-1])), parts):
+            W[rows] = P
+
     if client:
         from distributed import as_completed
+
         [shared] = client.scatter([data], broadcast=True)
         futures = {client.submit(_train_block, shared, F, bs, pure=False): bs for bs in blocks}
         for fut, parts in as_completed(futures, with_results=True):
-            put(futures[fut], parts); fut.release()
+            put(futures[fut], parts)
+            fut.release()
     else:
         shared = dask.delayed(data, pure=True)
-        for bs, parts in zip(blocks, dask.compute(*[dask.delayed(_train_block)(shared, F, bs) for bs in blocks])): put(bs, parts)
+        for bs, parts in zip(blocks, dask.compute(*[dask.delayed(_train_block)(shared, F, bs) for bs in blocks])):
+            put(bs, parts)
     est.coef_ = W
     return est
 
@@ -564,7 +702,8 @@ def fit_pairwise(est, X, Y, *, n_blocks: int | None = None):
 def _pairwise_chunk(Xc, W, voting: str):
     "Label sets of a chunk of rows: `CalibratedPairwiseClassifier._predict`'s voting, one thread per task."
     Xc = _x_chunk(Xc, False)
-    if voting == "full": return _qw.votes_to_labels(_qw.full_votes(W, Xc))
+    if voting == "full":
+        return _qw.votes_to_labels(_qw.full_votes(W, Xc))
     return _qw.qweighted_votes(W, Xc, mode=voting)[0]
 
 # %% ../nbs/08_scale.ipynb #b56fa0a2
@@ -581,10 +720,18 @@ def _take_rows(A, rows):
     rows = np.asarray(rows, dtype=np.int64)
     bounds = np.concatenate([[0], np.cumsum(A.chunks[0])]).astype(np.int64)
     cut = np.searchsorted(rows, bounds)
-    parts = [dask.delayed(_rows_of, pure=True)(a, rows[cut[i]:cut[i + 1]] - bounds[i])
-             for i, a in enumerate(A.to_delayed()[:, 0])]
-    return da.concatenate([da.from_delayed(p, shape=(int(cut[i + 1] - cut[i]), A.shape[1]), dtype=A.dtype, meta=A._meta)
-                           for i, p in enumerate(parts)], axis=0)
+    parts = [
+        dask.delayed(_rows_of, pure=True)(a, rows[cut[i] : cut[i + 1]] - bounds[i])
+        for i, a in enumerate(A.to_delayed()[:, 0])
+    ]
+    return da.concatenate(
+        [
+            da.from_delayed(p, shape=(int(cut[i + 1] - cut[i]), A.shape[1]), dtype=A.dtype, meta=A._meta)
+            for i, p in enumerate(parts)
+        ],
+        axis=0,
+    )
+
 
 def _rows_of(chunk, local):
     "The rows `local` of one chunk (dense or CSR)."
@@ -595,29 +742,39 @@ import time
 
 from mlc_lit import metrics as _mt
 
-_RANKED = {"precision@1": (_mt._precision_at_k_rows, 1), "precision@3": (_mt._precision_at_k_rows, 3),
-           "precision@5": (_mt._precision_at_k_rows, 5), "ndcg@3": (_mt._ndcg_at_k_rows, 3)}
+_RANKED = {
+    "precision@1": (_mt._precision_at_k_rows, 1),
+    "precision@3": (_mt._precision_at_k_rows, 3),
+    "precision@5": (_mt._precision_at_k_rows, 5),
+    "ndcg@3": (_mt._ndcg_at_k_rows, 3),
+}
 _PER_ROW = {"hamming": _mt._hamming_rows, "subset01": _mt._subset_rows, "example_f1": _mt._example_f1_rows}
 _COUNTED = {"macro_f1": "macro", "micro_f1": "micro"}
+
 
 def _score_part(Pc, Yc, name: str, k):
     """A chunk's part of the held-out metric `name` from its predictions Pc (top-k indices or 0/1 labels) and labels Yc:
     (Σ per-example values, rows), or the per-label counts (correct, predicted, true) for the F1 averages."""
     if name in _COUNTED:
-        if Pc.shape[0] == 0: return tuple(np.zeros(Yc.shape[1], dtype=np.int64) for _ in range(3))
+        if Pc.shape[0] == 0:
+            return tuple(np.zeros(Yc.shape[1], dtype=np.int64) for _ in range(3))
         return _mt._label_counts(Yc, Pc)
-    if Pc.shape[0] == 0: return 0.0, 0
+    if Pc.shape[0] == 0:
+        return 0.0, 0
     vals = _RANKED[name][0](Yc, top_k=Pc, k=k) if name in _RANKED else _PER_ROW[name](Yc, Pc)
     return float(vals.sum()), len(vals)
 
+
 def _holdout_score(search, est, X, Y) -> float:
     "`search.scoring` of the fitted candidate `est` on the Dask rows (X, Y), reduced from the chunks' parts."
-    if callable(search.scoring): return float(search.scoring(est, X, Y))
+    if callable(search.scoring):
+        return float(search.scoring(est, X, Y))
     name = search.scoring
     k = min(_RANKED[name][1], Y.shape[1]) if name in _RANKED else None
     P = est.predict_top_k(X, k) if k else est.predict(X)
     part = _pass(_score_part, P, Y, name, k)
-    if name in _COUNTED: return float(_mt._f1_from_counts(*part, _COUNTED[name], 0.0))
+    if name in _COUNTED:
+        return float(_mt._f1_from_counts(*part, _COUNTED[name], 0.0))
     return part[0] / part[1]
 
 # %% ../nbs/08_scale.ipynb #8ef2f57d
@@ -630,19 +787,27 @@ def fit_search(search, X, Y):
     space = search.param_distributions or {}
     lbfgs_free = "optimizer" not in space and "optimizer" not in (search.fixed_params or {})
     defaults = {"optimizer": "sgd"} if lbfgs_free else None
-    parts = {}                                   # the Dask rows of each split, built once
+    parts = {}  # the Dask rows of each split, built once
 
     def evaluate(params, splits, seed):
         scores, times = [], []
         for i, (tr, te) in enumerate(splits):
-            if i not in parts: parts[i] = [_take_rows(A, np.sort(ix)) for ix in (tr, te) for A in (X, Y)]
+            if i not in parts:
+                parts[i] = [_take_rows(A, np.sort(ix)) for ix in (tr, te) for A in (X, Y)]
             Xtr, Ytr, Xte, Yte = parts[i]
             est = _re._candidate(search, params, seed, None, defaults)
-            t0 = time.perf_counter(); est.fit(Xtr, Ytr); times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            est.fit(Xtr, Ytr)
+            times.append(time.perf_counter() - t0)
             scores.append(_holdout_score(search, est, Xte, Yte))
         return scores, times
 
     _re._search_fit(search, X, Y, evaluate=evaluate, defaults=defaults)
-    search.classes_, search.n_labels_, search.target_type_, search._y_dtype = np.arange(Y.shape[1]), Y.shape[1], "multilabel-indicator", Y.dtype
+    search.classes_, search.n_labels_, search.target_type_, search._y_dtype = (
+        np.arange(Y.shape[1]),
+        Y.shape[1],
+        "multilabel-indicator",
+        Y.dtype,
+    )
     search.n_features_in_ = X.shape[1]
     return search

@@ -16,25 +16,33 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .core import MultiLabelClassifier, int_at_least, spawn_seeds
-from .mlxgb import _TREE_CONSTRAINTS, SPLITS, MLXGBClassifier, _check_weights
+from .mlxgb import SPLITS as SPLITS  # re-exported, with MLXGBClassifier
+from .mlxgb import _TREE_CONSTRAINTS, MLXGBClassifier, _check_weights
 
 # %% auto #0
 __all__ = ['XDCCClassifier', 'SPLITS', 'MLXGBClassifier']
 
 # %% ../nbs/03a_xdcc.ipynb #391611ae
-_all_ = ["SPLITS", "MLXGBClassifier"]      # the trees live in `mlc_lit.mlxgb`; `from mlc_lit.xdcc import MLXGBClassifier` keeps working
+_all_ = [
+    "SPLITS",
+    "MLXGBClassifier",
+]  # the trees live in `mlc_lit.mlxgb`; `from mlc_lit.xdcc import MLXGBClassifier` keeps working
 
 # %% ../nbs/03a_xdcc.ipynb #6f75846a
 def _augment(X, P):
     "`[X, P]`: the label-features P (n, K; NaN = unknown) appended to X (CSR stays CSR; NaN stored)."
-    if sp.issparse(X): return sp.hstack([X, sp.csr_matrix(P)], format="csr")
+    if sp.issparse(X):
+        return sp.hstack([X, sp.csr_matrix(P)], format="csr")
     return np.hstack([X, P])
+
 
 def _propagate(P, done, Yhat, select, r, rounds):
     "Propagate one label per example (eq. 8) in place: `P` gets its probability, `done` and `rounds` are marked."
-    n = Yhat.shape[0]; idx = np.arange(n)
+    n = Yhat.shape[0]
+    idx = np.arange(n)
     if select == "unpropagated":
-        hi = np.where(done, -np.inf, Yhat); lo = np.where(done, np.inf, Yhat)
+        hi = np.where(done, -np.inf, Yhat)
+        lo = np.where(done, np.inf, Yhat)
         jmax, jmin = hi.argmax(1), lo.argmin(1)
         j = np.where(hi[idx, jmax] >= 0.5, jmax, jmin)
         ok = ~done.all(1)
@@ -42,36 +50,47 @@ def _propagate(P, done, Yhat, select, r, rounds):
         j = np.where(Yhat.max(1) >= 0.5, Yhat.argmax(1), Yhat.argmin(1))
         ok = ~done[idx, j]
     rows, cols = idx[ok], j[ok]
-    P[rows, cols] = Yhat[rows, cols]; done[rows, cols] = True; rounds[rows, cols] = r
+    P[rows, cols] = Yhat[rows, cols]
+    done[rows, cols] = True
+    rounds[rows, cols] = r
 
 # %% ../nbs/03a_xdcc.ipynb #b3da1f33
 def _chain_output(P, done, cum_max, cum_ref, cumulated, cumulate):
     "Final probabilities of a chain: propagated values, or cumulated ones (eq. 9 or the reference's rule)."
-    if not cumulated: return np.where(done, P, 0.0)
+    if not cumulated:
+        return np.where(done, P, 0.0)
     return np.where(done, P, cum_max) if cumulate == "paper" else cum_ref.copy()
 
 # %% ../nbs/03a_xdcc.ipynb #3f21e5d9
 def _fold_of(splits, n):
     "Fold of each of `n` examples: the index of the split whose test set holds it."
     fold = np.full(n, -1, np.int64)
-    for f, (_, test) in enumerate(splits): fold[test] = f
+    for f, (_, test) in enumerate(splits):
+        fold[test] = f
     return fold
+
 
 def _splits(cv, X, Y, seed):
     "`[(train, test), ...]` index arrays for `cv`; an integer k gives k random folds of sizes within one."
     n = Y.shape[0]
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        if not 2 <= cv <= n: raise ValueError(f"cv must be None or an integer from 2 to n_samples = {n}, got {cv!r}.")
+        if not 2 <= cv <= n:
+            raise ValueError(f"cv must be None or an integer from 2 to n_samples = {n}, got {cv!r}.")
         fold = np.empty(n, np.int64)
         fold[np.random.default_rng(seed).permutation(n)] = np.arange(n) % cv
         return [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(cv)]
     if isinstance(cv, (bool, numbers.Number, str)) or not (hasattr(cv, "split") or hasattr(cv, "__iter__")):
-        raise ValueError(f"cv must be None, an integer, a cross-validation splitter or an iterable of (train, test) splits, got {cv!r}.")
+        raise ValueError(
+            f"cv must be None, an integer, a cross-validation splitter or an iterable of (train, test) splits, got {cv!r}."
+        )
     splits = [(np.asarray(tr, np.int64), np.asarray(te, np.int64)) for tr, te in check_cv(cv).split(X, Y)]
     hits = np.zeros(n, np.int64)
-    for _, te in splits: np.add.at(hits, te, 1)
+    for _, te in splits:
+        np.add.at(hits, te, 1)
     if len(splits) < 2 or (hits != 1).any():
-        raise ValueError(f"cv must split the {n} examples into at least 2 test sets that hold every example exactly once.")
+        raise ValueError(
+            f"cv must split the {n} examples into at least 2 test sets that hold every example exactly once."
+        )
     return splits
 
 # %% ../nbs/03a_xdcc.ipynb #37de2dbe
@@ -84,14 +103,30 @@ def _out_of_fold(make, X, Y, W, splits, full):
     return out
 
 # %% ../nbs/03a_xdcc.ipynb #c7581dd9
-_TREE_PARAMS = ("n_estimators", "max_depth", "learning_rate", "reg_lambda", "gamma", "min_child_weight", "mcw_mode",
-                "split", "tree_method", "max_bins", "subsample", "colsample", "base_score", "n_jobs")
+_TREE_PARAMS = (
+    "n_estimators",
+    "max_depth",
+    "learning_rate",
+    "reg_lambda",
+    "gamma",
+    "min_child_weight",
+    "mcw_mode",
+    "split",
+    "tree_method",
+    "max_bins",
+    "subsample",
+    "colsample",
+    "base_score",
+    "n_jobs",
+)
+
 
 def _chain_rounds(chain_length, Y):
     "The number of rounds R for `chain_length` (None: K; 'cardinality': mean label-set size rounded up, plus one, at most K)."
     K = Y.shape[1]
     R = K if chain_length is None else chain_length
-    if isinstance(R, str): R = min(K, int(np.ceil(Y.sum(1).mean())) + 1)     # 'cardinality'
+    if isinstance(R, str):
+        R = min(K, int(np.ceil(Y.sum(1).mean())) + 1)  # 'cardinality'
     return int(R)
 
 # %% ../nbs/03a_xdcc.ipynb #acc78930
@@ -99,24 +134,30 @@ def _fit_chain(est, X, Y, W):
     "Fit the rounds of `est` (an `XDCCClassifier`); returns the models, the CPU time after each, the propagation rounds and the folds."
     (n, K), R = Y.shape, _chain_rounds(est.chain_length, Y)
     P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
-    seeds = spawn_seeds(est.random_state, R + 1)            # the last one draws the folds
+    seeds = spawn_seeds(est.random_state, R + 1)  # the last one draws the folds
     splits = None if est.cv is None else _splits(est.cv, X, Y, seeds[R])
     params = {k: getattr(est, k) for k in _TREE_PARAMS}
     models, times, t0 = [], [], time.process_time()
     for r in range(R):
         Xa = _augment(X, P)
         Wr = W * ~done if est.separate_and_conquer else W
-        if not Wr.any(): break                 # every label of every example is propagated already
+        if not Wr.any():
+            break  # every label of every example is propagated already
         make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
         m = make().fit(Xa, Y, sample_weight=Wr)
-        models.append(m); times.append(time.process_time() - t0)    # a chain of length r + 1 ends here
-        last = r == R - 1                      # no later round reads the last round's label-features
+        models.append(m)
+        times.append(time.process_time() - t0)  # a chain of length r + 1 ends here
+        last = r == R - 1  # no later round reads the last round's label-features
         Yhat = m.predict_proba(Xa) if splits is None or last else _out_of_fold(make, Xa, Y, Wr, splits, m)
         _propagate(P, done, Yhat, est.select, r, rounds)
         if est.verbose:
             left = times[-1] / (r + 1) * (R - r - 1)
-            print(f"[XDCC] round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, "
-                  f"{times[-1]:.1f} CPU s so far, about {left:.0f} CPU s left", file=sys.stderr, flush=True)
+            print(
+                f"[XDCC] round {r + 1}/{R}: {done.sum(1).mean():.2f} labels propagated per example, "
+                f"{times[-1]:.1f} CPU s so far, about {left:.0f} CPU s left",
+                file=sys.stderr,
+                flush=True,
+            )
     return models, np.array(times), rounds, None if splits is None else _fold_of(splits, n)
 
 # %% ../nbs/03a_xdcc.ipynb #86d69ea4
@@ -135,21 +176,32 @@ def _run_chain(models, X, K, select, cumulated, cumulate):
 # %% ../nbs/03a_xdcc.ipynb #651e43ec
 class _Chain(MultiLabelClassifier):
     "Fit and prediction of `XDCCClassifier` (its parameters are declared by the subclass)."
+
     _allow_nan = True
-    _parameter_constraints = {**_TREE_CONSTRAINTS, "chain_length": [None, int_at_least(1), StrOptions({"cardinality"})],
-                              "cumulated": ["boolean"], "separate_and_conquer": ["boolean"],
-                              "select": [StrOptions({"unpropagated", "all"})], "cumulate": [StrOptions({"paper", "reference"})],
-                              "cv": ["cv_object"]}
+    _parameter_constraints = {
+        **_TREE_CONSTRAINTS,
+        "chain_length": [None, int_at_least(1), StrOptions({"cardinality"})],
+        "cumulated": ["boolean"],
+        "separate_and_conquer": ["boolean"],
+        "select": [StrOptions({"unpropagated", "all"})],
+        "cumulate": [StrOptions({"paper", "reference"})],
+        "cv": ["cv_object"],
+    }
 
     def fit(self, X, y, sample_weight=None, **dask_options):
         """Fit the chain on `X` (n, F; NaN missing, or CSR) and `y` (n, K) 0/1, optionally weighted. Dask input is
         fitted across a dask.distributed cluster (see "On a Dask cluster"; `dask_options`: `client`)."""
-        if hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__"): return _fit_chain_dask(self, X, y, sample_weight, **dask_options)
-        if dask_options: raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
+        if hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__"):
+            return _fit_chain_dask(self, X, y, sample_weight, **dask_options)
+        if dask_options:
+            raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
-    def predict(self, X): return _chain_dask(self, X, False, True) if hasattr(X, "__dask_graph__") else super().predict(X)
-    def predict_proba(self, X): return _chain_dask(self, X, False, False) if hasattr(X, "__dask_graph__") else super().predict_proba(X)
+    def predict(self, X):
+        return _chain_dask(self, X, False, True) if hasattr(X, "__dask_graph__") else super().predict(X)
+
+    def predict_proba(self, X):
+        return _chain_dask(self, X, False, False) if hasattr(X, "__dask_graph__") else super().predict_proba(X)
 
     def _fit(self, X, Y, sample_weight=None):
         W = _check_weights(sample_weight, *Y.shape)
@@ -159,21 +211,26 @@ class _Chain(MultiLabelClassifier):
         return _run_chain(self.estimators_, X, self.n_labels_, self.select, self.cumulated, self.cumulate)
 
     def _predict_proba(self, X):
-        for *_, out in self._stages(X): pass
+        for *_, out in self._stages(X):
+            pass
         return out
 
-    def _predict(self, X): return (self._predict_proba(X) >= 0.5).astype(np.int8)
+    def _predict(self, X):
+        return (self._predict_proba(X) >= 0.5).astype(np.int8)
 
     def staged_predict_proba(self, X):
         "Probabilities after each round of the chain (a generator; the last equals `predict_proba`)."
-        check_is_fitted(self)                      # here, not in the generator: the error comes at the call
-        if hasattr(X, "__dask_graph__"): return iter(_chain_dask(self, X, True, False))
+        check_is_fitted(self)  # here, not in the generator: the error comes at the call
+        if hasattr(X, "__dask_graph__"):
+            return iter(_chain_dask(self, X, True, False))
         X = self._validate_X(X)
         return (out for *_, out in self._stages(X))
 
     def staged_predict(self, X):
         "0/1 predictions after each round of the chain (a generator; the last equals `predict`)."
-        if hasattr(X, "__dask_graph__"): check_is_fitted(self); return iter(_chain_dask(self, X, True, True))
+        if hasattr(X, "__dask_graph__"):
+            check_is_fitted(self)
+            return iter(_chain_dask(self, X, True, True))
         stages = self.staged_predict_proba(X)
         dtype = self._y_dtype if self.target_type_ == "multilabel-indicator" else np.int8
         return ((out >= 0.5).astype(dtype) for out in stages)
@@ -181,9 +238,11 @@ class _Chain(MultiLabelClassifier):
     def propagation_rounds(self, X):
         "Round in which each label of each example of X gets propagated (-1: never), and the propagated values."
         check_is_fitted(self)
-        if hasattr(X, "__dask_graph__"): raise TypeError("propagation_rounds takes X in memory; for Dask input use X.compute() on a sample of rows.")
+        if hasattr(X, "__dask_graph__"):
+            raise TypeError("propagation_rounds takes X in memory; for Dask input use X.compute() on a sample of rows.")
         X = self._validate_X(X)
-        for P, done, rounds, _ in self._stages(X): pass
+        for P, done, rounds, _ in self._stages(X):
+            pass
         return rounds.copy(), np.where(done, P, np.nan)
 
 # %% ../nbs/03a_xdcc.ipynb #1cf34961
@@ -233,13 +292,40 @@ class XDCCClassifier(_Chain):
     >>> XDCCClassifier(n_estimators=5, chain_length=2).fit(X, Y).predict(X).shape
     (60, 2)
     """
-    def __init__(self, *, n_estimators=100, max_depth=6, learning_rate=0.3, reg_lambda=1.0, gamma=0.0,
-                 min_child_weight=1.0, mcw_mode="per_label", split="sum_gain", tree_method="hist", max_bins=256,
-                 subsample=1.0, colsample=1.0, base_score=None, chain_length="cardinality", cumulated=True,
-                 separate_and_conquer=True, select="unpropagated", cumulate="paper", cv=3, n_jobs=None,
-                 random_state=None, verbose=0):
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        max_depth=6,
+        learning_rate=0.3,
+        reg_lambda=1.0,
+        gamma=0.0,
+        min_child_weight=1.0,
+        mcw_mode="per_label",
+        split="sum_gain",
+        tree_method="hist",
+        max_bins=256,
+        subsample=1.0,
+        colsample=1.0,
+        base_score=None,
+        chain_length="cardinality",
+        cumulated=True,
+        separate_and_conquer=True,
+        select="unpropagated",
+        cumulate="paper",
+        cv=3,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
         self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
-        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = reg_lambda, gamma, min_child_weight, mcw_mode
+        self.reg_lambda, self.gamma, self.min_child_weight, self.mcw_mode = (
+            reg_lambda,
+            gamma,
+            min_child_weight,
+            mcw_mode,
+        )
         self.split, self.tree_method, self.max_bins = split, tree_method, max_bins
         self.subsample, self.colsample, self.base_score = subsample, colsample, base_score
         self.chain_length, self.cumulated, self.separate_and_conquer = chain_length, cumulated, separate_and_conquer
@@ -251,20 +337,25 @@ def _block_of(Xc):
     "A chunk of X as the trees take it: float64, dense C-contiguous or canonical CSR."
     if sp.issparse(Xc):
         X = sp.csr_matrix(Xc, dtype=np.float64)
-        if not X.has_canonical_format: X = X.copy(); X.sum_duplicates()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
         return X
     return np.ascontiguousarray(Xc, dtype=np.float64)
 
+
 def _augment_block(Xc, Bc):
     "`[x, p]` of a block: the features and the label-features (the first K columns of the block's chain state)."
-    return _augment(_block_of(Xc), Bc[:, :Bc.shape[1] // 3])
+    return _augment(_block_of(Xc), Bc[:, : Bc.shape[1] // 3])
+
 
 def _propagate_block(Bc, Yhat, select, r):
     "One round of eq. 8 on a block's state `[P, done, rounds]`, on its worker (a new block)."
     K = Yhat.shape[1]
-    P, done, rounds = Bc[:, :K].copy(), Bc[:, K:2 * K] > 0.5, Bc[:, 2 * K:].astype(np.int64)
+    P, done, rounds = Bc[:, :K].copy(), Bc[:, K : 2 * K] > 0.5, Bc[:, 2 * K :].astype(np.int64)
     _propagate(P, done, Yhat, select, r, rounds)
     return np.hstack([P, done, rounds]).astype(np.float64)
+
 
 def _chain_block(Xc, est, staged, labels):
     "Every round's (staged) or the last round's output of the chain on a block of rows, side by side."
@@ -276,16 +367,25 @@ def _chain_block(Xc, est, staged, labels):
 def _dask_inputs(X, Y, sample_weight):
     "X (a Dask array; a DataFrame becomes one), Y and the weights (n, K) as Dask arrays with X's row chunks."
     import dask.array as da
-    if hasattr(X, "to_dask_array"): X = X.to_dask_array(lengths=True)
-    if not isinstance(X, da.Array): raise TypeError(f"With Dask y, X must be a Dask array or DataFrame too, got {type(X).__name__}.")
-    if any(np.isnan(c) for c in X.chunks[0]): X = X.compute_chunk_sizes()
+
+    if hasattr(X, "to_dask_array"):
+        X = X.to_dask_array(lengths=True)
+    if not isinstance(X, da.Array):
+        raise TypeError(f"With Dask y, X must be a Dask array or DataFrame too, got {type(X).__name__}.")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
     X = X.rechunk({1: -1})
     rows = X.chunks[0]
     Y = Y if hasattr(Y, "__dask_graph__") else da.from_array(np.asarray(Y), chunks=(rows, -1))
-    if Y.ndim != 2 or Y.shape[0] != X.shape[0]: raise ValueError(f"y must be a 0/1 matrix with X's {X.shape[0]} rows for Dask input, got shape {Y.shape}.")
+    if Y.ndim != 2 or Y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be a 0/1 matrix with X's {X.shape[0]} rows for Dask input, got shape {Y.shape}.")
     Y = Y.rechunk((rows, -1))
     W = da.ones(Y.shape, chunks=(rows, -1)) if sample_weight is None else sample_weight
-    W = W if hasattr(W, "__dask_graph__") else da.from_array(np.asarray(W, np.float64), chunks=(rows,) + np.shape(W)[1:])
+    W = (
+        W
+        if hasattr(W, "__dask_graph__")
+        else da.from_array(np.asarray(W, np.float64), chunks=(rows,) + np.shape(W)[1:])
+    )
     W = (W[:, None] if W.ndim == 1 else W) * da.ones(Y.shape, chunks=(rows, -1))
     return X, Y, W.rechunk((rows, -1))
 
@@ -293,7 +393,9 @@ def _dask_inputs(X, Y, sample_weight):
 def _dask_folds(cv, n, chunks, seed):
     "The fold of each of the n rows for an integer `cv` (None: None), drawn as in memory, as a Dask array of `chunks`."
     import dask.array as da
-    if cv is None: return None
+
+    if cv is None:
+        return None
     if not isinstance(cv, numbers.Integral) or isinstance(cv, bool):
         raise TypeError(f"For Dask input cv must be None or an integer number of folds, got {cv!r}.")
     return da.from_array(_fold_of(_splits(cv, None, np.empty((n, 0)), seed), n), chunks=chunks)
@@ -302,6 +404,7 @@ def _dask_folds(cv, n, chunks, seed):
 def _fit_chain_dask(est, X, Y, sample_weight, client=None):
     "`_fit_chain` on Dask input: each round a distributed trees fit; the chain state updated block by block on the workers."
     import dask.array as da
+
     est._validate_params()
     X, Y, W = _dask_inputs(X, Y, sample_weight)
     X = X.persist()
@@ -309,42 +412,86 @@ def _fit_chain_dask(est, X, Y, sample_weight, client=None):
     R = _chain_rounds(est.chain_length, Y)
     seeds = spawn_seeds(est.random_state, R + 1)
     fold = _dask_folds(est.cv, n, X.chunks[:1], seeds[R])
-    B = da.concatenate([da.full((n, K), np.nan, chunks=(X.chunks[0], K)), da.zeros((n, K), chunks=(X.chunks[0], K)),
-                        da.full((n, K), -1.0, chunks=(X.chunks[0], K))], axis=1).rechunk((X.chunks[0], -1)).persist()
+    B = (
+        da.concatenate(
+            [
+                da.full((n, K), np.nan, chunks=(X.chunks[0], K)),
+                da.zeros((n, K), chunks=(X.chunks[0], K)),
+                da.full((n, K), -1.0, chunks=(X.chunks[0], K)),
+            ],
+            axis=1,
+        )
+        .rechunk((X.chunks[0], -1))
+        .persist()
+    )
     params = {k: getattr(est, k) for k in _TREE_PARAMS}
     models, times, t0 = [], [], time.perf_counter()
     for r in range(R):
-        Xa = da.blockwise(_augment_block, "ij", X, "ia", B, "ib", new_axes={"j": F + K}, concatenate=True,
-                          dtype=np.float64, meta=X._meta).rechunk({1: -1})
-        Wr = W * (B[:, K:2 * K] < 0.5) if est.separate_and_conquer else W
-        if not bool(Wr.any().compute()): break
+        Xa = da.blockwise(
+            _augment_block,
+            "ij",
+            X,
+            "ia",
+            B,
+            "ib",
+            new_axes={"j": F + K},
+            concatenate=True,
+            dtype=np.float64,
+            meta=X._meta,
+        ).rechunk({1: -1})
+        Wr = W * (B[:, K : 2 * K] < 0.5) if est.separate_and_conquer else W
+        if not bool(Wr.any().compute()):
+            break
         make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
         m = make().fit(Xa, Y, sample_weight=Wr, client=client)
-        models.append(m); times.append(time.perf_counter() - t0)
+        models.append(m)
+        times.append(time.perf_counter() - t0)
         Yhat = m.predict_proba(Xa)
         if fold is not None and r < R - 1:
             for f in range(est.cv):
                 if bool((Wr * (fold != f)[:, None]).any().compute()):
-                    Yhat = da.where((fold == f)[:, None], make().fit(Xa, Y, sample_weight=Wr, client=client, rows=fold != f).predict_proba(Xa), Yhat)
-        B = da.blockwise(_propagate_block, "ij", B, "ij", Yhat, "ik", est.select, None, r, None, concatenate=True,
-                         dtype=np.float64).persist()
-        if est.verbose: print(f"[XDCC] round {r + 1}/{R}: {time.perf_counter() - t0:.1f} s so far", file=sys.stderr, flush=True)
+                    Yhat = da.where(
+                        (fold == f)[:, None],
+                        make().fit(Xa, Y, sample_weight=Wr, client=client, rows=fold != f).predict_proba(Xa),
+                        Yhat,
+                    )
+        B = da.blockwise(
+            _propagate_block, "ij", B, "ij", Yhat, "ik", est.select, None, r, None, concatenate=True, dtype=np.float64
+        ).persist()
+        if est.verbose:
+            print(f"[XDCC] round {r + 1}/{R}: {time.perf_counter() - t0:.1f} s so far", file=sys.stderr, flush=True)
     est.estimators_, est.fit_times_ = models, np.array(times)
-    est.train_rounds_, est.train_folds_ = B[:, 2 * K:].astype(np.int64), fold
-    est.classes_, est.n_labels_, est.target_type_, est._y_dtype, est.n_features_in_ = np.arange(K), K, "multilabel-indicator", Y.dtype, F
+    est.train_rounds_, est.train_folds_ = B[:, 2 * K :].astype(np.int64), fold
+    est.classes_, est.n_labels_, est.target_type_, est._y_dtype, est.n_features_in_ = (
+        np.arange(K),
+        K,
+        "multilabel-indicator",
+        Y.dtype,
+        F,
+    )
     return est
 
 # %% ../nbs/03a_xdcc.ipynb #cha1nda5
 def _chain_dask(est, X, staged, labels):
     "Predictions for Dask X block by block (`map_blocks`): a Dask array, or with `staged` one per round."
-    import dask.array as da
+
     check_is_fitted(est)
-    if hasattr(X, "to_dask_array"): X = X.to_dask_array(lengths=True)
+    if hasattr(X, "to_dask_array"):
+        X = X.to_dask_array(lengths=True)
     X = X.rechunk({1: -1})
-    if X.shape[1] != est.n_features_in_: raise ValueError(f"X has {X.shape[1]} features, but {type(est).__name__} was fitted with {est.n_features_in_}.")
+    if X.shape[1] != est.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(est).__name__} was fitted with {est.n_features_in_}.")
     K, R = est.n_labels_, len(est.estimators_)
     dtype = np.int8 if labels else np.float64
-    out = X.map_blocks(_chain_block, est, staged, labels, dtype=dtype, chunks=(X.chunks[0], ((R if staged else 1) * K,)),
-                       meta=np.empty((0, 0), dtype))
-    if labels: out = out.astype(est._y_dtype)
-    return [out[:, r * K:(r + 1) * K] for r in range(R)] if staged else out
+    out = X.map_blocks(
+        _chain_block,
+        est,
+        staged,
+        labels,
+        dtype=dtype,
+        chunks=(X.chunks[0], ((R if staged else 1) * K,)),
+        meta=np.empty((0, 0), dtype),
+    )
+    if labels:
+        out = out.astype(est._y_dtype)
+    return [out[:, r * K : (r + 1) * K] for r in range(R)] if staged else out

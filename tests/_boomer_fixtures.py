@@ -2,6 +2,7 @@
 fits built the same model, and the two fits most files compare (dense and CSR input; one and two threads). Each
 test file binds its own sizes, e.g.
 `_data = functools.partial(data, n=120, F=6)`, so its data stay what they were."""
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -23,14 +24,16 @@ def state(c):
     "The arrays of fitted model `c`: its rules and, where it has them, its calibration maps."
     arrays = [getattr(c, a) for a in MODEL_ARRAYS]
     for cal in (getattr(c, "marginal_calibration_", None), getattr(c, "joint_calibration_", None)):
-        if cal is not None: arrays += [cal.ptr_, cal.x_, cal.v_]
+        if cal is not None:
+            arrays += [cal.ptr_, cal.x_, cal.v_]
     return arrays
 
 
 def same(a, b):
     "Assert that fitted models `a` and `b` are the same model, bit for bit."
     assert a.n_rules_ == b.n_rules_
-    for x, y in zip(state(a), state(b)): np.testing.assert_array_equal(x, y)
+    for x, y in zip(state(a), state(b)):
+        np.testing.assert_array_equal(x, y)
 
 
 def dense_and_csr(make, X, Y):

@@ -2,9 +2,9 @@
 its outcome class — the call works, or it raises a ValueError/TypeError (or sklearn's NotFittedError) whose
 message holds a phrase naming the parameter or the input. A new estimator or option family joins by one line
 in CONFIGS; a new case by one line in CASES (or in a configuration's parameter families)."""
+
 import io
 import re
-import time
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 
@@ -22,14 +22,15 @@ from mlc_lit.xdcc import MLXGBClassifier, XDCCClassifier
 @dataclass
 class Cfg:
     "How to build a tiny configuration and which of its parameters the parameter cases try."
-    make: callable                                   # make(**params) -> an unfitted estimator
-    numeric: tuple = ()                              # numeric hyper-parameters: a string or -1 must be refused
-    zero_bad: tuple = ()                             # ... where 0 must be refused too
+
+    make: callable  # make(**params) -> an unfitted estimator
+    numeric: tuple = ()  # numeric hyper-parameters: a string or -1 must be refused
+    zero_bad: tuple = ()  # ... where 0 must be refused too
     out_of_range: dict = field(default_factory=dict)  # {param: a value above its range}
-    options: tuple = ()                              # string options: an unknown string must be refused
-    nan: bool = False                                # NaN in X means missing (else: refused)
-    methods: tuple = ()                              # public methods besides predict/predict_proba/decision_function
-    expect: dict = field(default_factory=dict)       # {case: outcome} where this configuration differs from CASES
+    options: tuple = ()  # string options: an unknown string must be refused
+    nan: bool = False  # NaN in X means missing (else: refused)
+    methods: tuple = ()  # public methods besides predict/predict_proba/decision_function
+    expect: dict = field(default_factory=dict)  # {case: outcome} where this configuration differs from CASES
 
 
 # ------------------------------------------------------------------------------------------- outcomes
@@ -39,6 +40,7 @@ W = "works"
 @dataclass
 class E:
     "A clear error: an exception of `types` whose message contains `phrase` (case-insensitive)."
+
     phrase: str
     types: tuple = (ValueError, TypeError)
 
@@ -47,41 +49,132 @@ BOOMER = dict(max_rules=3, random_state=0)
 XGB = dict(n_estimators=2, max_depth=2)
 EMBED = dict(rank=1, n_random_features=16, random_state=0)
 EMBED_CV = dict(param_distributions={"n_random_features": [8, 16], "l2": [0.1, 1.0]}, n_iter=2, random_state=0)
-_B_NUM, _B_OPT = ("max_rules", "shrinkage", "l2", "bin_ratio", "min_bins", "max_bins"), ("loss", "head", "instance_sampling", "predictor")
-_X_NUM = ("n_estimators", "max_depth", "learning_rate", "reg_lambda", "gamma", "min_child_weight", "max_bins", "subsample", "colsample")
+_B_NUM, _B_OPT = (
+    ("max_rules", "shrinkage", "l2", "bin_ratio", "min_bins", "max_bins"),
+    ("loss", "head", "instance_sampling", "predictor"),
+)
+_X_NUM = (
+    "n_estimators",
+    "max_depth",
+    "learning_rate",
+    "reg_lambda",
+    "gamma",
+    "min_child_weight",
+    "max_bins",
+    "subsample",
+    "colsample",
+)
 _X_OPT = ("mcw_mode", "split", "tree_method")
 _R_NUM = ("oversample", "n_iter", "n_random_features", "nu", "bandwidth", "l2", "l2_link", "max_iter", "tol")
 _R_OPT = ("kernel", "loss", "inference", "solver")
-_TOO_LARGE = {c: E("too large for float64") for c in ("X_huge_column", "X_times_1e200")}   # rembed: sums of squares overflow
+_TOO_LARGE = {
+    c: E("too large for float64") for c in ("X_huge_column", "X_times_1e200")
+}  # rembed: sums of squares overflow
 
 CONFIGS = {
-    "boomer_label_wise": Cfg(lambda **p: BoomerClassifier(**{**BOOMER, **p}), _B_NUM, ("max_rules", "shrinkage", "bin_ratio", "min_bins"),
-                             {"bin_ratio": 1.5}, _B_OPT + ("label_binning",), nan=True, methods=("rules_as_text",)),
-    "boomer_example_wise": Cfg(lambda **p: BoomerClassifier(**{**BOOMER, "loss": "logistic_example_wise", **p}), _B_NUM,
-                               ("max_rules", "shrinkage"), {"bin_ratio": 1.5}, _B_OPT, nan=True, methods=("rules_as_text",)),
-    "boomer_label_binning": Cfg(lambda **p: BoomerClassifier(**{**BOOMER, "loss": "logistic_example_wise", "label_binning": "equal_width", **p}),
-                                _B_NUM, ("max_rules", "shrinkage", "bin_ratio", "min_bins"), {"bin_ratio": 1.5}, _B_OPT + ("label_binning",), nan=True),
-    "mlxgb_hist": Cfg(lambda **p: MLXGBClassifier(**{**XGB, **p}), _X_NUM, ("learning_rate", "max_bins", "subsample", "colsample"),
-                      {"subsample": 1.5, "colsample": 1.5}, _X_OPT, nan=True),
-    "mlxgb_exact": Cfg(lambda **p: MLXGBClassifier(**{**XGB, "tree_method": "exact", **p}), _X_NUM, ("learning_rate", "subsample"),
-                       {"subsample": 1.5}, _X_OPT, nan=True),
-    "xdcc": Cfg(lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, "cv": None, **p}), _X_NUM + ("chain_length",),
-                ("learning_rate", "chain_length"), {"subsample": 1.5}, _X_OPT + ("select", "cumulate"), nan=True,
-                methods=("staged_predict", "staged_predict_proba", "propagation_rounds")),
-    "xdcc_cv": Cfg(lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, "cv": 2, **p}), ("cv",), (), {}, (), nan=True,
-                   expect={"single_example": E("cv must be None or an integer from 2 to n_samples = 1")}),
-    "pairwise": Cfg(lambda **p: CalibratedPairwiseClassifier(**p), ("epochs",), ("epochs",), {}, ("voting",),
-                    methods=("predict_top", "predict_ranking")),
+    "boomer_label_wise": Cfg(
+        lambda **p: BoomerClassifier(**{**BOOMER, **p}),
+        _B_NUM,
+        ("max_rules", "shrinkage", "bin_ratio", "min_bins"),
+        {"bin_ratio": 1.5},
+        _B_OPT + ("label_binning",),
+        nan=True,
+        methods=("rules_as_text",),
+    ),
+    "boomer_example_wise": Cfg(
+        lambda **p: BoomerClassifier(**{**BOOMER, "loss": "logistic_example_wise", **p}),
+        _B_NUM,
+        ("max_rules", "shrinkage"),
+        {"bin_ratio": 1.5},
+        _B_OPT,
+        nan=True,
+        methods=("rules_as_text",),
+    ),
+    "boomer_label_binning": Cfg(
+        lambda **p: BoomerClassifier(
+            **{**BOOMER, "loss": "logistic_example_wise", "label_binning": "equal_width", **p}
+        ),
+        _B_NUM,
+        ("max_rules", "shrinkage", "bin_ratio", "min_bins"),
+        {"bin_ratio": 1.5},
+        _B_OPT + ("label_binning",),
+        nan=True,
+    ),
+    "mlxgb_hist": Cfg(
+        lambda **p: MLXGBClassifier(**{**XGB, **p}),
+        _X_NUM,
+        ("learning_rate", "max_bins", "subsample", "colsample"),
+        {"subsample": 1.5, "colsample": 1.5},
+        _X_OPT,
+        nan=True,
+    ),
+    "mlxgb_exact": Cfg(
+        lambda **p: MLXGBClassifier(**{**XGB, "tree_method": "exact", **p}),
+        _X_NUM,
+        ("learning_rate", "subsample"),
+        {"subsample": 1.5},
+        _X_OPT,
+        nan=True,
+    ),
+    "xdcc": Cfg(
+        lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, "cv": None, **p}),
+        _X_NUM + ("chain_length",),
+        ("learning_rate", "chain_length"),
+        {"subsample": 1.5},
+        _X_OPT + ("select", "cumulate"),
+        nan=True,
+        methods=("staged_predict", "staged_predict_proba", "propagation_rounds"),
+    ),
+    "xdcc_cv": Cfg(
+        lambda **p: XDCCClassifier(**{**XGB, "chain_length": 2, "cv": 2, **p}),
+        ("cv",),
+        (),
+        {},
+        (),
+        nan=True,
+        expect={"single_example": E("cv must be None or an integer from 2 to n_samples = 1")},
+    ),
+    "pairwise": Cfg(
+        lambda **p: CalibratedPairwiseClassifier(**p),
+        ("epochs",),
+        ("epochs",),
+        {},
+        ("voting",),
+        methods=("predict_top", "predict_ranking"),
+    ),
     "br_perceptron": Cfg(lambda **p: BinaryRelevancePerceptron(**p), ("epochs",), ("epochs",)),
-    "rembed": Cfg(lambda **p: RandomizedEmbeddingClassifier(**{**EMBED, **p}), _R_NUM + ("rank",), ("bandwidth", "l2", "rank"),
-                  {"rank": 99}, _R_OPT, expect=_TOO_LARGE),
-    "rembed_logistic": Cfg(lambda **p: RandomizedEmbeddingClassifier(**{**EMBED, "loss": "logistic", **p}), ("max_iter", "tol"),
-                           ("max_iter",), {}, (), expect=_TOO_LARGE),   # the L-BFGS read-out (class_f1 inference targets F1, not Hamming loss)
-    "smooth_link": Cfg(lambda **p: SmoothLinkClassifier(**{"n_random_features": 16, "random_state": 0, **p}), _R_NUM,
-                       ("bandwidth", "l2"), {}, _R_OPT, expect=_TOO_LARGE),
-    "rembed_cv": Cfg(lambda **p: RandomizedEmbeddingCV(**{**EMBED_CV, **p}), ("n_iter", "validation_fraction", "time_budget"),
-                     ("n_iter", "validation_fraction", "time_budget"), {"validation_fraction": 1.5}, ("scoring",),
-                     expect={**_TOO_LARGE, "single_example": E("at least 2 examples")}),   # a hold-out needs 2 rows
+    "rembed": Cfg(
+        lambda **p: RandomizedEmbeddingClassifier(**{**EMBED, **p}),
+        _R_NUM + ("rank",),
+        ("bandwidth", "l2", "rank"),
+        {"rank": 99},
+        _R_OPT,
+        expect=_TOO_LARGE,
+    ),
+    "rembed_logistic": Cfg(
+        lambda **p: RandomizedEmbeddingClassifier(**{**EMBED, "loss": "logistic", **p}),
+        ("max_iter", "tol"),
+        ("max_iter",),
+        {},
+        (),
+        expect=_TOO_LARGE,
+    ),  # the L-BFGS read-out (class_f1 inference targets F1, not Hamming loss)
+    "smooth_link": Cfg(
+        lambda **p: SmoothLinkClassifier(**{"n_random_features": 16, "random_state": 0, **p}),
+        _R_NUM,
+        ("bandwidth", "l2"),
+        {},
+        _R_OPT,
+        expect=_TOO_LARGE,
+    ),
+    "rembed_cv": Cfg(
+        lambda **p: RandomizedEmbeddingCV(**{**EMBED_CV, **p}),
+        ("n_iter", "validation_fraction", "time_budget"),
+        ("n_iter", "validation_fraction", "time_budget"),
+        {"validation_fraction": 1.5},
+        ("scoring",),
+        expect={**_TOO_LARGE, "single_example": E("at least 2 examples")},
+    ),  # a hold-out needs 2 rows
 }
 
 
@@ -90,7 +183,8 @@ def _data(n=40, F=5, K=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, F))
     Y = (X[:, :K] + 0.3 * rng.normal(size=(n, K)) > 0.2).astype(np.int64)
-    Y[0] = 1; Y[1] = 0                                     # every label has both values
+    Y[0] = 1
+    Y[1] = 0  # every label has both values
     return X, Y
 
 
@@ -109,7 +203,9 @@ def _fit_predict(cfg, X=None, Y=None, Xp=None, **params):
 
 
 def _with(X, i, j, v):
-    X = X.copy(); X[i, j] = v; return X
+    X = X.copy()
+    X[i, j] = v
+    return X
 
 
 def _badly_scaled(seed=1):
@@ -134,9 +230,12 @@ def _methods_before_fit(cfg):
     for name in cfg.methods:
         try:
             out = getattr(cfg.make(), name)(X0)
-            if name.startswith("staged"): list(out)          # generators run on iteration
-        except NotFittedError: continue
-        else: raise AssertionError(f"{name} worked before fit")
+            if name.startswith("staged"):
+                list(out)  # generators run on iteration
+        except NotFittedError:
+            continue
+        else:
+            raise AssertionError(f"{name} worked before fit")
     raise NotFittedError(f"{', '.join(cfg.methods) or 'no other method'}: each not fitted")
 
 
@@ -190,17 +289,37 @@ CASES = [
     ("Y_3d", lambda c: _fit(c, Y=Y0[:, :, None]), E("2-D")),
     ("Y_none", lambda c: c.make().fit(X0, None), E("requires y")),
     ("predict_wrong_n_features", lambda c: _fit(c).predict(X0[:, :-1]), E("features")),
-    ("predict_proba_wrong_n_features", lambda c: getattr(_fit(c), "predict_proba", lambda X: _fit(c).predict(X))(X0[:, :-1]), E("features")),
+    (
+        "predict_proba_wrong_n_features",
+        lambda c: getattr(_fit(c), "predict_proba", lambda X: _fit(c).predict(X))(X0[:, :-1]),
+        E("features"),
+    ),
     ("predict_empty_X", lambda c: _fit(c).predict(X0[:0]), E("0 sample")),
     ("refit_other_shape", lambda c: _fit(c).fit(X0[:, :3], Y0[:, :2]).predict(X0[:, :3]), W),
     ("predict_before_fit", lambda c: c.make().predict(X0), E("not fitted", (NotFittedError,))),
-    ("predict_proba_before_fit", lambda c: getattr(c.make(), "predict_proba", c.make().predict)(X0), E("not fitted", (NotFittedError,))),
-    ("decision_function_before_fit", lambda c: getattr(c.make(), "decision_function", c.make().predict)(X0), E("not fitted", (NotFittedError,))),
+    (
+        "predict_proba_before_fit",
+        lambda c: getattr(c.make(), "predict_proba", c.make().predict)(X0),
+        E("not fitted", (NotFittedError,)),
+    ),
+    (
+        "decision_function_before_fit",
+        lambda c: getattr(c.make(), "decision_function", c.make().predict)(X0),
+        E("not fitted", (NotFittedError,)),
+    ),
     ("other_methods_before_fit", _methods_before_fit, E("not fitted", (NotFittedError,))),
     ("predict_top_k", lambda c: _fit(c).predict_top_k(sp.csr_matrix(X0), 3), W),
-    ("predict_top_k_k_too_large", lambda c: _fit(c).predict_top_k(X0, 4), E("k must be an integer between 1 and the number of labels (3), got 4")),
+    (
+        "predict_top_k_k_too_large",
+        lambda c: _fit(c).predict_top_k(X0, 4),
+        E("k must be an integer between 1 and the number of labels (3), got 4"),
+    ),
     ("predict_top_k_k_zero", lambda c: _fit(c).predict_top_k(X0, 0), E("k must be an integer")),
-    ("predict_top_k_1d_multiclass_k_too_large", lambda c: _fit(c, Y=Y0.sum(1)).predict_top_k(X0, 5), E("number of classes (4)")),
+    (
+        "predict_top_k_1d_multiclass_k_too_large",
+        lambda c: _fit(c, Y=Y0.sum(1)).predict_top_k(X0, 5),
+        E("number of classes (4)"),
+    ),
     ("predict_top_k_before_fit", lambda c: c.make().predict_top_k(X0, 1), E("not fitted", (NotFittedError,))),
     ("n_jobs_string", lambda c: _fit(c, n_jobs="2"), E("n_jobs")),
     ("n_jobs_zero", lambda c: _fit(c, n_jobs=0), E("n_jobs")),
@@ -212,6 +331,7 @@ CASES = [
     ("unknown_parameter", lambda c: c.make(not_a_parameter=1), E("not_a_parameter")),
 ]
 
+
 def _param_cases(name, cfg):
     "Per-parameter cases of a configuration: string, negative, zero (where invalid), too large, unknown option."
     out = []
@@ -219,9 +339,12 @@ def _param_cases(name, cfg):
         out.append((f"{p}_string", lambda c, p=p: _fit(c, **{p: "1"}), E(p)))
         out.append((f"{p}_negative", lambda c, p=p: _fit(c, **{p: -1}), E(p)))
         out.append((f"{p}_nan", lambda c, p=p: _fit(c, **{p: float("nan")}), E(p)))
-    for p in cfg.zero_bad: out.append((f"{p}_zero", lambda c, p=p: _fit(c, **{p: 0}), E(p)))
-    for p, v in cfg.out_of_range.items(): out.append((f"{p}_too_large", lambda c, p=p, v=v: _fit(c, **{p: v}), E(p)))
-    for p in cfg.options: out.append((f"{p}_unknown", lambda c, p=p: _fit(c, **{p: "no_such_option"}), E(p)))
+    for p in cfg.zero_bad:
+        out.append((f"{p}_zero", lambda c, p=p: _fit(c, **{p: 0}), E(p)))
+    for p, v in cfg.out_of_range.items():
+        out.append((f"{p}_too_large", lambda c, p=p, v=v: _fit(c, **{p: v}), E(p)))
+    for p in cfg.options:
+        out.append((f"{p}_unknown", lambda c, p=p: _fit(c, **{p: "no_such_option"}), E(p)))
     return out
 
 
@@ -236,7 +359,8 @@ def outcome(cfg, case, action, expected):
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()), np.errstate(all="ignore"):
             action(cfg)
     except Exception as e:  # noqa: BLE001 - the matrix classifies every exception
-        if exp == W: return f"expected to work, raised {type(e).__name__}: {str(e)[:200]}"
+        if exp == W:
+            return f"expected to work, raised {type(e).__name__}: {str(e)[:200]}"
         if not isinstance(e, exp.types) or exp.phrase.lower() not in str(e).lower():
             return f"expected {'/'.join(t.__name__ for t in exp.types)} naming {exp.phrase!r}, got {type(e).__name__}: {str(e)[:200]}"
         return None
@@ -307,7 +431,7 @@ def test_empty_files_are_refused_alike(tmp_path):
 
 # ------------------------------------------------------------------------- fuzzing against a slow reader
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-ALPHABET = "0123456789.-+e,: \n#x"       # what a flip writes: digits, separators, a comment, a stray letter
+ALPHABET = "0123456789.-+e,: \n#x"  # what a flip writes: digits, separators, a comment, a stray letter
 
 
 class _Header(Exception):
@@ -319,30 +443,41 @@ def _ref_svmlight(text, F, K):
     X, Y, first = [], [], True
     for ln, line in enumerate(text.splitlines(), 1):
         s = line.split("#", 1)[0].strip()
-        if not s: continue
+        if not s:
+            continue
         toks = s.split()
-        if first and len(toks) == 3 and all(t.isdigit() for t in toks): raise _Header
+        if first and len(toks) == 3 and all(t.isdigit() for t in toks):
+            raise _Header
         first = False
         lab, j = "", 0
         while j < len(toks) and ":" not in toks[j] and (j == 0 or lab.endswith(",") or toks[j].startswith(",")):
-            lab += toks[j]; j += 1
+            lab += toks[j]
+            j += 1
         x, y = np.zeros(F), np.zeros(K, np.int8)
         try:
             for v in lab.split(","):
-                if not v.strip(): continue
+                if not v.strip():
+                    continue
                 k = int(v)
-                if not 0 <= k < K: return "error", ln
+                if not 0 <= k < K:
+                    return "error", ln
                 y[k] = 1
             seen = set()
             for t in toks[j:]:
-                if t.count(":") != 1: return "error", ln
+                if t.count(":") != 1:
+                    return "error", ln
                 a, b = t.split(":")
                 f = int(a) - 1
-                if not a or not b or not 0 <= f < F or f in seen: return "error", ln
-                seen.add(f); x[f] = float(b)
-        except ValueError: return "error", ln
-        X.append(x); Y.append(y)
-    if not X: return "error", None
+                if not a or not b or not 0 <= f < F or f in seen:
+                    return "error", ln
+                seen.add(f)
+                x[f] = float(b)
+        except ValueError:
+            return "error", ln
+        X.append(x)
+        Y.append(y)
+    if not X:
+        return "error", None
     return np.array(X), np.array(Y)
 
 
@@ -351,23 +486,30 @@ def _ref_arff_rows(lines, start, m, labels):
     X, Y = [], []
     for ln, line in enumerate(lines, start):
         s = line.strip()
-        if not s: continue
+        if not s:
+            continue
         fields = [f.strip() for f in s.split(",")]
-        if len(fields) != m: return "error", ln
-        try: vals = [np.nan if f == "?" else float(f) for j, f in enumerate(fields) if j not in labels]
-        except ValueError: return "error", ln
-        if any(fields[j] not in ("0", "1") for j in labels): return "error", ln
-        X.append(vals); Y.append([int(fields[j]) for j in labels])
+        if len(fields) != m:
+            return "error", ln
+        try:
+            vals = [np.nan if f == "?" else float(f) for j, f in enumerate(fields) if j not in labels]
+        except ValueError:
+            return "error", ln
+        if any(fields[j] not in ("0", "1") for j in labels):
+            return "error", ln
+        X.append(vals)
+        Y.append([int(fields[j]) for j in labels])
     return np.array(X).reshape(len(X), m - len(labels)), np.array(Y, np.int8).reshape(len(Y), len(labels))
 
 
 def _mutate(data, text, lo):
     "One random truncation, byte flip or token swap of `text` at or after offset `lo`."
     kind = data.draw(st.sampled_from(["truncate", "flip", "swap"]))
-    if kind == "truncate": return text[:data.draw(st.integers(lo, len(text)))]
+    if kind == "truncate":
+        return text[: data.draw(st.integers(lo, len(text)))]
     if kind == "flip":
         i = data.draw(st.integers(lo, len(text) - 1))
-        return text[:i] + data.draw(st.sampled_from(ALPHABET)) + text[i + 1:]
+        return text[:i] + data.draw(st.sampled_from(ALPHABET)) + text[i + 1 :]
     spans = [mt.span() for mt in re.finditer(r"[^\s,]+", text) if mt.start() >= lo]
     a, b = sorted(data.draw(st.lists(st.integers(0, len(spans) - 1), min_size=2, max_size=2, unique=True)))
     (a0, a1), (b0, b1) = spans[a], spans[b]
@@ -376,7 +518,8 @@ def _mutate(data, text, lo):
 
 def _check(path, load, reference):
     "The property: a ValueError naming the file (and a line), or exactly the reference reader's values."
-    try: got = load()
+    try:
+        got = load()
     except ValueError as e:
         assert str(path) in str(e), str(e)
         return
@@ -393,7 +536,8 @@ FUZZ = settings(max_examples=150, deadline=None, derandomize=True, suppress_heal
 @pytest.fixture(scope="module")
 def svm_file(tmp_path_factory):
     src = DATA / "yeast" / "yeast.svm"
-    if not src.exists(): pytest.skip(f"{src} not found")
+    if not src.exists():
+        pytest.skip(f"{src} not found")
     text = "".join(src.read_text().splitlines(keepends=True)[:25])
     X, Y, _ = load_svmlight(src)
     return text, X.shape[1], Y.shape[1], tmp_path_factory.mktemp("svm") / "yeast25.svm"
@@ -405,38 +549,43 @@ def test_fuzz_svmlight(svm_file, data):
     text, F, K, path = svm_file
     clean = _ref_svmlight(text, F, K)
     path.write_text(text)
-    np.testing.assert_array_equal(load_svmlight(path, F, K)[0].toarray(), clean[0])    # the reader agrees on the clean file
+    np.testing.assert_array_equal(
+        load_svmlight(path, F, K)[0].toarray(), clean[0]
+    )  # the reader agrees on the clean file
     bad = _mutate(data, text, 0)
     path.write_text(bad)
-    try: ref = _ref_svmlight(bad, F, K)
-    except _Header: assume(False)
+    try:
+        ref = _ref_svmlight(bad, F, K)
+    except _Header:
+        assume(False)
     _check(path, lambda: load_svmlight(path, F, K), lambda: ref)
 
 
 @pytest.fixture(scope="module")
 def arff_file(tmp_path_factory):
     src = DATA / "emotions" / "emotions-train.arff"
-    if not src.exists(): pytest.skip(f"{src} not found")
+    if not src.exists():
+        pytest.skip(f"{src} not found")
     lines = src.read_text().splitlines(keepends=True)
     at = next(i for i, l in enumerate(lines) if l.strip().lower() == "@data") + 1
     d = tmp_path_factory.mktemp("arff")
     (d / "emo.xml").write_text((src.parent / "emotions.xml").read_text())
     m = sum(l.lower().startswith("@attribute") for l in lines[:at])
-    return "".join(lines[:at + 20]), len("".join(lines[:at])), at + 1, m, d / "emo.arff", d / "emo.xml"
+    return "".join(lines[: at + 20]), len("".join(lines[:at])), at + 1, m, d / "emo.arff", d / "emo.xml"
 
 
 @FUZZ
 @given(data=st.data())
 def test_fuzz_arff(arff_file, data):
     text, data_at, first_row_line, m, path, xml = arff_file
-    labels = set(range(m - 6, m))                       # emotions: the last six attributes are the labels
+    labels = set(range(m - 6, m))  # emotions: the last six attributes are the labels
     path.write_text(text)
     clean = load_arff(path, xml)
-    in_data = data.draw(st.booleans())                  # mutate the data section, or anywhere (header included)
+    in_data = data.draw(st.booleans())  # mutate the data section, or anywhere (header included)
     bad = _mutate(data, text, data_at if in_data else 0)
     path.write_text(bad)
-    if bad[:data_at] == text[:data_at]:                 # header intact: the reference reads the rows
+    if bad[:data_at] == text[:data_at]:  # header intact: the reference reads the rows
         ref = lambda: _ref_arff_rows(bad[data_at:].splitlines(), first_row_line, m, labels)
-    else:                                               # header touched: same values as the clean file, or an error
+    else:  # header touched: same values as the clean file, or an error
         ref = lambda: (clean[0], clean[1])
     _check(path, lambda: load_arff(path, xml), ref)

@@ -1,11 +1,12 @@
 """The boomer-options benchmark suite: its option table and its CSV rows, from a tiny run of our side only."""
+
 import inspect
 import os
 
 import pytest
 
 from mlc_lit.bench import read_rows, write_rows
-from mlc_lit.bench.boomer_options import OPTIONS, OURS, make, run, side_by_side, summary
+from mlc_lit.bench.boomer_options import OPTIONS, make, run, side_by_side, summary
 from mlc_lit.bench.suites import SUITES, report
 from mlc_lit.boomer import BoomerClassifier
 
@@ -19,19 +20,46 @@ def test_option_table():
     assert SUITES["boomer-options"].summary is summary
     ours_params = set(inspect.signature(BoomerClassifier).parameters)
     for name, (ours, ref) in OPTIONS.items():
-        assert set(ours) <= ours_params, name                 # every option is one of our estimator's parameters
-        assert all("_" not in str(v).split("{")[0] for v in ref.values()), name   # mlrl-boomer spells values with '-'
-        make("mlc_lit", name, 1)._validate_params()           # accepted by scikit-learn's parameter constraints
-        assert (name == "plain") == (not ours and not ref)    # one option per configuration, switched on on both sides
-    assert {"plain", "pre_pruning", "post_pruning", "time_limit_1s", "no_default_rule", "marginal_isotonic",
-            "gfm", "gfm_calibrated", "based_on_probabilities", "marginalized", "holdout", "example_wise_complete",
-            "stratified_output_wise", "stratified_example_wise", "irep", "irep_last_prefix", "pre_pruning_abs_score",
-            "post_optimization",
-            "feature_binning_equal_width", "feature_binning_equal_frequency", "equal_frequency_32",
-            "partial_fixed", "partial_dynamic", "output_round_robin", "output_without_replacement",
-            "beam_search",
-            "squared_hinge_label_wise", "squared_hinge_example_wise", "squared_error_example_wise", "l1",
-            "l1_reference_step", "l1_reference_step_abs_score", "statistic_type_32", "equal_frequency_32_float32"} == set(OPTIONS)
+        assert set(ours) <= ours_params, name  # every option is one of our estimator's parameters
+        assert all("_" not in str(v).split("{")[0] for v in ref.values()), name  # mlrl-boomer spells values with '-'
+        make("mlc_lit", name, 1)._validate_params()  # accepted by scikit-learn's parameter constraints
+        assert (name == "plain") == (not ours and not ref)  # one option per configuration, switched on on both sides
+    assert {
+        "plain",
+        "pre_pruning",
+        "post_pruning",
+        "time_limit_1s",
+        "no_default_rule",
+        "marginal_isotonic",
+        "gfm",
+        "gfm_calibrated",
+        "based_on_probabilities",
+        "marginalized",
+        "holdout",
+        "example_wise_complete",
+        "stratified_output_wise",
+        "stratified_example_wise",
+        "irep",
+        "irep_last_prefix",
+        "pre_pruning_abs_score",
+        "post_optimization",
+        "feature_binning_equal_width",
+        "feature_binning_equal_frequency",
+        "equal_frequency_32",
+        "partial_fixed",
+        "partial_dynamic",
+        "output_round_robin",
+        "output_without_replacement",
+        "beam_search",
+        "squared_hinge_label_wise",
+        "squared_hinge_example_wise",
+        "squared_error_example_wise",
+        "l1",
+        "l1_reference_step",
+        "l1_reference_step_abs_score",
+        "statistic_type_32",
+        "equal_frequency_32_float32",
+    } == set(OPTIONS)
     with pytest.raises(ValueError, match="Unknown configuration"):
         run(DATA, datasets=["emotions"], configs=["no_such_configuration"], reference=False)
 
@@ -58,7 +86,10 @@ def test_tiny_run_of_our_side_and_its_csv_rows(tmp_path):
     # with reference rows of the same seeds, the per-seed ratio table and the summary pair them up
     ref = [dict(r, impl="mlrl-boomer", fit_s=2 * r["fit_s"], fit_cpu_s=2 * r["fit_cpu_s"]) for r in back]
     table = side_by_side(back + ref)
-    assert len(table) == len(configs) and all(abs(t["fit_ratio"] - 0.5) < 1e-9 and abs(t["fit_cpu_ratio"] - 0.5) < 1e-9 and t["d_subset01"] == 0 for t in table)
+    assert len(table) == len(configs) and all(
+        abs(t["fit_ratio"] - 0.5) < 1e-9 and abs(t["fit_cpu_ratio"] - 0.5) < 1e-9 and t["d_subset01"] == 0
+        for t in table
+    )
     lines = []
     report(back + ref, out=lines.append, loadavg=False)
     assert any("boomer-options: means over seeds" in block for block in lines)

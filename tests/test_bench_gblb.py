@@ -1,4 +1,5 @@
 """The gblb benchmark suite on real data, without the reference (mlrl-boomer lives in its own Python)."""
+
 import os
 
 import numpy as np
@@ -27,20 +28,20 @@ def test_suite_rows_and_two_bins_equal_four_percent_on_six_labels():
     lines = []
     report(rows, out=lines.append)
     assert any("paper Tables 1 and 2" in block for block in lines)
-    assert "target 1" not in summary(rows)      # no data set with >= 45 labels here
+    assert "target 1" not in summary(rows)  # no data set with >= 45 labels here
 
 
 @needs_data
 def test_reference_split_for_cal500_and_llog():
     X, Y, Xt, Yt, _ = load_split("cal500", DATA, exact_names=True)
     assert (X.shape, Xt.shape, Y.shape[1]) == ((335, 68), (167, 68), 174)
-    X, Y, Xt, Yt, _ = load_split("llog", DATA, exact_names=True)    # llog.arff split like boomer_reference.py
+    X, Y, Xt, Yt, _ = load_split("llog", DATA, exact_names=True)  # llog.arff split like boomer_reference.py
     assert (X.shape[0], Xt.shape[0], Y.shape[1]) == (973, 487, 75)
 
 
 @needs_data
 def test_peak_memory_in_a_fresh_process():
-    big = np.ones(600 * 2**17)            # 600 MiB resident here must not count in the child (ru_maxrss did)
+    big = np.ones(600 * 2**17)  # 600 MiB resident here must not count in the child (ru_maxrss did)
     m = peak_memory("emotions", DATA, max_rules=5)
     assert 20 < m["loaded_MiB"] <= m["ready_MiB"] <= m["peak_MiB"] < big.nbytes / 2**20
 
@@ -48,11 +49,15 @@ def test_peak_memory_in_a_fresh_process():
 def test_reference_crash_is_recorded(tmp_path, monkeypatch):
     "A reference that dies of a signal (mlrl-boomer segfaults on delicious's shape) leaves rows with its return code."
     from mlc_lit.bench.boomer import run_reference
+
     fake = tmp_path / "python"
-    fake.write_text("#!/bin/sh\nkill -SEGV $$\n"); fake.chmod(0o755)
-    script = tmp_path / "boomer_reference.py"; script.write_text("")
-    monkeypatch.setenv("MLC_LIT_BOOMER_PYTHON", str(fake)); monkeypatch.setenv("MLC_LIT_BOOMER_SCRIPT", str(script))
+    fake.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    fake.chmod(0o755)
+    script = tmp_path / "boomer_reference.py"
+    script.write_text("")
+    monkeypatch.setenv("MLC_LIT_BOOMER_PYTHON", str(fake))
+    monkeypatch.setenv("MLC_LIT_BOOMER_SCRIPT", str(script))
     rows = run_reference("many_labels", tmp_path, ["a", "c"], suite="many-labels", record_failure=True)
     assert [(r["config"], r["returncode"]) for r in rows] == [("a", -11), ("c", -11)]
-    assert all(r["fit_s"] != r["fit_s"] for r in rows)                        # NaN: no time to compare
-    assert run_reference("many_labels", tmp_path, ["a"]) == []                # the other suites: no rows, as before
+    assert all(r["fit_s"] != r["fit_s"] for r in rows)  # NaN: no time to compare
+    assert run_reference("many_labels", tmp_path, ["a"]) == []  # the other suites: no rows, as before

@@ -1,4 +1,5 @@
 "The xmc benchmark's pieces: the generator, the repository-format writer (read back by load_svmlight), the ranking padding, the suite's registration."
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -17,7 +18,7 @@ def test_generator_is_seeded_and_shaped():
 
 def test_written_file_reads_back_and_splits(tmp_path):
     rng = np.random.default_rng(0)
-    X = sp.random(60, 12, density=0.3, format="csr", random_state=1) + sp.eye(60, 12, format="csr")   # no blank line
+    X = sp.random(60, 12, density=0.3, format="csr", random_state=1) + sp.eye(60, 12, format="csr")  # no blank line
     Y = (rng.random((60, 7)) < 0.3).astype(np.int8)
     path = _write_xc(str(tmp_path / "d.txt"), X, Y)
     X2, Y2, _ = load_svmlight(path)
@@ -36,8 +37,10 @@ def test_ranking_padding_and_metrics():
 
 def test_suite_is_registered_and_refuses_threads(tmp_path):
     assert "xmc" in SUITES and SUITES["xmc"].data_may_be_file
-    with pytest.raises(ValueError, match="one thread"): run(str(tmp_path), threads=(2,))
-    with pytest.raises(ValueError, match="does not exist"): run_suite("xmc", str(tmp_path / "missing.txt"))
+    with pytest.raises(ValueError, match="one thread"):
+        run(str(tmp_path), threads=(2,))
+    with pytest.raises(ValueError, match="does not exist"):
+        run_suite("xmc", str(tmp_path / "missing.txt"))
 
 
 def test_lshtc_shaped_split_is_seeded_and_disjoint():

@@ -1,4 +1,5 @@
 """Property tests of the GBLB kernels against slow NumPy references (hypothesis)."""
+
 import math
 
 import numpy as np
@@ -6,14 +7,27 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mlc_lit.losses import _complete_head
-from mlc_lit.binning import (_aggregate, _aggregate_scratch, _aggregate_two, _assign_bins, _assign_two_bins, _criteria, bins_per_sign,
-                             binned_complete_head, binned_head, binning_workspace, pack_upper, unpack_upper)
+from mlc_lit.binning import (
+    _aggregate,
+    _aggregate_scratch,
+    _aggregate_two,
+    _assign_bins,
+    _assign_two_bins,
+    _criteria,
+    bins_per_sign,
+    binned_complete_head,
+    binned_head,
+    binning_workspace,
+    pack_upper,
+    unpack_upper,
+)
 from mlc_lit.core import kernel
 
 SETTINGS = settings(max_examples=80, deadline=None, derandomize=True)
 
 
 # ---- slow references ---------------------------------------------------------------------------
+
 
 def naive_bins(c, bin_ratio, min_bins, max_bins):
     "Bin per label (-1 for c = 0), empty bins removed; also the number of raw bins (before removal)."
@@ -89,13 +103,15 @@ def run_bins(c, bin_ratio, min_bins, max_bins):
 
 # ---- strategies ---------------------------------------------------------------------------------
 
-criteria = st.lists(st.sampled_from([-2.0, -1.0, -0.3, 0.0, 0.2, 1.5]) | st.floats(-1e3, 1e3, width=32),
-                    min_size=1, max_size=60).map(np.array)
+criteria = st.lists(
+    st.sampled_from([-2.0, -1.0, -0.3, 0.0, 0.2, 1.5]) | st.floats(-1e3, 1e3, width=32), min_size=1, max_size=60
+).map(np.array)
 ratios = st.sampled_from([0.04, 0.08, 0.16, 0.32, 0.5, 1.0])
 max_bins_st = st.sampled_from([0, 1, 2, 3, 7])
 
 
 # ---- bins ---------------------------------------------------------------------------------------
+
 
 @SETTINGS
 @given(criteria, ratios, st.integers(1, 4), max_bins_st)
@@ -104,11 +120,11 @@ def test_bins_match_numpy(c, bin_ratio, min_bins, max_bins):
     ref, _ = naive_bins(c, bin_ratio, min_bins, max_bins)
     np.testing.assert_array_equal(bin_of, ref)
     np.testing.assert_array_equal(counts, np.bincount(ref[ref >= 0], minlength=len(counts)))
-    assert (counts > 0).all()                                   # empty bins removed
+    assert (counts > 0).all()  # empty bins removed
     assert (bin_of[c == 0] == -1).all() and (bin_of[c != 0] >= 0).all()
-    if (c < 0).any() and (c > 0).any():                         # signs never share a bin
+    if (c < 0).any() and (c > 0).any():  # signs never share a bin
         assert bin_of[c < 0].max() < bin_of[c > 0].min()
-    order = np.argsort(c[c != 0], kind="stable")                # bins are monotone in the criterion
+    order = np.argsort(c[c != 0], kind="stable")  # bins are monotone in the criterion
     assert (np.diff(bin_of[c != 0][order]) >= 0).all()
 
 
@@ -155,7 +171,7 @@ def test_two_bins_are_the_signs_of_the_criteria(K, seed, signs):
     g = rng.normal(size=K) * (rng.random(K) < 0.8) * 10.0 ** rng.uniform(-300, 300, K)
     g = {"mixed": g, "positive": np.abs(g), "negative": -np.abs(g), "none": 0.0 * g}[signs]
     H = rng.normal(size=K * (K + 1) // 2)
-    H[[k + k * (k + 1) // 2 for k in range(K)]] = rng.uniform(-2.0, 2.0, K)    # h_kk + 1 <= 0: criterion 0
+    H[[k + k * (k + 1) // 2 for k in range(K)]] = rng.uniform(-2.0, 2.0, K)  # h_kk + 1 <= 0: criterion 0
     bin_of, masks = np.empty(K, np.int64), np.empty(2 * K)
     n, n0, n1 = _assign_two_bins(g, H, 1.0, bin_of, masks)
     c = np.empty(K)
@@ -168,8 +184,11 @@ def test_two_bins_are_the_signs_of_the_criteria(K, seed, signs):
 
 # ---- aggregation --------------------------------------------------------------------------------
 
+
 @SETTINGS
-@given(st.one_of(st.integers(1, 30), st.integers(48, 90)), st.integers(1, 20), ratios, st.booleans(), st.integers(0, 2**16))
+@given(
+    st.one_of(st.integers(1, 30), st.integers(48, 90)), st.integers(1, 20), ratios, st.booleans(), st.integers(0, 2**16)
+)
 def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, bin_ratio, exact, seed):
     "Rows per bin (any bins) and, with at most two bins, the sums through masks; labels without a bin."
     g, H = example_wise_stats(n, K, seed)
@@ -191,7 +210,8 @@ def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, b
             g2, H2 = np.empty(2), np.empty(3)
             _aggregate_two(g, H, b, ex, np.concatenate([b == 0, b == 1]).astype(float), g2, H2)
             H2[0] += counts[0]
-            if B == 2: H2[2] += counts[1]
+            if B == 2:
+                H2[2] += counts[1]
             np.testing.assert_allclose(g2[:B], gb, atol=1e-12)
             np.testing.assert_allclose(unpack_upper(H2, 2)[:B, :B], Hb, atol=1e-12)
     Hf = unpack_upper(H, K)
@@ -201,11 +221,14 @@ def test_aggregation_matches_numpy_and_eq18_drops_within_bin_cross_terms(K, n, b
 
 # ---- solver -------------------------------------------------------------------------------------
 
+
 def solve_like_binned_head(M, r):
     "M x = r by `_complete_head` called as `binned_head` calls it (ω = 0, factor in a separate work array)."
-    n = len(r); x = np.empty(n); Mp = pack_upper(M)
+    n = len(r)
+    x = np.empty(n)
+    Mp = pack_upper(M)
     q = _complete_head(-r, Mp, 0.0, x, np.empty(n * (n + 1) // 2))
-    np.testing.assert_array_equal(Mp, pack_upper(M))        # the matrix itself is left alone
+    np.testing.assert_array_equal(Mp, pack_upper(M))  # the matrix itself is left alone
     assert q == pytest.approx(-0.5 * r @ x, rel=1e-9, abs=1e-12)
     return x
 
@@ -226,17 +249,19 @@ def test_bin_solver_matches_numpy_solve(n, seed, ridge):
 def test_bin_solver_falls_back_to_the_diagonal_when_not_positive_definite(n, seed):
     rng = np.random.default_rng(seed)
     Q = np.linalg.qr(rng.normal(size=(n, n)))[0]
-    ev = rng.uniform(0.1, 2.0, n); ev[rng.integers(n)] = -rng.uniform(0.1, 1.0)   # one eigenvalue < 0
+    ev = rng.uniform(0.1, 2.0, n)
+    ev[rng.integers(n)] = -rng.uniform(0.1, 1.0)  # one eigenvalue < 0
     M, b = Q @ np.diag(ev) @ Q.T, rng.normal(size=n)
     np.testing.assert_allclose(solve_like_binned_head(M, b), naive_solve(M, b), rtol=1e-12, atol=1e-12)
 
 
 def test_bin_solver_indefinite_and_singular():
-    for M, b, x in [(np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, 0.0]), [1.0, 0.0]),
-                    (np.array([[2.0, 1.0, 0.0], [1.0, -3.0, 1.0], [0.0, 1.0, 4.0]]), np.array([1.0, 2.0, 3.0]),
-                     [0.5, 0.0, 0.75]),
-                    (np.ones((3, 3)), np.ones(3), [1.0, 1.0, 1.0]),
-                    (np.zeros((1, 1)), np.ones(1), [0.0])]:
+    for M, b, x in [
+        (np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1.0, 0.0]), [1.0, 0.0]),
+        (np.array([[2.0, 1.0, 0.0], [1.0, -3.0, 1.0], [0.0, 1.0, 4.0]]), np.array([1.0, 2.0, 3.0]), [0.5, 0.0, 0.75]),
+        (np.ones((3, 3)), np.ones(3), [1.0, 1.0, 1.0]),
+        (np.zeros((1, 1)), np.ones(1), [0.0]),
+    ]:
         np.testing.assert_allclose(solve_like_binned_head(M, b), x)
         np.testing.assert_allclose(naive_solve(M, b), x)
 
@@ -251,14 +276,25 @@ def test_indefinite_eq18_system_gets_the_diagonal_head():
     gb, Hb = naive_aggregate(g, pack_upper(M), b, 0.0, False)
     assert np.linalg.eigvalsh(Hb).min() < 0
     s = -gb / np.diag(Hb)
-    np.testing.assert_allclose(p, s[b]); assert q == pytest.approx(0.5 * gb @ s)
+    np.testing.assert_allclose(p, s[b])
+    assert q == pytest.approx(0.5 * gb @ s)
 
 
 # ---- the binned head ----------------------------------------------------------------------------
 
+
 @SETTINGS
-@given(st.one_of(st.integers(1, 30), st.integers(48, 90)), st.integers(1, 25), st.sampled_from([0.1, 1.0, 5.0]),
-       st.sampled_from([0.0, 0.3, 1.0]), ratios, st.integers(1, 3), max_bins_st, st.booleans(), st.integers(0, 2**16))
+@given(
+    st.one_of(st.integers(1, 30), st.integers(48, 90)),
+    st.integers(1, 25),
+    st.sampled_from([0.1, 1.0, 5.0]),
+    st.sampled_from([0.0, 0.3, 1.0]),
+    ratios,
+    st.integers(1, 3),
+    max_bins_st,
+    st.booleans(),
+    st.integers(0, 2**16),
+)
 def test_binned_head_matches_brute_force(K, n, scale, l2, bin_ratio, min_bins, max_bins, exact, seed):
     g, H = example_wise_stats(n, K, seed, scale)
     g[np.random.default_rng(seed + 1).random(K) < 0.25] = 0.0
@@ -297,12 +333,12 @@ def test_exact_binning_is_the_objective_restricted_to_bin_constant_heads(K, n, s
 
 
 def test_edge_cases():
-    p, q, b = binned_complete_head(np.array([-2.0]), np.array([3.0]), 1.0)        # K = 1
+    p, q, b = binned_complete_head(np.array([-2.0]), np.array([3.0]), 1.0)  # K = 1
     assert p.tolist() == [0.5] and q == -0.5 and b.tolist() == [0]
-    p, q, b = binned_complete_head(np.zeros(5), pack_upper(np.eye(5)), 1.0)       # no gradient at all
+    p, q, b = binned_complete_head(np.zeros(5), pack_upper(np.eye(5)), 1.0)  # no gradient at all
     assert (p == 0).all() and q == 0.0 and (b == -1).all()
     g, H = example_wise_stats(10, 6, 0)
-    g = -np.abs(g) - 0.1                                                         # all criteria positive
+    g = -np.abs(g) - 0.1  # all criteria positive
     p, q, b = binned_complete_head(g, H, 1.0, bin_ratio=0.04)
     assert (b == 0).all() and np.allclose(p, p[0]) and p[0] > 0
     p, q, b = binned_complete_head(np.array([1.0, -1.0]), pack_upper(np.zeros((2, 2))), 0.0)  # h + l2 = 0
@@ -349,6 +385,7 @@ def test_callable_from_another_kernel_with_one_workspace():
 
 # ---- wired into BoomerClassifier ----------------------------------------------------------------
 
+
 def _boomer_data(n=120, F=5, K=9, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, F))
@@ -357,20 +394,27 @@ def _boomer_data(n=120, F=5, K=9, seed=0):
 
 
 def _heads(m):
-    return [m.head_score_[m.head_ptr_[r]:m.head_ptr_[r + 1]] for r in range(m.n_rules_)]
+    return [m.head_score_[m.head_ptr_[r] : m.head_ptr_[r + 1]] for r in range(m.n_rules_)]
 
 
 @pytest.mark.parametrize("bin_ratio, max_bins, per_sign", [(0.04, None, 1), (0.5, 2, 2)])
 def test_boomer_binned_heads_share_scores_per_bin(bin_ratio, max_bins, per_sign):
     from mlc_lit.boomer import BoomerClassifier
+
     X, Y = _boomer_data()
-    m = BoomerClassifier(loss="logistic_example_wise", head="complete", max_rules=15, label_binning="equal_width",
-                         bin_ratio=bin_ratio, max_bins=max_bins, random_state=0).fit(X, Y)
+    m = BoomerClassifier(
+        loss="logistic_example_wise",
+        head="complete",
+        max_rules=15,
+        label_binning="equal_width",
+        bin_ratio=bin_ratio,
+        max_bins=max_bins,
+        random_state=0,
+    ).fit(X, Y)
     assert m.n_rules_ > 1
-    for h in _heads(m):        # the default rule too: at most `per_sign` distinct scores of each sign
+    for h in _heads(m):  # the default rule too: at most `per_sign` distinct scores of each sign
         assert len(np.unique(h[h > 0])) <= per_sign and len(np.unique(h[h < 0])) <= per_sign
     # the default rule's head is the binned head of the summed statistics (no shrinkage)
-    K = Y.shape[1]
     z = np.exp(-(2.0 * Y - 1) * 0.0)
     S = 1.0 + z.sum(1, keepdims=True)
     G = -(2.0 * Y - 1) * z / S
@@ -382,6 +426,7 @@ def test_boomer_binned_heads_share_scores_per_bin(bin_ratio, max_bins, per_sign)
 
 def test_boomer_binning_is_n_jobs_invariant_and_ignored_where_it_does_not_apply():
     from mlc_lit.boomer import BoomerClassifier
+
     X, Y = _boomer_data(seed=1)
     kw = dict(loss="logistic_example_wise", head="complete", max_rules=12, label_binning="equal_width", random_state=3)
     a, b = BoomerClassifier(**kw).fit(X, Y), BoomerClassifier(**kw, n_jobs=2).fit(X, Y)
@@ -392,11 +437,17 @@ def test_boomer_binning_is_n_jobs_invariant_and_ignored_where_it_does_not_apply(
     np.testing.assert_array_equal(a.head_score_, b.head_score_)
 
 
-@pytest.mark.parametrize("params, match", [(dict(label_binning="equal_frequency"), "label_binning"),
-                                           (dict(label_binning="equal_width", bin_ratio=0.0), "bin_ratio"),
-                                           (dict(label_binning="equal_width", min_bins=2, max_bins=1), "max_bins")])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(label_binning="equal_frequency"), "label_binning"),
+        (dict(label_binning="equal_width", bin_ratio=0.0), "bin_ratio"),
+        (dict(label_binning="equal_width", min_bins=2, max_bins=1), "max_bins"),
+    ],
+)
 def test_boomer_bad_binning_parameters(params, match):
     from mlc_lit.boomer import BoomerClassifier
+
     X, Y = _boomer_data(n=20)
     with pytest.raises(ValueError, match=match):
         BoomerClassifier(loss="logistic_example_wise", max_rules=2, **params).fit(X, Y)

@@ -1,6 +1,7 @@
 """IREP's update set (`rule_induction_options={'irep_update': ...}`): 'pruned_rule' (the default) updates the scores of
 the examples the pruned rule covers, 'last_prefix' those of the examples the grown rule's first n − 1 conditions cover,
 as mlrl-boomer 0.15.6 does. Dense = CSR, n_jobs invariance, pickle, what the option may and may not change, bad values."""
+
 import functools
 import pickle
 
@@ -13,9 +14,11 @@ from mlc_lit.boomer import BoomerClassifier
 from _boomer_fixtures import data as _data, dense_and_csr, one_and_two_jobs, same as _same
 
 LAST = dict(rule_induction_options=dict(irep_update="last_prefix"))
-CASES = [dict(instance_sampling="subsample", rule_pruning="irep", **LAST),
-         dict(instance_sampling="bootstrap", rule_pruning="irep", loss="logistic_example_wise", **LAST),
-         dict(instance_sampling="stratified_output_wise", rule_pruning="irep", head="complete", **LAST)]
+CASES = [
+    dict(instance_sampling="subsample", rule_pruning="irep", **LAST),
+    dict(instance_sampling="bootstrap", rule_pruning="irep", loss="logistic_example_wise", **LAST),
+    dict(instance_sampling="stratified_output_wise", rule_pruning="irep", head="complete", **LAST),
+]
 
 
 @pytest.mark.parametrize("kw", CASES)
@@ -47,11 +50,18 @@ def test_what_the_update_set_changes():
     _same(BoomerClassifier(**plain).fit(X, Y), BoomerClassifier(**plain, **LAST).fit(X, Y))
 
 
-@pytest.mark.parametrize("bad, msg", [(dict(rule_induction_options=dict(irep_update="prefix")), "irep_update"),
-                                      (dict(rule_induction_options=dict(irep_update=None)), "irep_update"),
-                                      (dict(rule_pruning="irep", rule_induction="top_down_beam_search", **LAST), "last_prefix"),
-                                      (dict(rule_pruning="irep", rule_induction_options=dict(irep_update="last_prefix",
-                                                                                            min_coverage=3)), "last_prefix")])
+@pytest.mark.parametrize(
+    "bad, msg",
+    [
+        (dict(rule_induction_options=dict(irep_update="prefix")), "irep_update"),
+        (dict(rule_induction_options=dict(irep_update=None)), "irep_update"),
+        (dict(rule_pruning="irep", rule_induction="top_down_beam_search", **LAST), "last_prefix"),
+        (
+            dict(rule_pruning="irep", rule_induction_options=dict(irep_update="last_prefix", min_coverage=3)),
+            "last_prefix",
+        ),
+    ],
+)
 def test_bad_values(bad, msg):
     X, Y = _data()
     with pytest.raises(ValueError, match=msg):

@@ -1,5 +1,6 @@
 """The low-rank statistics of the example-wise loss ([g, Hessian diagonal], 2K values per example) against the
 packed ones (K + K(K+1)/2): identical models, on real data and on hypothesis-drawn problems (issue 17)."""
+
 import os
 
 import numpy as np
@@ -11,12 +12,18 @@ from mlc_lit.boomer import BoomerClassifier, _fit_bytes, _use_low_rank
 from mlc_lit.losses import LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_LABEL_WISE
 
 ATTRS = ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_")
-CONFIGS = {"b": dict(loss="logistic_example_wise", head="complete"),
-           "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
-           "single": dict(loss="logistic_example_wise", head="single"),
-           "nominal": dict(loss="logistic_example_wise", head="complete", nominal_features=[0]),   # the nominal sweep
-           "beam": dict(loss="logistic_example_wise", head="complete", rule_induction="top_down_beam_search",
-                        rule_induction_options={"beam_width": 3})}
+CONFIGS = {
+    "b": dict(loss="logistic_example_wise", head="complete"),
+    "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
+    "single": dict(loss="logistic_example_wise", head="single"),
+    "nominal": dict(loss="logistic_example_wise", head="complete", nominal_features=[0]),  # the nominal sweep
+    "beam": dict(
+        loss="logistic_example_wise",
+        head="complete",
+        rule_induction="top_down_beam_search",
+        rule_induction_options={"beam_width": 3},
+    ),
+}
 
 
 def _fit_both(monkeypatch, params, X, Y):
@@ -28,7 +35,8 @@ def _fit_both(monkeypatch, params, X, Y):
 
 
 def _assert_same(a, b, Xt):
-    for attr in ATTRS: np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr), err_msg=attr)
+    for attr in ATTRS:
+        np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr), err_msg=attr)
     np.testing.assert_allclose(b.head_score_, a.head_score_, rtol=1e-9, atol=0)
     np.testing.assert_array_equal(a.predict(Xt), b.predict(Xt))
     np.testing.assert_allclose(b.decision_function(Xt), a.decision_function(Xt), rtol=1e-9, atol=1e-12)
@@ -53,8 +61,10 @@ def test_memory_estimate_delicious_shape():
 @pytest.mark.parametrize("sampling", [None, "bootstrap"])
 def test_real_data(monkeypatch, name, rules, config, sampling):
     data_dir = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
-    if not os.path.isdir(os.path.join(data_dir, name)): pytest.skip(f"no ../shared/data/{name}")
+    if not os.path.isdir(os.path.join(data_dir, name)):
+        pytest.skip(f"no ../shared/data/{name}")
     from mlc_lit.bench import load_split
+
     X, Y, Xt, _, _ = load_split(name, data_dir)
     params = dict(CONFIGS[config], max_rules=rules, random_state=1, instance_sampling=sampling)
     _assert_same(*_fit_both(monkeypatch, params, X, Y), Xt)
@@ -67,16 +77,26 @@ def problems(draw):
     rng = np.random.default_rng(seed)
     X = np.round(rng.normal(size=(n, F)), 1)
     X[rng.random(X.shape) < draw(st.floats(0, 0.5))] = 0.0
-    if draw(st.booleans()): X[rng.random(X.shape) < 0.1] = np.nan
+    if draw(st.booleans()):
+        X[rng.random(X.shape) < 0.1] = np.nan
     kind = draw(st.sampled_from(["random", "zeros", "ones", "mixed"]))
     Y = (rng.random((n, K)) < 0.4).astype(np.int8)
-    if kind == "zeros": Y[:] = 0
-    if kind == "ones": Y[:] = 1
-    if kind == "mixed": Y[: n // 2] = 0; Y[n // 2:] = 1
-    params = dict(draw(st.sampled_from(list(CONFIGS.values()))), max_rules=draw(st.integers(1, 12)), random_state=seed,
-                  instance_sampling=draw(st.sampled_from([None, "bootstrap", "subsample"])),
-                  shrinkage=draw(st.sampled_from([0.3, 1.0, 5.0])),        # 5: large scores, p near 0 or 1
-                  l2=draw(st.sampled_from([0.0, 1e-3, 1.0])), feature_sampling=None)
+    if kind == "zeros":
+        Y[:] = 0
+    if kind == "ones":
+        Y[:] = 1
+    if kind == "mixed":
+        Y[: n // 2] = 0
+        Y[n // 2 :] = 1
+    params = dict(
+        draw(st.sampled_from(list(CONFIGS.values()))),
+        max_rules=draw(st.integers(1, 12)),
+        random_state=seed,
+        instance_sampling=draw(st.sampled_from([None, "bootstrap", "subsample"])),
+        shrinkage=draw(st.sampled_from([0.3, 1.0, 5.0])),  # 5: large scores, p near 0 or 1
+        l2=draw(st.sampled_from([0.0, 1e-3, 1.0])),
+        feature_sampling=None,
+    )
     if params.get("label_binning"):
         params.update(bin_ratio=draw(st.sampled_from([0.04, 0.5, 1.0])), exact_binning=draw(st.booleans()))
     return X, Y, params
@@ -87,6 +107,7 @@ def problems(draw):
 def test_hypothesis_problems(problem):
     X, Y, params = problem
     import warnings
+
     fits = []
     for low_rank in (False, True):
         boomer._LOW_RANK = low_rank
@@ -105,12 +126,17 @@ def test_low_rank_n_jobs_csr_pickle(monkeypatch, config):
     "On low-rank statistics the model does not depend on n_jobs or on dense vs CSR input, and survives pickling."
     import pickle
     import scipy.sparse as sp
+
     rng = np.random.default_rng(3)
-    X = np.round(rng.normal(size=(150, 5)), 1); X[rng.random(X.shape) < 0.4] = 0.0
+    X = np.round(rng.normal(size=(150, 5)), 1)
+    X[rng.random(X.shape) < 0.4] = 0.0
     Y = ((X @ rng.normal(size=(5, 6)) + 0.3 * rng.normal(size=(150, 6))) > 0).astype(np.int8)
     monkeypatch.setattr(boomer, "_LOW_RANK", True)
     params = dict(CONFIGS[config], max_rules=15, random_state=0, feature_sampling=None)
     ref = BoomerClassifier(**params).fit(X, Y)
-    for other in (BoomerClassifier(**params, n_jobs=2).fit(X, Y), BoomerClassifier(**params).fit(sp.csr_matrix(X), Y),
-                  pickle.loads(pickle.dumps(ref))):
+    for other in (
+        BoomerClassifier(**params, n_jobs=2).fit(X, Y),
+        BoomerClassifier(**params).fit(sp.csr_matrix(X), Y),
+        pickle.loads(pickle.dumps(ref)),
+    ):
         _assert_same(ref, other, X)

@@ -1,5 +1,6 @@
 """`statistic_type='float32'`: each example's gradients and Hessians stored in single precision (mlrl-boomer's
 `statistic_type='32-bit'`), every sum, head and score in double precision."""
+
 import functools
 import pickle
 
@@ -12,23 +13,30 @@ from mlc_lit.boomer import BoomerClassifier
 from _boomer_fixtures import data, dense_and_csr, one_and_two_jobs, same
 
 _data = functools.partial(data, n=160, F=6, K=4, seed=3)
-CONFIGS = {"label_wise": dict(), "complete": dict(loss="logistic_example_wise", head="complete"),
-           "label_binning": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
-           "feature_binning": dict(feature_binning="equal_frequency"),
-           "irep": dict(instance_sampling="subsample", rule_pruning="irep"),
-           "beam": dict(rule_induction="top_down_beam_search"),
-           "partial": dict(head="partial_dynamic")}
+CONFIGS = {
+    "label_wise": dict(),
+    "complete": dict(loss="logistic_example_wise", head="complete"),
+    "label_binning": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
+    "feature_binning": dict(feature_binning="equal_frequency"),
+    "irep": dict(instance_sampling="subsample", rule_pruning="irep"),
+    "beam": dict(rule_induction="top_down_beam_search"),
+    "partial": dict(head="partial_dynamic"),
+}
 
 
-def _make(cfg, **kw): return BoomerClassifier(max_rules=10, random_state=0, statistic_type="float32", **CONFIGS[cfg], **kw)
+def _make(cfg, **kw):
+    return BoomerClassifier(max_rules=10, random_state=0, statistic_type="float32", **CONFIGS[cfg], **kw)
 
 
 @pytest.mark.parametrize("cfg", list(CONFIGS))
 def test_statistics_are_float32(cfg, monkeypatch):
     "The statistics array the kernels update is float32 (seen where the fit computes it), and the fit completes."
     seen, real = [], boomer._refresh_stats
+
     def refresh(loss, Y, S, stats, rows):
-        seen.append(stats.dtype); real(loss, Y, S, stats, rows)
+        seen.append(stats.dtype)
+        real(loss, Y, S, stats, rows)
+
     monkeypatch.setattr(boomer, "_refresh_stats", refresh)
     X, Y = _data()
     c = _make(cfg).fit(X, Y)
@@ -40,7 +48,8 @@ def test_statistics_are_float32(cfg, monkeypatch):
 def test_first_rule_as_float64(cfg):
     "On a problem without near-ties the first rule is the float64 fit's, its head equal to float32 precision."
     rng = np.random.default_rng(11)
-    X = rng.normal(size=(300, 4)); Y = (X[:, :3] + 0.3 * rng.normal(size=(300, 3)) > 0).astype(np.int8)
+    X = rng.normal(size=(300, 4))
+    Y = (X[:, :3] + 0.3 * rng.normal(size=(300, 3)) > 0).astype(np.int8)
     a = BoomerClassifier(max_rules=2, random_state=0, **CONFIGS[cfg]).fit(X, Y)
     b = BoomerClassifier(max_rules=2, random_state=0, statistic_type="float32", **CONFIGS[cfg]).fit(X, Y)
     np.testing.assert_array_equal(a.cond_feature_, b.cond_feature_)
@@ -74,4 +83,3 @@ def test_bad_statistic_type(bad):
 @parametrize_with_checks([BoomerClassifier(max_rules=8, random_state=0, statistic_type="float32")])
 def test_sklearn_contract(estimator, check):
     check(estimator)
-

@@ -1,5 +1,6 @@
 """Numba's on-disk cache under the conditions of a real installation: two processes on an empty cache, a
 package folder nobody may write, and a kernel edited in another module than its caller."""
+
 import os
 import shutil
 import site
@@ -8,7 +9,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import mlc_lit
@@ -87,7 +87,8 @@ print(h.hexdigest())
 
 def _run(code, env, cwd=None, user=None):
     cmd = [sys.executable, *(["-S"] if "PYTHONPATH" in env else []), "-c", code]
-    if user is not None: cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *cmd]
     out = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout.strip(), out.stderr
@@ -113,34 +114,42 @@ def _copy_env(root, **kw):
 
 def test_two_processes_on_an_empty_cache(tmp_path):
     env = _env(NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    procs = [subprocess.Popen([sys.executable, "-c", PAIRWISE], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", PAIRWISE], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=600) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outs]
     outs = [(o.strip(), e) for o, e in outs]
     assert outs[0][0] == outs[1][0] and outs[0][0]
-    assert _run(PAIRWISE, env)[0] == outs[0][0]          # and a third process, reading what they cached
+    assert _run(PAIRWISE, env)[0] == outs[0][0]  # and a third process, reading what they cached
 
 
 @pytest.mark.skipif(shutil.which("setpriv") is None and os.geteuid() == 0, reason="needs setpriv to drop root")
 def test_read_only_package_uses_a_per_user_cache():
-    base = Path(tempfile.mkdtemp(dir="/tmp"))               # (pytest's tmp_path is private to its owner)
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # (pytest's tmp_path is private to its owner)
     try:
         root = _package_copy(base)
-        home = base / "home"; home.mkdir()
+        home = base / "home"
+        home.mkdir()
         user = None
-        if os.geteuid() == 0:                              # root writes anywhere: run as nobody instead
+        if os.geteuid() == 0:  # root writes anywhere: run as nobody instead
             user = 65534
-            os.chmod(base, 0o755); shutil.chown(home, user, user)
-        for p in [root, *root.rglob("*")]: os.chmod(p, 0o555 if p.is_dir() else 0o444)
+            os.chmod(base, 0o755)
+            shutil.chown(home, user, user)
+        for p in [root, *root.rglob("*")]:
+            os.chmod(p, 0o555 if p.is_dir() else 0o444)
         env = _copy_env(root, HOME=str(home))
         env.pop("XDG_CACHE_HOME", None)
         first, _ = _run(PAIRWISE, env, cwd=str(home), user=user)
-        assert not list((root / "mlc_lit").rglob("*.nbi"))    # nothing written into the package
-        assert list(home.rglob("*.nbi"))                       # the kernels went to the user's cache
+        assert not list((root / "mlc_lit").rglob("*.nbi"))  # nothing written into the package
+        assert list(home.rglob("*.nbi"))  # the kernels went to the user's cache
         assert _run(PAIRWISE, env, cwd=str(home), user=user)[0] == first
     finally:
-        for p in [base, *base.rglob("*")]: os.chmod(p, 0o755 if p.is_dir() else 0o644)
+        for p in [base, *base.rglob("*")]:
+            os.chmod(p, 0o755 if p.is_dir() else 0o644)
         shutil.rmtree(base)
 
 
@@ -155,11 +164,11 @@ def test_kernel_edited_in_another_module_is_recompiled(tmp_path):
     sig, rest = body.split("\n", 1)
     losses.write_text(head + "def _label_wise_logistic_row(" + sig + "\n    g[:] = 7.0; h[:] = 7.0; return\n" + rest)
     after = eval(_run(STATS, env, cwd=str(tmp_path))[0])
-    assert before != after and after == [7.0] * 4          # the caller in boomer.py did not run its cached callee
+    assert before != after and after == [7.0] * 4  # the caller in boomer.py did not run its cached callee
 
 
 def test_compiled_and_cached_kernels_compute_the_same_bits(tmp_path):
     env = _env(NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    compiled = _run(LOSS_ROWS, env)[0]                     # compiles every kernel, and caches them
+    compiled = _run(LOSS_ROWS, env)[0]  # compiles every kernel, and caches them
     assert list((tmp_path / "cache").rglob("*.nbi"))
-    assert _run(LOSS_ROWS, env)[0] == compiled             # loads them
+    assert _run(LOSS_ROWS, env)[0] == compiled  # loads them

@@ -1,4 +1,5 @@
 """The estimator base and the parallel helpers, under scikit-learn's own checks and several joblib backends."""
+
 import pickle
 
 import joblib

@@ -5,6 +5,7 @@ genbase's `protein` identifier is dropped by the loader (README: 1186 features i
 cardinality is 1108/593 = 1.8685 (README rounds it to 1.869; liac-arff gives the same 1108 labels).
 Set MLC_LIT_DATA to point elsewhere; the real-data tests are skipped when the folder is absent.
 """
+
 import bz2
 import os
 from pathlib import Path
@@ -33,7 +34,7 @@ TABLE = [
     ("emotions/Music.arff", "dense", 592, 71, (71, 0), 6, True, 1.870, 0),
     ("emotions/emotions-test.arff", "dense", 202, 72, (72, 0), 6, False, 1.975, 0),
     ("emotions/emotions-train.arff", "dense", 391, 72, (72, 0), 6, False, 1.813, 0),
-    ("emotions/emotions.arff", "dense", 593, 72, (72, 0), 6, False, 1.868, 0),   # README: 1.869 (1108/593 = 1.8685)
+    ("emotions/emotions.arff", "dense", 593, 72, (72, 0), 6, False, 1.868, 0),  # README: 1.869 (1108/593 = 1.8685)
     ("enron/Enron.arff.bz2", "sparse", 1702, 1001, (1001, 0), 53, True, 3.378, 0),
     ("enron/enron-test.arff", "sparse", 579, 1001, (0, 1001), 53, False, 3.363, 0),
     ("enron/enron-train.arff", "sparse", 1123, 1001, (0, 1001), 53, False, 3.386, 0),
@@ -66,8 +67,15 @@ TABLE = [
     ("yeast/yeast.svm", "svmlight", 2417, 103, (103, 0), 14, True, 4.237, 0),
     ("medical/mlrl-boomer-variant/medical.arff", "sparse", 1954, 1909, (1909, 0), 45, False, 1.240, 0),
 ]
-STALE_MEKA_C = {"medical/medical-test.arff", "medical/medical-train.arff", "medical/medical.arff", "llog/llog.arff",
-                "slashdot/slashdot-test.arff", "slashdot/slashdot-train.arff", "slashdot/slashdot.arff"}
+STALE_MEKA_C = {
+    "medical/medical-test.arff",
+    "medical/medical-train.arff",
+    "medical/medical.arff",
+    "llog/llog.arff",
+    "slashdot/slashdot-test.arff",
+    "slashdot/slashdot-train.arff",
+    "slashdot/slashdot.arff",
+}
 
 
 @needs_data
@@ -102,13 +110,43 @@ def test_file_matches_readme(row):
 
 @needs_data
 def test_list_datasets():
-    assert list_datasets(DATA) == ["bibtex", "birds", "cal500", "corel5k", "emotions", "enron", "flags", "genbase",
-                                   "llog", "medical", "scene", "slashdot", "tmc2007-500", "yeast"]
+    assert list_datasets(DATA) == [
+        "bibtex",
+        "birds",
+        "cal500",
+        "corel5k",
+        "emotions",
+        "enron",
+        "flags",
+        "genbase",
+        "llog",
+        "medical",
+        "scene",
+        "slashdot",
+        "tmc2007-500",
+        "yeast",
+    ]
 
 
 @needs_data
-@pytest.mark.parametrize("name", ["bibtex", "birds", "corel5k", "emotions", "enron", "flags", "genbase", "llog",
-                                  "medical", "scene", "slashdot", "tmc2007-500", "yeast"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bibtex",
+        "birds",
+        "corel5k",
+        "emotions",
+        "enron",
+        "flags",
+        "genbase",
+        "llog",
+        "medical",
+        "scene",
+        "slashdot",
+        "tmc2007-500",
+        "yeast",
+    ],
+)
 def test_train_test_agree(name):
     Xa, Ya, ma = load_dataset(name, DATA, "train")
     Xb, Yb, mb = load_dataset(name, DATA, "test")
@@ -118,10 +156,10 @@ def test_train_test_agree(name):
 
 @needs_data
 def test_full_split():
-    X, Y, meta = load_dataset("scene", DATA, "full")           # no Mulan union file: stacked
+    X, Y, meta = load_dataset("scene", DATA, "full")  # no Mulan union file: stacked
     Xa, Ya, _ = load_dataset("scene", DATA, "train")
     assert X.shape == (2407, 294) and np.array_equal(X[:1211], Xa) and np.array_equal(Y[:1211], Ya)
-    X, Y, meta = load_dataset("llog", DATA, "full")             # labels last here, first in the split files
+    X, Y, meta = load_dataset("llog", DATA, "full")  # labels last here, first in the split files
     Xa, Ya, ma = load_dataset("llog", DATA, "train")
     assert meta.feature_names == ma.feature_names and meta.label_names == ma.label_names
 
@@ -132,7 +170,7 @@ def test_cal500_has_no_split():
         load_dataset("cal500", DATA, "train")
     X, Y, _ = load_dataset("cal500", DATA, "full")
     Xtr, Ytr, Xte, Yte = fixed_split(X, Y)
-    perm = np.random.default_rng(0).permutation(502)             # as in ../shared/bench/boomer_reference.py
+    perm = np.random.default_rng(0).permutation(502)  # as in ../shared/bench/boomer_reference.py
     assert np.array_equal(Xtr, X[np.sort(perm[:335])]) and Xte.shape == (167, 68)
 
 
@@ -172,13 +210,16 @@ def test_good_file(tmp_path):
     np.testing.assert_array_equal(Y, [[0, 1], [1, 1]])
 
 
-@pytest.mark.parametrize("rows, message", [
-    ("1.5,x,0,1\n2,y\n", r"t.arff, line 8: too few values \(2; the header declares 4 attributes\)"),
-    ("1.5,x,0,1\n2,z,0,1\n", r"t.arff, line 8 \(attribute 'c'\): value 'z' is not in the nominal domain \{x, y\}"),
-    ("1.5,x,0,1\nabc,x,0,1\n", r"t.arff, line 8 \(attribute 'a'\): non-numeric value 'abc'"),
-    ("{0 1.5,3 1}\n{1 1,4 1}\n", r"t.arff, line 8: undeclared attribute index 4"),
-    ("{0 1.5,3 1}\n{1 y,2 3}\n", r"t.arff, line 8 \(attribute 'l1'\): value '3' is not in the nominal domain"),
-])
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ("1.5,x,0,1\n2,y\n", r"t.arff, line 8: too few values \(2; the header declares 4 attributes\)"),
+        ("1.5,x,0,1\n2,z,0,1\n", r"t.arff, line 8 \(attribute 'c'\): value 'z' is not in the nominal domain \{x, y\}"),
+        ("1.5,x,0,1\nabc,x,0,1\n", r"t.arff, line 8 \(attribute 'a'\): non-numeric value 'abc'"),
+        ("{0 1.5,3 1}\n{1 1,4 1}\n", r"t.arff, line 8: undeclared attribute index 4"),
+        ("{0 1.5,3 1}\n{1 y,2 3}\n", r"t.arff, line 8 \(attribute 'l1'\): value '3' is not in the nominal domain"),
+    ],
+)
 def test_malformed(tmp_path, rows, message):
     with pytest.raises(ValueError, match=message):
         load_arff(_write(tmp_path, rows))
@@ -191,7 +232,9 @@ def test_label_missing_from_arff(tmp_path):
 
 
 def test_numeric_label_out_of_range(tmp_path):
-    (tmp_path / "m.arff").write_text("@relation 'm: -C 1'\n@attribute l numeric\n@attribute a numeric\n@data\n1,2\n2,3\n")
+    (tmp_path / "m.arff").write_text(
+        "@relation 'm: -C 1'\n@attribute l numeric\n@attribute a numeric\n@data\n1,2\n2,3\n"
+    )
     with pytest.raises(ValueError, match=r"m.arff, line 6: label value 2"):
         load_arff(tmp_path / "m.arff")
 
@@ -225,9 +268,16 @@ def test_svmlight_errors(tmp_path):
 
 # ---------------------------------------------------------------- synthetic sets (BOOMER paper, Sec. 5.1)
 
-@pytest.mark.parametrize("kind, n_features, hamming, subset", [
-    ("marginal_independence", 12, 0.1, 1 - 0.9 ** 6), ("marginal_dependence", 2, 0.1, 1 - 0.9 ** 6),
-    ("conditional_dependence", 2, 0.1, 0.1), ("one_error", 2, 1 / 6, 5 / 6)])
+
+@pytest.mark.parametrize(
+    "kind, n_features, hamming, subset",
+    [
+        ("marginal_independence", 12, 0.1, 1 - 0.9**6),
+        ("marginal_dependence", 2, 0.1, 1 - 0.9**6),
+        ("conditional_dependence", 2, 0.1, 0.1),
+        ("one_error", 2, 1 / 6, 5 / 6),
+    ],
+)
 def test_synthetic_bayes_levels(kind, n_features, hamming, subset):
     X, Y, bayes = make_boomer_synthetic(kind, n=100_000, seed=7)
     assert X.shape == (100_000, n_features) and Y.shape == (100_000, 6) and Y.dtype == np.int8

@@ -6,6 +6,7 @@ among those it imports. Every import counts, including those inside functions (t
 does), and importing a module of a sub-package counts as importing that sub-package's `__init__` too (Python
 runs it first). The root `mlc_lit/__init__.py` imports nothing and is no floor of anything.
 """
+
 import ast
 from pathlib import Path
 
@@ -17,7 +18,8 @@ LIBRARY_FLOORS = 4
 
 def module_name(path: Path, pkg: Path = PKG) -> str:
     parts = list(path.relative_to(pkg.parent).with_suffix("").parts)
-    if parts[-1] == "__init__": parts.pop()
+    if parts[-1] == "__init__":
+        parts.pop()
     return ".".join(parts)
 
 
@@ -29,7 +31,7 @@ def package_modules(pkg: Path = PKG) -> dict:
 def imports(name: str, path: Path, known: set) -> set:
     "The package's modules that module `name` (at `path`) imports, anywhere in its source."
     is_pkg = path.name == "__init__.py"
-    here = name.split(".") if is_pkg else name.split(".")[:-1]          # the package relative imports start from
+    here = name.split(".") if is_pkg else name.split(".")[:-1]  # the package relative imports start from
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
@@ -37,15 +39,17 @@ def imports(name: str, path: Path, known: set) -> set:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                anchor = here[:len(here) - (node.level - 1)]
+                anchor = here[: len(here) - (node.level - 1)]
                 base = ".".join(anchor + ([base] if base else []))
             found.add(base)
-            found |= {f"{base}.{a.name}" for a in node.names}          # `from pkg import module`
+            found |= {f"{base}.{a.name}" for a in node.names}  # `from pkg import module`
     deps = set()
     for f in found:
-        while f and f not in known: f = f.rpartition(".")[0]          # `mlc_lit.core.kernel` -> `mlc_lit.core`
-        if f: deps.add(f)
-    parts = name.split(".")                                            # a sub-package's __init__ runs first
+        while f and f not in known:
+            f = f.rpartition(".")[0]  # `mlc_lit.core.kernel` -> `mlc_lit.core`
+        if f:
+            deps.add(f)
+    parts = name.split(".")  # a sub-package's __init__ runs first
     deps |= {".".join(parts[:i]) for i in range(2, len(parts))} & known
     return deps - {name, parts[0]}
 
@@ -58,19 +62,28 @@ def graph(pkg: Path = PKG) -> dict:
 def floors(g: dict) -> dict:
     "Each module's floor; a ValueError naming the modules of a circle if there is one."
     out, visiting = {}, []
+
     def floor(m):
-        if m in out: return out[m]
-        if m in visiting: raise ValueError("import circle: " + " -> ".join(visiting[visiting.index(m):] + [m]))
+        if m in out:
+            return out[m]
+        if m in visiting:
+            raise ValueError("import circle: " + " -> ".join(visiting[visiting.index(m) :] + [m]))
         visiting.append(m)
         out[m] = 1 + max(map(floor, g[m]), default=-1)
         visiting.pop()
         return out[m]
-    for m in g: floor(m)
+
+    for m in g:
+        floor(m)
     return out
 
 
-def is_bench(m: str) -> bool: return m == "mlc_lit.bench" or m.startswith(("mlc_lit.bench.", "mlc_lit.bench_"))
-def is_top(m: str) -> bool: return m == "mlc_lit.cli"
+def is_bench(m: str) -> bool:
+    return m == "mlc_lit.bench" or m.startswith(("mlc_lit.bench.", "mlc_lit.bench_"))
+
+
+def is_top(m: str) -> bool:
+    return m == "mlc_lit.cli"
 
 
 def test_floors_of_a_small_graph():
@@ -81,7 +94,8 @@ def test_floors_of_a_small_graph():
 
 
 def test_imports_are_read_from_source(tmp_path):
-    pkg = tmp_path / "mlc_lit"; (pkg / "bench").mkdir(parents=True)
+    pkg = tmp_path / "mlc_lit"
+    (pkg / "bench").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "core.py").write_text("import numpy as np\n")
     (pkg / "boomer.py").write_text("from .core import x\n")
@@ -90,8 +104,8 @@ def test_imports_are_read_from_source(tmp_path):
     (pkg / "bench" / "suites.py").write_text("from . import boomer\n")
     g = graph(pkg)
     assert g["mlc_lit.core"] == set() and g["mlc_lit.boomer"] == {"mlc_lit.core"}
-    assert g["mlc_lit.bench"] == {"mlc_lit.core"}                              # an import inside a function counts
-    assert g["mlc_lit.bench.boomer"] == {"mlc_lit.bench", "mlc_lit.boomer"}    # `from . import x`: the __init__
+    assert g["mlc_lit.bench"] == {"mlc_lit.core"}  # an import inside a function counts
+    assert g["mlc_lit.bench.boomer"] == {"mlc_lit.bench", "mlc_lit.boomer"}  # `from . import x`: the __init__
     assert g["mlc_lit.bench.suites"] == {"mlc_lit.bench", "mlc_lit.bench.boomer"}
 
 
@@ -112,11 +126,14 @@ def without_dask_dispatch(g: dict) -> dict:
 def test_root_package_imports_nothing_and_no_other_circle():
     g = graph()
     assert g["mlc_lit"] == set()
-    floors(without_dask_dispatch(g))         # raises on any circle but the known ones
+    floors(without_dask_dispatch(g))  # raises on any circle but the known ones
 
 
-@pytest.mark.xfail(strict=True, reason="rembed/qweighted -> scale and mlxgb -> mlxgb_dask (Dask dispatch inside fit/predict) and back; "
-                   "strict: remove this mark and without_dask_dispatch when the dispatch no longer imports back.")
+@pytest.mark.xfail(
+    strict=True,
+    reason="rembed/qweighted -> scale and mlxgb -> mlxgb_dask (Dask dispatch inside fit/predict) and back; "
+    "strict: remove this mark and without_dask_dispatch when the dispatch no longer imports back.",
+)
 def test_no_circles_at_all():
     floors(graph())
 
@@ -132,6 +149,9 @@ def test_bench_wing_is_above_the_library():
     assert any(is_bench(m) for m in g), "no bench modules found"
     for m, deps in g.items():
         if not is_bench(m) and not is_top(m):
-            assert not any(map(is_bench, deps)), f"library module {m} imports the bench wing: {sorted(filter(is_bench, deps))}"
-    assert not any(map(is_bench, g["mlc_lit.cli"] - {"mlc_lit.bench", "mlc_lit.bench.suites"})), \
+            assert not any(map(is_bench, deps)), (
+                f"library module {m} imports the bench wing: {sorted(filter(is_bench, deps))}"
+            )
+    assert not any(map(is_bench, g["mlc_lit.cli"] - {"mlc_lit.bench", "mlc_lit.bench.suites"})), (
         "the command line reaches the suites through the table only"
+    )

@@ -1,4 +1,5 @@
 """Property tests for mlc_lit.metrics: dense == sparse, agreement with scikit-learn on arbitrary shapes."""
+
 import math
 
 import numpy as np
@@ -8,9 +9,21 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn import metrics as skm
 
-from mlc_lit.metrics import (bootstrap_ci, example_f1, hamming_loss, label_propensities, macro_f1, micro_f1,
-                             n_labels_without_positives, ndcg_at_k, precision_at_k, psndcg_at_k, psp_at_k,
-                             subset_zero_one_loss, topk_scorer)
+from mlc_lit.metrics import (
+    bootstrap_ci,
+    example_f1,
+    hamming_loss,
+    label_propensities,
+    macro_f1,
+    micro_f1,
+    n_labels_without_positives,
+    ndcg_at_k,
+    precision_at_k,
+    psndcg_at_k,
+    psp_at_k,
+    subset_zero_one_loss,
+    topk_scorer,
+)
 
 
 @st.composite
@@ -30,11 +43,14 @@ def test_matches_sklearn_and_sparse(tp, zd):
         assert hamming_loss(t, p) == pytest.approx(skm.hamming_loss(T, P), abs=1e-12)
         assert subset_zero_one_loss(t, p) == pytest.approx(1 - skm.accuracy_score(T, P), abs=1e-12)
         assert example_f1(t, p, zero_division=zd) == pytest.approx(
-            skm.f1_score(T, P, average="samples", zero_division=zd), abs=1e-12)
+            skm.f1_score(T, P, average="samples", zero_division=zd), abs=1e-12
+        )
         assert micro_f1(t, p, zero_division=zd) == pytest.approx(
-            skm.f1_score(T, P, average="micro", zero_division=zd), abs=1e-12)
+            skm.f1_score(T, P, average="micro", zero_division=zd), abs=1e-12
+        )
         assert macro_f1(t, p, zero_division=zd) == pytest.approx(
-            skm.f1_score(T, P, average="macro", zero_division=zd), abs=1e-12)
+            skm.f1_score(T, P, average="macro", zero_division=zd), abs=1e-12
+        )
     assert macro_f1(T, P, return_n_empty=True)[1] == n_labels_without_positives(T) == int((T.sum(0) == 0).sum())
 
 
@@ -86,10 +102,12 @@ def _slow_ranking(Y, S, k, w):
         tw = sorted((w[l] for l in range(K) if Y[i, l]), reverse=True)[:k]
         disc = [1 / math.log2(j + 2) for j in range(k)]
         p += sum(Y[i, l] for l in r) / k
-        ideal = sum(disc[:len(tw)])
+        ideal = sum(disc[: len(tw)])
         nd += sum(Y[i, l] * disc[j] for j, l in enumerate(r)) / ideal if ideal else 0.0
-        psp += sum(Y[i, l] * w[l] for l in r) / k; best_psp += sum(tw) / k
-        psd += sum(Y[i, l] * w[l] * disc[j] for j, l in enumerate(r)); best_psd += sum(v * d for v, d in zip(tw, disc))
+        psp += sum(Y[i, l] * w[l] for l in r) / k
+        best_psp += sum(tw) / k
+        psd += sum(Y[i, l] * w[l] * disc[j] for j, l in enumerate(r))
+        best_psd += sum(v * d for v, d in zip(tw, disc))
     return p / n, nd / n, psp / best_psp if best_psp else 0.0, psd / best_psd if best_psd else 0.0
 
 
@@ -107,13 +125,22 @@ def ranked(draw):
 def test_ranking_metrics_match_loops(tsk):
     T, S, k = tsk
     K = T.shape[1]
-    p = label_propensities(np.vstack([T, np.ones((3, K), np.int8)]))        # >= 3 training rows
-    metrics = (precision_at_k, ndcg_at_k, lambda *a, **kw: psp_at_k(*a, propensities=p, **kw),
-               lambda *a, **kw: psndcg_at_k(*a, propensities=p, **kw))
-    if k > K:                                          # never clipped: the same error for every metric and form
+    p = label_propensities(np.vstack([T, np.ones((3, K), np.int8)]))  # >= 3 training rows
+    metrics = (
+        precision_at_k,
+        ndcg_at_k,
+        lambda *a, **kw: psp_at_k(*a, propensities=p, **kw),
+        lambda *a, **kw: psndcg_at_k(*a, propensities=p, **kw),
+    )
+    if k > K:  # never clipped: the same error for every metric and form
         for m in metrics:
-            for args, kw in (((T, S, k), {}), ((T,), {"top_k": np.zeros((len(T), K), np.int64) + np.arange(K), "k": k})):
-                with pytest.raises(ValueError, match=f"k must be an integer between 1 and the number of labels \\({K}\\), got {k}"):
+            for args, kw in (
+                ((T, S, k), {}),
+                ((T,), {"top_k": np.zeros((len(T), K), np.int64) + np.arange(K), "k": k}),
+            ):
+                with pytest.raises(
+                    ValueError, match=f"k must be an integer between 1 and the number of labels \\({K}\\), got {k}"
+                ):
                     m(*args, **kw)
         return
     ref = _slow_ranking(T, S, k, 1 / p)
@@ -126,11 +153,20 @@ def test_ranking_metrics_match_loops(tsk):
 def test_topk_scorer_cross_validate_with_an_mlc_lit_estimator():
     from sklearn.model_selection import cross_validate
     from mlc_lit.qweighted import BinaryRelevancePerceptron
+
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(90, 4)); Y = (X[:, :3] + 0.3 * rng.normal(size=(90, 3)) > 0).astype(int)
+    X = rng.normal(size=(90, 4))
+    Y = (X[:, :3] + 0.3 * rng.normal(size=(90, 3)) > 0).astype(int)
     p = label_propensities(Y)
-    res = cross_validate(BinaryRelevancePerceptron(), X, Y, cv=3, return_estimator=True, return_indices=True,
-                         scoring={"p": topk_scorer(precision_at_k, 2), "psp": topk_scorer(psp_at_k, 2, propensities=p)})
+    res = cross_validate(
+        BinaryRelevancePerceptron(),
+        X,
+        Y,
+        cv=3,
+        return_estimator=True,
+        return_indices=True,
+        scoring={"p": topk_scorer(precision_at_k, 2), "psp": topk_scorer(psp_at_k, 2, propensities=p)},
+    )
     for f, (est, te) in enumerate(zip(res["estimator"], res["indices"]["test"])):
         S = est.decision_function(X[te])
         assert res["test_p"][f] == pytest.approx(precision_at_k(Y[te], S, 2))

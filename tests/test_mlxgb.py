@@ -1,6 +1,7 @@
 """Tests for mlc_lit.mlxgb that notebooks express badly: the independent check against XGBoost, kernels
 against the slow versions shown in 03_mlxgb (`_naive_best`, `_naive_leaf`), edge cases, n_jobs invariance,
 dense == CSR, pickle, scikit-learn's checks."""
+
 import os
 import pickle
 
@@ -9,8 +10,22 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mlc_lit.mlxgb import SPLITS, GainParams, MLXGBClassifier, Nodes, _columns, _bin_features, _binned, _exact_splits, \
-    _hist_splits, _no_splits, _node_sums, _predict_trees, _data_args, _score, _naive_best, _naive_leaf
+from mlc_lit.mlxgb import (
+    SPLITS,
+    GainParams,
+    MLXGBClassifier,
+    Nodes,
+    _columns,
+    _bin_features,
+    _binned,
+    _exact_splits,
+    _hist_splits,
+    _no_splits,
+    _node_sums,
+    _score,
+    _naive_best,
+    _naive_leaf,
+)
 
 SMALL = dict(n_estimators=4, max_depth=3)
 
@@ -18,8 +33,10 @@ SMALL = dict(n_estimators=4, max_depth=3)
 def _toy(n=120, F=4, K=3, seed=0, zeros=0.0, nans=0.0, grid=True):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 64, (n, F)) / 8.0 if grid else rng.normal(size=(n, F))
-    if zeros: X[rng.random((n, F)) < zeros] = 0.0
-    if nans: X[rng.random((n, F)) < nans] = np.nan
+    if zeros:
+        X[rng.random((n, F)) < zeros] = 0.0
+    if nans:
+        X[rng.random((n, F)) < nans] = np.nan
     Y = (rng.random((n, K)) < 0.35).astype(int)
     Y[:, 0] |= np.nan_to_num(X[:, 0]) > 4 if grid else np.nan_to_num(X[:, 0]) > 0.3
     return X, Y
@@ -30,12 +47,22 @@ def _toy(n=120, F=4, K=3, seed=0, zeros=0.0, nans=0.0, grid=True):
 def test_matches_xgboost_multi_output_tree(mcw, depth):
     xgb = pytest.importorskip("xgboost")
     X, Y = _toy(n=150, F=4, K=3, seed=1)
-    X = X.astype(np.float32).astype(np.float64)          # XGBoost reads float32; these values are exact
+    X = X.astype(np.float32).astype(np.float64)  # XGBoost reads float32; these values are exact
     kw = dict(n_estimators=8, max_depth=depth, learning_rate=0.3, reg_lambda=1.0, min_child_weight=mcw, gamma=0.0)
-    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", max_bin=256, base_score=0.5,
-                            subsample=1.0, colsample_bytree=1.0, n_jobs=1, objective="binary:logistic", **kw).fit(X, Y)
-    ours = MLXGBClassifier(split="sum_gain", mcw_mode="per_label", tree_method="hist", max_bins=256, base_score=0.5,
-                           **kw).fit(X, Y)
+    ref = xgb.XGBClassifier(
+        multi_strategy="multi_output_tree",
+        tree_method="hist",
+        max_bin=256,
+        base_score=0.5,
+        subsample=1.0,
+        colsample_bytree=1.0,
+        n_jobs=1,
+        objective="binary:logistic",
+        **kw,
+    ).fit(X, Y)
+    ours = MLXGBClassifier(
+        split="sum_gain", mcw_mode="per_label", tree_method="hist", max_bins=256, base_score=0.5, **kw
+    ).fit(X, Y)
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
 
 
@@ -45,8 +72,15 @@ def test_gamma_is_xgboosts_min_split_loss(gamma):
     xgb = pytest.importorskip("xgboost")
     X, Y = _toy(n=150, F=4, K=3, seed=1)
     kw = dict(n_estimators=8, max_depth=4, learning_rate=0.3, reg_lambda=1.0, min_child_weight=1.0, gamma=gamma)
-    ref = xgb.XGBClassifier(multi_strategy="multi_output_tree", tree_method="hist", max_bin=256, base_score=0.5,
-                            n_jobs=1, objective="binary:logistic", **kw).fit(X, Y)
+    ref = xgb.XGBClassifier(
+        multi_strategy="multi_output_tree",
+        tree_method="hist",
+        max_bin=256,
+        base_score=0.5,
+        n_jobs=1,
+        objective="binary:logistic",
+        **kw,
+    ).fit(X, Y)
     ours = MLXGBClassifier(base_score=0.5, **kw).fit(X, Y)
     assert len(ours.feature_) < len(MLXGBClassifier(base_score=0.5, **(kw | dict(gamma=0.0))).fit(X, Y).feature_)
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
@@ -67,7 +101,8 @@ def _check_split_kernels(kind, sparse, K):
     X, _ = _toy(n=60, F=3, K=3, seed=kind, zeros=0.3, nans=0.15)
     rng = np.random.default_rng(kind)
     gh = np.c_[rng.normal(size=(60, K)), rng.random((60, K))]
-    slot = rng.integers(-1, 3, 60).astype(np.int64); ns = 3
+    slot = rng.integers(-1, 3, 60).astype(np.int64)
+    ns = 3
     sums, counts = np.zeros((ns, 2 * K)), np.zeros(ns, np.int64)
     _node_sums(gh, slot, sums, counts)
     nodes = Nodes(sums, counts, np.array([_score(sums[s], K, 1.0, 0.2, kind) for s in range(ns)]))
@@ -81,7 +116,7 @@ def _check_split_kernels(kind, sparse, K):
             _exact_splits(_columns(Xk), feats, gh, slot, nodes, gp, out)
         else:
             binned = _binned(Xk, 256)
-            for group in (0, 1, 2, 3):              # 0: the kernel's own choice; 2: a group and a remainder
+            for group in (0, 1, 2, 3):  # 0: the kernel's own choice; 2: a group and a remainder
                 out = _no_splits(3, ns)
                 _hist_splits(*binned, feats, gh, slot, nodes, gp, out, group)
                 np.testing.assert_allclose(out.gain, naive, rtol=1e-9, atol=1e-12, err_msg=f"{method} group {group}")
@@ -111,7 +146,8 @@ def test_predict_kernel_against_naive():
     m = MLXGBClassifier(**SMALL).fit(X, Y)
     S = np.repeat(m.base_margin_[None], len(X), 0)
     for i in range(len(X)):
-        for t in range(len(m.tree_ptr_) - 1): S[i] += m.value_[_leaf(m, X[i], t)]
+        for t in range(len(m.tree_ptr_) - 1):
+            S[i] += m.value_[_leaf(m, X[i], t)]
     np.testing.assert_allclose(m.decision_function(X), S)
 
 
@@ -119,20 +155,20 @@ def test_predict_kernel_against_naive():
 @pytest.mark.parametrize("tm", ["hist", "exact"])
 def test_edge_cases(tm):
     X, Y = _toy(n=40)
-    Y[:, 1] = 0                                                    # a label never positive
-    X[:, 2] = 3.0                                                  # a constant feature
+    Y[:, 1] = 0  # a label never positive
+    X[:, 2] = 3.0  # a constant feature
     m = MLXGBClassifier(tree_method=tm, min_child_weight=0.0, max_depth=8, **{"n_estimators": 3}).fit(X, Y)
     assert (m.predict(X)[:, 1] == 0).all()
     assert not (m.feature_ == 2).any()
-    leaf_of = [_leaf(m, x, 0) for x in X]                          # one-example leaves (mcw=0, depth 8)
+    leaf_of = [_leaf(m, x, 0) for x in X]  # one-example leaves (mcw=0, depth 8)
     assert min(np.unique(leaf_of, return_counts=True)[1]) == 1
     assert np.isfinite(m.value_).all()
-    XN = np.c_[X, np.full((40, 3), np.nan)]                        # all-unknown label-features (round 1 of XDCC)
+    XN = np.c_[X, np.full((40, 3), np.nan)]  # all-unknown label-features (round 1 of XDCC)
     m2 = MLXGBClassifier(tree_method=tm, **SMALL).fit(XN, Y)
     assert not np.isin(m2.feature_, [4, 5, 6]).any()
     m3 = MLXGBClassifier(tree_method=tm, **SMALL).fit(sp.csr_matrix(XN), Y)
     np.testing.assert_allclose(m2.decision_function(XN), m3.decision_function(sp.csr_matrix(XN)))
-    one = MLXGBClassifier(tree_method=tm, **SMALL).fit(X[:1], Y[:1])   # a single example
+    one = MLXGBClassifier(tree_method=tm, **SMALL).fit(X[:1], Y[:1])  # a single example
     assert one.predict(X[:1]).shape == (1, 3)
 
 
@@ -156,7 +192,8 @@ def test_weights_and_sampling():
     a = MLXGBClassifier(tree_method="exact", **SMALL).fit(X, Y, sample_weight=np.full(100, 2.0))
     b = MLXGBClassifier(tree_method="exact", **SMALL).fit(np.r_[X, X], np.r_[Y, Y])
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-10)
-    W = np.ones((100, 3)); W[:, 2] = 0.0                          # label 2 switched off: its leaves stay 0
+    W = np.ones((100, 3))
+    W[:, 2] = 0.0  # label 2 switched off: its leaves stay 0
     m = MLXGBClassifier(**SMALL).fit(X, Y, sample_weight=W)
     assert np.all(m.value_[:, 2] == 0.0)
     s1 = MLXGBClassifier(subsample=0.5, colsample=0.5, random_state=0, **SMALL).fit(X, Y)
@@ -184,12 +221,11 @@ def test_pickle(Est):
     np.testing.assert_array_equal(m.predict_proba(X), m2.predict_proba(X))
 
 
-@parametrize_with_checks([MLXGBClassifier(n_estimators=5, max_depth=3),
-                          MLXGBClassifier(n_estimators=5, max_depth=3, tree_method="exact")])
+@parametrize_with_checks(
+    [MLXGBClassifier(n_estimators=5, max_depth=3), MLXGBClassifier(n_estimators=5, max_depth=3, tree_method="exact")]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
 
 
 # ------------------------------------------------------------------ real data (skipped when absent)
@@ -198,7 +234,8 @@ DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 
 def _shared(name):
     data = pytest.importorskip("mlc_lit.data")
-    if not os.path.isdir(os.path.join(DATA, name)): pytest.skip("no ../shared/data")
+    if not os.path.isdir(os.path.join(DATA, name)):
+        pytest.skip("no ../shared/data")
     return data.load_dataset(name, DATA, "train"), data.load_dataset(name, DATA, "test")
 
 
@@ -206,7 +243,7 @@ def _shared(name):
 def test_emotions_regression():
     (Xtr, Ytr, _), (Xte, Yte, _) = _shared("emotions")
     m = MLXGBClassifier(n_estimators=20, max_depth=3).fit(Xtr, Ytr)
-    assert (m.predict(Xte) == Yte).mean() > 0.75                 # Hamming accuracy (XGBoost: about 0.80)
+    assert (m.predict(Xte) == Yte).mean() > 0.75  # Hamming accuracy (XGBoost: about 0.80)
 
 
 @pytest.mark.parametrize("name", ["yeast", "scene"])
@@ -216,9 +253,9 @@ def test_hist_cuts_are_xgboosts(name):
     (X, Y, _), _ = _shared(name)
     ptr, ref = xgb.QuantileDMatrix(X, label=Y, max_bin=256).get_quantile_cut()
     *_, cut_ptr, cuts = _bin_features(X, 256)
-    assert max(np.diff(cut_ptr)) == 255                            # pruning did happen
-    for f in range(X.shape[1]):                                    # XGBoost adds a sentinel at each end
-        np.testing.assert_allclose(cuts[cut_ptr[f]:cut_ptr[f + 1]], ref[ptr[f] + 1:ptr[f + 1] - 1], rtol=1e-6)
+    assert max(np.diff(cut_ptr)) == 255  # pruning did happen
+    for f in range(X.shape[1]):  # XGBoost adds a sentinel at each end
+        np.testing.assert_allclose(cuts[cut_ptr[f] : cut_ptr[f + 1]], ref[ptr[f] + 1 : ptr[f + 1] - 1], rtol=1e-6)
 
 
 def test_hist_reproduces_xgboost_on_emotions():

@@ -1,5 +1,6 @@
 """Tests of mlc_lit.rembed that notebooks express badly: estimator checks, pickling, n_jobs
 invariance, dense == CSR, the exact embedding on random problems, real-data regression checks."""
+
 import os
 import pickle
 
@@ -9,8 +10,13 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mlc_lit.rembed import (RandomizedEmbeddingClassifier, SmoothLinkClassifier, f1_inference,
-                            randomized_embedding, _ridge_penalty)
+from mlc_lit.rembed import (
+    RandomizedEmbeddingClassifier,
+    SmoothLinkClassifier,
+    f1_inference,
+    randomized_embedding,
+    _ridge_penalty,
+)
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 
@@ -22,9 +28,13 @@ def _problem(n=240, d=15, c=12, k=3, seed=0):
     return X, (A + 0.5 * rng.standard_normal((n, c)) > 1.0).astype(np.int64)
 
 
-@parametrize_with_checks([RandomizedEmbeddingClassifier(n_random_features=50, random_state=0),
-                          RandomizedEmbeddingClassifier(n_random_features=50, loss="logistic", max_iter=20, random_state=0),
-                          SmoothLinkClassifier(n_random_features=50, random_state=0)])
+@parametrize_with_checks(
+    [
+        RandomizedEmbeddingClassifier(n_random_features=50, random_state=0),
+        RandomizedEmbeddingClassifier(n_random_features=50, loss="logistic", max_iter=20, random_state=0),
+        SmoothLinkClassifier(n_random_features=50, random_state=0),
+    ]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -83,7 +93,9 @@ def test_pickle_round_trip():
 def test_real_data_quirks_work():
     # a label never positive, examples without labels, a constant feature
     X, Y = _problem()
-    Y[:, 0] = 0; Y[:20] = 0; X[:, 1] = 3.0
+    Y[:, 0] = 0
+    Y[:20] = 0
+    X[:, 1] = 3.0
     for loss in ("squared", "logistic"):
         clf = RandomizedEmbeddingClassifier(n_random_features=50, loss=loss, max_iter=20, random_state=0).fit(X, Y)
         assert clf.predict(X)[:, 0].sum() == 0
@@ -105,7 +117,9 @@ def test_clear_errors():
         RandomizedEmbeddingClassifier(rank="spectral80").fit(X, Y)
     with pytest.raises(ValueError, match="n_random_features"):
         RandomizedEmbeddingClassifier(n_random_features=-1).fit(X, Y)
-    with pytest.raises(ValueError, match="'l2' parameter of RandomizedEmbeddingClassifier must be a float in the range"):
+    with pytest.raises(
+        ValueError, match="'l2' parameter of RandomizedEmbeddingClassifier must be a float in the range"
+    ):
         RandomizedEmbeddingClassifier(l2=0).fit(X, Y)
     with pytest.raises(ValueError, match="0 and 1"):
         randomized_embedding(X, Y * 2, 2)
@@ -124,7 +138,8 @@ def test_f1_inference_prefers_top_scores():
 
 def _mulan(name):
     data = pytest.importorskip("mlc_lit.data")
-    if not os.path.isdir(os.path.join(DATA, name)): pytest.skip(f"{name} not in {DATA}")
+    if not os.path.isdir(os.path.join(DATA, name)):
+        pytest.skip(f"{name} not in {DATA}")
     return data.load_dataset(name, DATA, "train")[:2] + data.load_dataset(name, DATA, "test")[:2]
 
 
@@ -132,7 +147,8 @@ def _mulan(name):
 def test_yeast_regression():
     Xtr, Ytr, Xte, Yte = _mulan("yeast")
     from mlc_lit.metrics import macro_f1
+
     clf = RandomizedEmbeddingClassifier(random_state=0).fit(Xtr, Ytr)
     Yte = Yte.toarray() if sp.issparse(Yte) else np.asarray(Yte)
-    assert np.mean(clf.predict(Xte) != Yte) <= 0.226                      # the paper's Table 2 interval
+    assert np.mean(clf.predict(Xte) != Yte) <= 0.226  # the paper's Table 2 interval
     assert macro_f1(Yte, clf.set_params(inference="class_f1").predict(Xte)) >= 0.428

@@ -1,12 +1,20 @@
 "The SGD read-outs of rembed (softmax, SGD logistic), the linear kernel and CS + LR: seeded, n_jobs- and format-invariant."
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 
 from mlc_lit.core import InsufficientMemoryError
-from mlc_lit.rembed import (RandomizedEmbeddingClassifier, SmoothLinkClassifier, gaussian_embedding, make_sparse_problem,
-                            readout_moments, sgd_readout_chunk, sgd_setup)
+from mlc_lit.rembed import (
+    RandomizedEmbeddingClassifier,
+    SmoothLinkClassifier,
+    gaussian_embedding,
+    make_sparse_problem,
+    readout_moments,
+    sgd_readout_chunk,
+    sgd_setup,
+)
 
 
 def _multiclass(n=400, d=8, c=5, seed=0):
@@ -19,21 +27,33 @@ def _multiclass(n=400, d=8, c=5, seed=0):
 @pytest.mark.parametrize("loss,optimizer", [("softmax", "sgd"), ("logistic", "sgd")])
 def test_sgd_seeded_and_invariant(loss, optimizer):
     X, Y = make_sparse_problem(500, d=300, c=20, n_topics=10, seed=2)
-    if loss == "softmax": Y = sp.csr_matrix(np.eye(20)[np.asarray(Y.argmax(axis=1)).ravel()])
+    if loss == "softmax":
+        Y = sp.csr_matrix(np.eye(20)[np.asarray(Y.argmax(axis=1)).ravel()])
     kw = dict(rank=6, n_random_features=80, loss=loss, optimizer=optimizer, n_epochs=3, random_state=1)
     a = RandomizedEmbeddingClassifier(**kw).fit(X, Y.toarray())
     b = RandomizedEmbeddingClassifier(**kw, n_jobs=2).fit(X, Y.toarray())
     c = RandomizedEmbeddingClassifier(**kw).fit(X.toarray(), Y.toarray())
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_allclose(a.coef_, c.coef_, rtol=1e-6, atol=1e-8)
-    np.testing.assert_array_equal(a.predict(X[:20]), RandomizedEmbeddingClassifier(**kw).fit(X, Y.toarray()).predict(X[:20]))
+    np.testing.assert_array_equal(
+        a.predict(X[:20]), RandomizedEmbeddingClassifier(**kw).fit(X, Y.toarray()).predict(X[:20])
+    )
 
 
 def test_softmax_reaches_sklearn_multinomial_optimum():
     X, y = _multiclass()
-    prm, st = sgd_setup(readout_moments(X), np.bincount(y, minlength=5), loss="softmax", l2=0.02,
-                        batch_size=len(y), learning_rate=0.5, momentum=0.5, learning_rate_decay=0.0)
-    for _ in range(300): sgd_readout_chunk(X, y, prm, st)
+    prm, st = sgd_setup(
+        readout_moments(X),
+        np.bincount(y, minlength=5),
+        loss="softmax",
+        l2=0.02,
+        batch_size=len(y),
+        learning_rate=0.5,
+        momentum=0.5,
+        learning_rate_decay=0.0,
+    )
+    for _ in range(300):
+        sgd_readout_chunk(X, y, prm, st)
     ref = LogisticRegression(C=1 / prm.penalty, tol=1e-12, max_iter=10000).fit(X, y)
     np.testing.assert_allclose(prm.Q @ st.V, ref.coef_.T, atol=1e-5)
 
@@ -50,7 +70,8 @@ def test_chunks_in_any_split_train_the_same_setup():
 
 def test_softmax_errors_and_memory_refusal(monkeypatch):
     X, y = _multiclass()
-    Y2 = np.eye(5)[y]; Y2[7, (y[7] + 1) % 5] = 1
+    Y2 = np.eye(5)[y]
+    Y2[7, (y[7] + 1) % 5] = 1
     with pytest.raises(ValueError, match="exactly one label per example; row 7 has 2"):
         RandomizedEmbeddingClassifier(rank=2, n_random_features=20, loss="softmax").fit(X, Y2)
     monkeypatch.setenv("MLC_LIT_MEMORY_LIMIT", "1e6")

@@ -1,6 +1,7 @@
 """Dask input: the chunk-wise randomized embedding and the pairwise label blocks give the in-memory model, on the
 threaded scheduler and on a LocalCluster (two worker processes on loopback); joblib's Dask backend runs
 scikit-learn searches over mlc_lit estimators. Small data only (the large runs live in `bench_scale`)."""
+
 import os
 import signal
 import subprocess
@@ -19,16 +20,18 @@ from mlc_lit.rembed import RandomizedEmbeddingClassifier, make_sparse_problem
 
 
 def test_plain_install_never_imports_dask():
-    code = ("import sys, numpy as np\n"
-            "import mlc_lit, mlc_lit.data, mlc_lit.metrics\n"
-            "from mlc_lit.rembed import RandomizedEmbeddingClassifier\n"
-            "from mlc_lit.qweighted import CalibratedPairwiseClassifier\n"
-            "from mlc_lit.data import make_extreme_multilabel\n"
-            "X = np.random.default_rng(0).standard_normal((60, 4)); Y = (X[:, :3] > 0).astype(int)\n"
-            "for est in (RandomizedEmbeddingClassifier(rank=2, n_random_features=20, random_state=0), CalibratedPairwiseClassifier()):\n"
-            "    est.fit(X, Y).predict(X); est.predict_top_k(X, 2)\n"
-            "make_extreme_multilabel('odp', 0.001, n=50)\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n")
+    code = (
+        "import sys, numpy as np\n"
+        "import mlc_lit, mlc_lit.data, mlc_lit.metrics\n"
+        "from mlc_lit.rembed import RandomizedEmbeddingClassifier\n"
+        "from mlc_lit.qweighted import CalibratedPairwiseClassifier\n"
+        "from mlc_lit.data import make_extreme_multilabel\n"
+        "X = np.random.default_rng(0).standard_normal((60, 4)); Y = (X[:, :3] > 0).astype(int)\n"
+        "for est in (RandomizedEmbeddingClassifier(rank=2, n_random_features=20, random_state=0), CalibratedPairwiseClassifier()):\n"
+        "    est.fit(X, Y).predict(X); est.predict_top_k(X, 2)\n"
+        "make_extreme_multilabel('odp', 0.001, n=50)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
@@ -37,7 +40,8 @@ def test_plain_install_never_imports_dask():
 @pytest.fixture(scope="module")
 def sparse_problem():
     X, Y = make_sparse_problem(900, d=250, c=30, n_topics=15, seed=1)
-    Y = Y.tolil(); Y[:, 7] = 0                     # a label that is never positive
+    Y = Y.tolil()
+    Y[:, 7] = 0  # a label that is never positive
     return X, sp.csr_matrix(Y)
 
 
@@ -55,7 +59,7 @@ def _assert_same_model(a, b, eps=1e-8):
 def _with_empty_chunk(A, at):
     "A as a Dask array of row chunks of 300 with a chunk of zero rows after row `at` (a multiple of 300)."
     rows = [300] * (A.shape[0] // 300)
-    return da.from_array(A, chunks=(tuple(rows[:at // 300] + [0] + rows[at // 300:]), A.shape[1]), asarray=False)
+    return da.from_array(A, chunks=(tuple(rows[: at // 300] + [0] + rows[at // 300 :]), A.shape[1]), asarray=False)
 
 
 @pytest.mark.parametrize("chunks", [900, 250, 97])
@@ -63,8 +67,9 @@ def test_rembed_threaded_equals_in_memory(sparse_problem, chunks):
     X, Y = sparse_problem
     kw = dict(rank=6, n_random_features=0, random_state=0)
     with dask.config.set(scheduler="threads"):
-        a = RandomizedEmbeddingClassifier(**kw).fit(da.from_array(X, chunks=(chunks, 250), asarray=False),
-                                                    da.from_array(Y, chunks=(chunks, 30), asarray=False))
+        a = RandomizedEmbeddingClassifier(**kw).fit(
+            da.from_array(X, chunks=(chunks, 250), asarray=False), da.from_array(Y, chunks=(chunks, 30), asarray=False)
+        )
     _assert_same_model(a, RandomizedEmbeddingClassifier(**kw).fit(X, Y))
 
 
@@ -73,7 +78,7 @@ def test_rembed_zero_row_chunks_and_different_chunkings(sparse_problem):
     kw = dict(rank="spectral90", n_random_features=0, inference="class_f1", random_state=1)
     Xd = _with_empty_chunk(X, 300)
     assert 0 in Xd.chunks[0]
-    Yd = da.from_array(Y.toarray(), chunks=(400, 30))          # dense Y, other chunks: rechunked to X's
+    Yd = da.from_array(Y.toarray(), chunks=(400, 30))  # dense Y, other chunks: rechunked to X's
     a = RandomizedEmbeddingClassifier(**kw).fit(Xd, Yd)
     b = RandomizedEmbeddingClassifier(**kw).fit(X, Y.toarray())
     _assert_same_model(a, b)
@@ -89,7 +94,7 @@ def test_rembed_random_features_embedding_exact_readout_float32(sparse_problem):
     for k in ("U", "W", "singular_values"):
         assert _rel(getattr(a.embedding_, k), getattr(b.embedding_, k)) < 1e-8
     np.testing.assert_allclose(a.frequencies_, b.frequencies_, rtol=1e-8)
-    assert _rel(a.coef_, b.coef_) < 1e-3        # the in-memory read-out sums ΦᵀΦ in float32 BLAS
+    assert _rel(a.coef_, b.coef_) < 1e-3  # the in-memory read-out sums ΦᵀΦ in float32 BLAS
 
 
 def test_rembed_bad_dask_input(sparse_problem):
@@ -116,13 +121,19 @@ def test_pairwise_threaded_equals_in_memory(sparse_problem):
     mem = CalibratedPairwiseClassifier().fit(X, Y)
     dsk = CalibratedPairwiseClassifier().fit(da.from_array(X, chunks=(100, 250), asarray=False), Y)
     np.testing.assert_array_equal(dsk.coef_, mem.coef_)
-    np.testing.assert_array_equal(dsk.predict(da.from_array(X, chunks=(70, 250), asarray=False)).compute(), mem.predict(X))
+    np.testing.assert_array_equal(
+        dsk.predict(da.from_array(X, chunks=(70, 250), asarray=False)).compute(), mem.predict(X)
+    )
 
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -138,13 +149,16 @@ def test_local_cluster_rembed_and_pairwise(client, sparse_problem):
     mem = CalibratedPairwiseClassifier().fit(Xs, Ys)
     dsk = CalibratedPairwiseClassifier().fit(da.from_array(Xs, chunks=(100, 250), asarray=False), Ys)
     np.testing.assert_array_equal(dsk.coef_, mem.coef_)
-    np.testing.assert_array_equal(dsk.predict(da.from_array(Xs, chunks=(100, 250), asarray=False)).compute(), mem.predict(Xs))
+    np.testing.assert_array_equal(
+        dsk.predict(da.from_array(Xs, chunks=(100, 250), asarray=False)).compute(), mem.predict(Xs)
+    )
 
 
 def test_local_cluster_sums_like_the_thread_pool_of_as_many_threads(client, sparse_problem):
     # two one-thread workers and a pool of two threads sum every pass in the same two chains: the same bits,
     # conjugate gradients (40 passes here) and random features included
     import dask
+
     X, Y = sparse_problem
     kw = dict(rank=6, n_random_features=50, solver="cg", random_state=0)
     Xd, Yd = da.from_array(X, chunks=(150, 250), asarray=False), da.from_array(Y, chunks=(150, 30), asarray=False)
@@ -152,21 +166,30 @@ def test_local_cluster_sums_like_the_thread_pool_of_as_many_threads(client, spar
     with dask.config.set(scheduler="threads", num_workers=2):
         b = RandomizedEmbeddingClassifier(**kw).fit(Xd, Yd)
     assert a.embedding_.n_cg_iter > 1
-    for name in ("W", "U"): np.testing.assert_array_equal(getattr(a.embedding_, name), getattr(b.embedding_, name))
+    for name in ("W", "U"):
+        np.testing.assert_array_equal(getattr(a.embedding_, name), getattr(b.embedding_, name))
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
 def test_joblib_dask_backend_grid_search_and_cross_validate(client):
     import joblib
     from sklearn.model_selection import GridSearchCV, cross_validate
+
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((120, 5)); Y = (X[:, :3] + 0.3 * rng.standard_normal((120, 3)) > 0).astype(int)
-    grid = lambda n_jobs: GridSearchCV(RandomizedEmbeddingClassifier(rank=2, n_random_features=30, random_state=0),
-                                       {"l2": [0.1, 1.0], "bandwidth": [1.0, 2.0]}, cv=3, n_jobs=n_jobs)
+    X = rng.standard_normal((120, 5))
+    Y = (X[:, :3] + 0.3 * rng.standard_normal((120, 3)) > 0).astype(int)
+    grid = lambda n_jobs: GridSearchCV(
+        RandomizedEmbeddingClassifier(rank=2, n_random_features=30, random_state=0),
+        {"l2": [0.1, 1.0], "bandwidth": [1.0, 2.0]},
+        cv=3,
+        n_jobs=n_jobs,
+    )
     with joblib.parallel_config(backend="dask"):
         on_dask = grid(-1).fit(X, Y)
-        cv_dask = [cross_validate(est, X, Y, cv=3, n_jobs=-1)["test_score"]
-                   for est in (CalibratedPairwiseClassifier(), BinaryRelevancePerceptron())]
+        cv_dask = [
+            cross_validate(est, X, Y, cv=3, n_jobs=-1)["test_score"]
+            for est in (CalibratedPairwiseClassifier(), BinaryRelevancePerceptron())
+        ]
     local = grid(1).fit(X, Y)
     np.testing.assert_array_equal(on_dask.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"])
     assert on_dask.best_params_ == local.best_params_
@@ -176,21 +199,24 @@ def test_joblib_dask_backend_grid_search_and_cross_validate(client):
 
 def test_local_cluster_worker_killed_mid_fit_gives_the_same_model(client, monkeypatch):
     import mlc_lit.scale as scale
+
     X, Y = make_sparse_problem(1000, d=300, c=20, n_topics=10, seed=2)
     kw = dict(rank=4, n_iter=2, n_random_features=0, random_state=0)
     victim = sorted(client.scheduler_info()["workers"])[0]
     pid = client.run(os.getpid, workers=[victim])[victim]
     calls, original = [], scale._pass
 
-    def pass_that_kills_a_worker(*args):                  # the third pass of the fit starts with a worker gone
+    def pass_that_kills_a_worker(*args):  # the third pass of the fit starts with a worker gone
         calls.append(1)
-        if len(calls) == 3: os.kill(pid, signal.SIGKILL)   # the nanny starts a new one; its tasks are re-run
+        if len(calls) == 3:
+            os.kill(pid, signal.SIGKILL)  # the nanny starts a new one; its tasks are re-run
         return original(*args)
 
     monkeypatch.setattr(scale, "_pass", pass_that_kills_a_worker)
-    est = RandomizedEmbeddingClassifier(**kw).fit(da.from_array(X, chunks=(100, 300), asarray=False),
-                                                  da.from_array(Y, chunks=(100, 20), asarray=False))
-    assert len(calls) > 3 and pid not in client.run(os.getpid).values()     # the worker did die mid-fit
+    est = RandomizedEmbeddingClassifier(**kw).fit(
+        da.from_array(X, chunks=(100, 300), asarray=False), da.from_array(Y, chunks=(100, 20), asarray=False)
+    )
+    assert len(calls) > 3 and pid not in client.run(os.getpid).values()  # the worker did die mid-fit
     _assert_same_model(est, RandomizedEmbeddingClassifier(**kw).fit(X, Y), eps=1e-8)
 
 
@@ -206,13 +232,21 @@ def one_class_problem():
 _SGD = dict(rank=4, n_epochs=3, batch_size=64, random_state=0)
 
 
-@pytest.mark.parametrize("params", [dict(loss="softmax", kernel="linear"), dict(loss="softmax", n_random_features=40),
-                                    dict(loss="softmax", kernel="linear", inference="class_f1"),
-                                    dict(loss="logistic", optimizer="sgd", n_random_features=40)])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(loss="softmax", kernel="linear"),
+        dict(loss="softmax", n_random_features=40),
+        dict(loss="softmax", kernel="linear", inference="class_f1"),
+        dict(loss="logistic", optimizer="sgd", n_random_features=40),
+    ],
+)
 def test_rembed_sgd_readout_one_chunk_equals_in_memory(one_class_problem, params):
     X, Y, _ = one_class_problem
     with dask.config.set(scheduler="threads"):
-        a = RandomizedEmbeddingClassifier(**_SGD, **params).fit(da.from_array(X, chunks=(900, 6)), da.from_array(Y, chunks=(900, 5)))
+        a = RandomizedEmbeddingClassifier(**_SGD, **params).fit(
+            da.from_array(X, chunks=(900, 6)), da.from_array(Y, chunks=(900, 5))
+        )
         b = RandomizedEmbeddingClassifier(**_SGD, **params).fit(X, Y)
         assert _rel(a.coef_, b.coef_) < 1e-8 and _rel(a.intercept_, b.intercept_) < 1e-8 and a.n_iter_ == b.n_iter_ == 3
         Xd = da.from_array(X, chunks=(250, 6))
@@ -224,30 +258,44 @@ def test_rembed_sgd_readout_one_chunk_equals_in_memory(one_class_problem, params
 def test_rembed_softmax_chunks_equal_the_chunkwise_api_by_hand(one_class_problem):
     from mlc_lit import rembed
     from mlc_lit.core import spawn_seeds
+
     X, Y, cls = one_class_problem
     rows = (300, 250, 350)
     with dask.config.set(scheduler="threads"):
         a = RandomizedEmbeddingClassifier(**_SGD, loss="softmax", kernel="linear").fit(
-            da.from_array(X, chunks=(rows, 6)), da.from_array(Y, chunks=(rows, 5)))
+            da.from_array(X, chunks=(rows, 6)), da.from_array(Y, chunks=(rows, 5))
+        )
     cuts = np.cumsum([0, *rows])
     feats = lambda A: rembed._link_features(a, A)
     shift, moments = feats(X[:4096]).mean(axis=0), None
-    for lo, hi in zip(cuts[:-1], cuts[1:]): moments = rembed.readout_moments(feats(X[lo:hi]), moments, shift=shift)
-    seed = int(np.random.default_rng(spawn_seeds(0, 2)[1]).integers(2**63 - 1))  # ≤ 1000 rows, linear kernel: drawn first
-    l2 = rembed._link_penalty(a.l2, a.l2_link, len(Y))                              # the estimator's read-out penalty
-    params, state = rembed.sgd_setup(moments, Y.sum(axis=0), loss="softmax", l2=l2, shift=shift, seed=seed, batch_size=64)
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        moments = rembed.readout_moments(feats(X[lo:hi]), moments, shift=shift)
+    seed = int(
+        np.random.default_rng(spawn_seeds(0, 2)[1]).integers(2**63 - 1)
+    )  # ≤ 1000 rows, linear kernel: drawn first
+    l2 = rembed._link_penalty(a.l2, a.l2_link, len(Y))  # the estimator's read-out penalty
+    params, state = rembed.sgd_setup(
+        moments, Y.sum(axis=0), loss="softmax", l2=l2, shift=shift, seed=seed, batch_size=64
+    )
     for _ in range(3):
-        for lo, hi in zip(cuts[:-1], cuts[1:]): rembed.sgd_readout_chunk(feats(X[lo:hi]), cls[lo:hi], params, state)
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            rembed.sgd_readout_chunk(feats(X[lo:hi]), cls[lo:hi], params, state)
     V = params.Q @ state.V
     assert _rel(a.coef_, V) < 1e-8 and _rel(a.intercept_, state.b - params.mu @ V) < 1e-8
     b = RandomizedEmbeddingClassifier(**_SGD, loss="softmax", kernel="linear").fit(X, Y)
-    assert _rel(a.coef_, b.coef_) > 1e-6                # several chunks: another shuffle, another SGD run ...
+    assert _rel(a.coef_, b.coef_) > 1e-6  # several chunks: another shuffle, another SGD run ...
     acc = [np.mean(e.predict(X).argmax(axis=1) == cls) for e in (a, b)]
-    assert acc[1] > 0.7 > 2 * np.bincount(cls).max() / len(cls) and abs(acc[0] - acc[1]) < 0.03   # ... as good a one
+    assert acc[1] > 0.7 > 2 * np.bincount(cls).max() / len(cls) and abs(acc[0] - acc[1]) < 0.03  # ... as good a one
 
 
-@pytest.mark.parametrize("params", [dict(kernel="linear"), dict(embedding="gaussian", n_random_features=0),
-                                    dict(embedding="gaussian", kernel="linear", rank="spectral90", inference="class_f1")])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(kernel="linear"),
+        dict(embedding="gaussian", n_random_features=0),
+        dict(embedding="gaussian", kernel="linear", rank="spectral90", inference="class_f1"),
+    ],
+)
 def test_rembed_linear_kernel_and_gaussian_embedding_equal_in_memory(sparse_problem, params):
     X, Y = sparse_problem
     kw = {"rank": 6, "random_state": 0, **params}
@@ -256,8 +304,10 @@ def test_rembed_linear_kernel_and_gaussian_embedding_equal_in_memory(sparse_prob
         a = RandomizedEmbeddingClassifier(**kw).fit(Xd, da.from_array(Y, chunks=(250, 30), asarray=False))
         b = RandomizedEmbeddingClassifier(**kw).fit(X, Y)
         assert a.frequencies_ is None and b.frequencies_ is None and a.rank_ == b.rank_
-        for k in ("U", "W"): assert _rel(getattr(a.embedding_, k), getattr(b.embedding_, k)) < 1e-8, k
-        if params.get("embedding") == "gaussian": assert np.isnan(a.embedding_.singular_values).all()
+        for k in ("U", "W"):
+            assert _rel(getattr(a.embedding_, k), getattr(b.embedding_, k)) < 1e-8, k
+        if params.get("embedding") == "gaussian":
+            assert np.isnan(a.embedding_.singular_values).all()
         assert _rel(a.coef_, b.coef_) < 1e-8 and _rel(a.intercept_, b.intercept_) < 1e-8
         np.testing.assert_array_equal(a.predict(Xd).compute(), b.predict(X))
 
@@ -265,7 +315,7 @@ def test_rembed_linear_kernel_and_gaussian_embedding_equal_in_memory(sparse_prob
 def test_rembed_sgd_bad_dask_input(one_class_problem):
     X, Y, _ = one_class_problem
     Xd, Y2 = da.from_array(X, chunks=(300, 6)), Y.copy()
-    Y2[:4, 0] = 1 - Y2[:4, 0]                             # rows with two labels or none
+    Y2[:4, 0] = 1 - Y2[:4, 0]  # rows with two labels or none
     with pytest.raises(ValueError, match="loss='softmax' needs exactly one label per example; 4 rows"):
         RandomizedEmbeddingClassifier(loss="softmax", rank=2).fit(Xd, da.from_array(Y2, chunks=(300, 5)))
     with pytest.raises(ValueError, match="optimizer='lbfgs'.*optimizer='sgd'"):

@@ -1,6 +1,7 @@
 """`RandomizedEmbeddingCV` on Dask input: the hold-out is taken chunk by chunk, every candidate is fitted and scored
 chunk-wise, and the search equals the in-memory one (same candidates, scores, choice) on the threaded scheduler and
 on a LocalCluster of two worker processes on loopback. Small data only."""
+
 import numpy as np
 import pytest
 
@@ -21,8 +22,10 @@ def problem():
 
 
 def _dask(X, Y, rows):
-    return (da.from_array(X, chunks=(rows, X.shape[1]), asarray=False),
-            da.from_array(Y, chunks=(rows, Y.shape[1]), asarray=False))
+    return (
+        da.from_array(X, chunks=(rows, X.shape[1]), asarray=False),
+        da.from_array(Y, chunks=(rows, Y.shape[1]), asarray=False),
+    )
 
 
 def _rel(a, b):
@@ -30,11 +33,13 @@ def _rel(a, b):
 
 
 def _assert_same_search(a, b):
-    np.testing.assert_allclose(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"], rtol=1e-12, atol=1e-12
+    )
     assert a.best_params_ == b.best_params_ and a.cv_results_["params"] == b.cv_results_["params"]
     ea, eb = a.best_estimator_, b.best_estimator_
     assert _rel(ea.embedding_.W, eb.embedding_.W) < 1e-8
-    assert _rel(ea.coef_, eb.coef_) < 1e-3       # the in-memory read-out sums the float32 features' Gram in float32
+    assert _rel(ea.coef_, eb.coef_) < 1e-3  # the in-memory read-out sums the float32 features' Gram in float32
 
 
 @pytest.mark.parametrize("scoring", ["precision@3", "macro_f1", "hamming"])
@@ -67,8 +72,14 @@ def test_callable_scoring_gets_dask_rows_and_budget(problem):
         return precision_at_k(Yh.compute(), top_k=est.predict_top_k(Xh, 1).compute(), k=1)
 
     with dask.config.set(scheduler="threads"), pytest.warns(UserWarning, match="shorter than the first round"):
-        s = RandomizedEmbeddingCV(SPACE, n_iter=4, scoring=scorer, time_budget=1e-9, validation_fraction=0.5,   # one hold-out of 250
-                                  random_state=0).fit(*_dask(X, Y, 250))
+        s = RandomizedEmbeddingCV(
+            SPACE,
+            n_iter=4,
+            scoring=scorer,
+            time_budget=1e-9,
+            validation_fraction=0.5,  # one hold-out of 250
+            random_state=0,
+        ).fit(*_dask(X, Y, 250))
     assert seen == ["Array"] and s.n_candidates_ == 1
     top = s.predict_top_k(da.from_array(X, chunks=(250, 120), asarray=False), 2)
     np.testing.assert_array_equal(top.compute(), s.best_estimator_.predict_top_k(X, 2))
@@ -87,8 +98,12 @@ def test_local_cluster_search_equals_in_memory(problem):
     X, Y = problem
     kw = dict(n_iter=2, random_state=5)
     mem = RandomizedEmbeddingCV(SPACE, **kw).fit(X, Y)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         dsk = RandomizedEmbeddingCV(SPACE, **kw).fit(*_dask(X, Y, 250))
         labels = dsk.predict(da.from_array(X, chunks=(250, 120), asarray=False)).compute()
     _assert_same_search(dsk, mem)

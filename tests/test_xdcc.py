@@ -1,5 +1,6 @@
 """Tests for mlc_lit.xdcc (the chain) that notebooks express badly: propagation invariants, out-of-fold
 label-features, n_jobs invariance, dense == CSR, pickle, scikit-learn's checks; and the re-export of the trees."""
+
 import pickle
 
 import numpy as np
@@ -10,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import mlc_lit.mlxgb
 import mlc_lit.xdcc
 from mlc_lit.xdcc import MLXGBClassifier, XDCCClassifier, SPLITS
-from test_mlxgb import SMALL, _toy      # the trees' toy problem and small forest, shared with the chain's tests
+from test_mlxgb import _toy  # the trees' toy problem and small forest, shared with the chain's tests
 
 
 def test_trees_are_re_exported():
@@ -24,20 +25,26 @@ def test_trees_are_re_exported():
 @pytest.mark.parametrize("cumulate", ["paper", "reference"])
 def test_xdcc_chain(select, cumulate):
     X, Y = _toy(n=120, K=4, seed=6, nans=0.05, grid=False)
-    kw = dict(n_estimators=5, max_depth=3, select=select, cumulate=cumulate, chain_length=4, cv=None)   # the paper's in-sample chain
+    kw = dict(
+        n_estimators=5, max_depth=3, select=select, cumulate=cumulate, chain_length=4, cv=None
+    )  # the paper's in-sample chain
     m = XDCCClassifier(**kw).fit(X, Y)
     rounds, P = m.propagation_rounds(X)
-    assert (np.bincount(rounds[rounds >= 0]) <= len(X)).all()     # at most one label per example and round
+    assert (np.bincount(rounds[rounds >= 0]) <= len(X)).all()  # at most one label per example and round
     assert ((rounds >= 0) == ~np.isnan(P)).all()
-    if select == "unpropagated": assert ((rounds >= 0).sum(1) == 4).all()
+    if select == "unpropagated":
+        assert ((rounds >= 0).sum(1) == 4).all()
     stages = list(m.staged_predict(X))
     assert len(stages) == 4 and np.array_equal(stages[-1], m.predict(X))
     proba = m.predict_proba(X)
     prop = rounds >= 0
-    if cumulate == "paper": np.testing.assert_allclose(proba[prop], P[prop])
+    if cumulate == "paper":
+        np.testing.assert_allclose(proba[prop], P[prop])
     c = XDCCClassifier(**kw).fit(sp.csr_matrix(np.nan_to_num(X)), Y)
     d = XDCCClassifier(**kw).fit(np.nan_to_num(X), Y)
-    np.testing.assert_allclose(c.predict_proba(sp.csr_matrix(np.nan_to_num(X))), d.predict_proba(np.nan_to_num(X)), atol=1e-9)
+    np.testing.assert_allclose(
+        c.predict_proba(sp.csr_matrix(np.nan_to_num(X))), d.predict_proba(np.nan_to_num(X)), atol=1e-9
+    )
     e = XDCCClassifier(n_jobs=2, **kw).fit(X, Y)
     np.testing.assert_array_equal(e.predict_proba(X), proba)
 
@@ -59,7 +66,7 @@ def test_xdcc_out_of_fold_with_a_fold_of_zero_weights():
     "A fold whose other folds carry no weight takes the full model's probabilities instead of failing."
     X, Y = _toy(n=60, K=2, seed=9, grid=False)
     m0 = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=2, cv=2, random_state=0).fit(X, Y)
-    w = (m0.train_folds_ == 0).astype(float)                      # only fold 0 has weight: fold 0's model has none
+    w = (m0.train_folds_ == 0).astype(float)  # only fold 0 has weight: fold 0's model has none
     m = XDCCClassifier(n_estimators=2, max_depth=2, chain_length=2, cv=2, random_state=0).fit(X, Y, sample_weight=w)
     assert m.predict(X).shape == Y.shape and len(m.estimators_) == 2
 
@@ -98,8 +105,12 @@ def test_xdcc_pickle(Est):
     np.testing.assert_array_equal(m.predict_proba(X), m2.predict_proba(X))
 
 
-@parametrize_with_checks([XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=None),
-                          XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=2)])
+@parametrize_with_checks(
+    [
+        XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=None),
+        XDCCClassifier(n_estimators=3, max_depth=2, chain_length=2, cv=2),
+    ]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -110,6 +121,10 @@ def test_xdcc_defaults_are_the_out_of_fold_cardinality_chain():
     d = XDCCClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, Y)
     e = XDCCClassifier(n_estimators=3, max_depth=2, chain_length="cardinality", cv=3, random_state=0).fit(X, Y)
     np.testing.assert_array_equal(d.predict_proba(X), e.predict_proba(X))
-    assert len(d.estimators_) == min(4, int(np.ceil(Y.sum(1).mean())) + 1) and np.bincount(d.train_folds_).tolist() == [30, 30, 30]
+    assert len(d.estimators_) == min(4, int(np.ceil(Y.sum(1).mean())) + 1) and np.bincount(d.train_folds_).tolist() == [
+        30,
+        30,
+        30,
+    ]
     p = XDCCClassifier(n_estimators=3, max_depth=2, chain_length=None, cv=None).fit(X, Y)
     assert len(p.estimators_) == 4 and p.train_folds_ is None

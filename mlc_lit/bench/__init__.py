@@ -10,8 +10,6 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
 # %% auto #0
 __all__ = ['QUALITY', 'DATA_ENV', 'DEFAULT_DATA', 'Timing', 'measure', 'ratio_table', 'format_table', 'load_split', 'data_folder',
            'nominal_features', 'verdict', 'write_rows', 'read_rows']
@@ -20,10 +18,12 @@ __all__ = ['QUALITY', 'DATA_ENV', 'DEFAULT_DATA', 'Timing', 'measure', 'ratio_ta
 @dataclass
 class Timing:
     "Median wall and CPU seconds over `n` runs (CPU time counts every thread of this process)."
+
     wall: float
     cpu: float
     n: int
     all_wall: list = field(default_factory=list)
+
 
 def measure(fn, repeats: int = 1, max_seconds: float = 300.0):
     "Run `fn()` up to `repeats` times (stopping once a run exceeds `max_seconds`); return (first result, `Timing`)."
@@ -31,13 +31,17 @@ def measure(fn, repeats: int = 1, max_seconds: float = 300.0):
     for r in range(repeats):
         t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
-        walls.append(time.perf_counter() - t0); cpus.append(time.process_time() - c0)
-        if r == 0: first = out
-        if walls[-1] > max_seconds: break
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+        if r == 0:
+            first = out
+        if walls[-1] > max_seconds:
+            break
     return first, Timing(statistics.median(walls), statistics.median(cpus), len(walls), walls)
 
 # %% ../../nbs/06_benchmarks.ipynb #4dcb4075
 QUALITY = ("subset01", "hamming", "example_f1")
+
 
 def ratio_table(rows: list[dict]) -> list[dict]:
     "Pair each mlc_lit row with the reference rows of the same (suite, dataset, config, threads, seed where rows have one)."
@@ -45,30 +49,45 @@ def ratio_table(rows: list[dict]) -> list[dict]:
     ours = {key(r): r for r in rows if r["impl"] == "mlc_lit"}
     out = []
     for r in rows:
-        if r["impl"] == "mlc_lit" or key(r) not in ours: continue
+        if r["impl"] == "mlc_lit" or key(r) not in ours:
+            continue
         m = ours[key(r)]
-        d = dict(suite=r.get("suite"), dataset=r["dataset"], config=r["config"], threads=r.get("threads", 1),
-                 **({} if r.get("seed") is None else dict(seed=r["seed"])), reference=r["impl"], fit_ratio=m["fit_s"] / r["fit_s"] if r["fit_s"] else float("nan"))
-        if m.get("fit_cpu_s") is not None and r.get("fit_cpu_s"): d["fit_cpu_ratio"] = m["fit_cpu_s"] / r["fit_cpu_s"]
-        if m.get("predict_s") is not None and r.get("predict_s"): d["predict_ratio"] = m["predict_s"] / r["predict_s"]
+        d = dict(
+            suite=r.get("suite"),
+            dataset=r["dataset"],
+            config=r["config"],
+            threads=r.get("threads", 1),
+            **({} if r.get("seed") is None else dict(seed=r["seed"])),
+            reference=r["impl"],
+            fit_ratio=m["fit_s"] / r["fit_s"] if r["fit_s"] else float("nan"),
+        )
+        if m.get("fit_cpu_s") is not None and r.get("fit_cpu_s"):
+            d["fit_cpu_ratio"] = m["fit_cpu_s"] / r["fit_cpu_s"]
+        if m.get("predict_s") is not None and r.get("predict_s"):
+            d["predict_ratio"] = m["predict_s"] / r["predict_s"]
         for q in QUALITY:
-            if m.get(q) is not None and r.get(q) is not None: d[f"d_{q}"] = m[q] - r[q]
-        if m.get("n_rules") is not None and r.get("n_rules") is not None:       # rule learners: ours/theirs
+            if m.get(q) is not None and r.get(q) is not None:
+                d[f"d_{q}"] = m[q] - r[q]
+        if m.get("n_rules") is not None and r.get("n_rules") is not None:  # rule learners: ours/theirs
             d["rules"] = f"{m['n_rules']}/{r['n_rules']}"
-            if m["n_rules"] != r["n_rules"]: d["note"] = "rules differ: different models, not a speed ratio"
+            if m["n_rules"] != r["n_rules"]:
+                d["note"] = "rules differ: different models, not a speed ratio"
         out.append(d)
     return out
 
 # %% ../../nbs/06_benchmarks.ipynb #8901a345
 def _fmt(v) -> str:
     if isinstance(v, float):
-        if v != v: return "nan"
+        if v != v:
+            return "nan"
         return f"{v:.4f}" if abs(v) < 10 else f"{v:.1f}"
     return str(v)
 
+
 def format_table(rows: list[dict], columns: list[str] | None = None) -> str:
     "Rows of dicts as an aligned plain-text table (missing cells blank)."
-    if not rows: return "(no rows)"
+    if not rows:
+        return "(no rows)"
     columns = columns or list(dict.fromkeys(k for r in rows for k in r))
     cells = [[_fmt(r.get(c, "")) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
@@ -80,12 +99,18 @@ def load_split(name: str, data_dir, exact_names: bool = False):
     """`(X_train, Y_train, X_test, Y_test, meta)` of data set `name`: its predefined split, else `fixed_split` of the
     full file. `exact_names`: only `<name>-train.arff` / `<name>-test.arff` count as a split (boomer_reference.py's rule)."""
     from mlc_lit.data import fixed_split, load_dataset
+
     if exact_names:
         folders = (os.path.join(data_dir, name), os.fspath(data_dir))
-        has_split = any(all(os.path.isfile(os.path.join(d, f"{name}-{s}.arff")) for s in ("train", "test")) for d in folders)
+        has_split = any(
+            all(os.path.isfile(os.path.join(d, f"{name}-{s}.arff")) for s in ("train", "test")) for d in folders
+        )
     else:
-        try: load_dataset(name, data_dir, "test"); has_split = True
-        except ValueError: has_split = False
+        try:
+            load_dataset(name, data_dir, "test")
+            has_split = True
+        except ValueError:
+            has_split = False
     if has_split:
         (X, Y, meta), (Xt, Yt, _) = load_dataset(name, data_dir, "train"), load_dataset(name, data_dir, "test")
         return X, Y, Xt, Yt, meta
@@ -96,14 +121,17 @@ def load_split(name: str, data_dir, exact_names: bool = False):
 DATA_ENV = "MLC_LIT_DATA"
 DEFAULT_DATA = "../shared/data"
 
+
 def data_folder(path=None, allow_file: bool = False) -> str:
     """The benchmark data folder: `path`, else `$MLC_LIT_DATA`, else `DEFAULT_DATA`; a ValueError if it does not exist.
     `allow_file`: an existing file is accepted too (a suite that reads one data file, such as xmc)."""
     env = os.environ.get(DATA_ENV)
     chosen, source = (path, "--data") if path else (env, f"${DATA_ENV}") if env else (DEFAULT_DATA, "the default")
     if not (os.path.isdir(chosen) or allow_file and os.path.isfile(chosen)):
-        raise ValueError(f"Data folder {os.fspath(chosen)!r} (from {source}) does not exist: pass --data DIR or set "
-                         f"{DATA_ENV} to a folder of Mulan data sets (one sub-folder per data set).")
+        raise ValueError(
+            f"Data folder {os.fspath(chosen)!r} (from {source}) does not exist: pass --data DIR or set "
+            f"{DATA_ENV} to a folder of Mulan data sets (one sub-folder per data set)."
+        )
     return os.fspath(chosen)
 
 # %% ../../nbs/06_benchmarks.ipynb #e3de0e1a
@@ -116,22 +144,32 @@ def verdict(ok: bool) -> str:
     "How a suite's `summary` marks a target: 'met' or 'MISSED'."
     return "met" if ok else "MISSED"
 
+
 def write_rows(rows: list[dict], path) -> None:
     "Write suite rows to a CSV file (columns: every key of any row, in first-seen order)."
     import csv
+
     cols = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=cols); w.writeheader(); w.writerows(rows)
+        w = csv.DictWriter(fh, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+
 
 def _parse(v: str):
-    if v == "": return None
+    if v == "":
+        return None
     for cast in (int, float):
-        try: return cast(v)
-        except ValueError: pass
+        try:
+            return cast(v)
+        except ValueError:
+            pass
     return v
+
 
 def read_rows(path) -> list[dict]:
     "Rows written by `write_rows`, with integers and floats parsed back and empty cells left out."
     import csv
+
     with open(path, newline="") as fh:
         return [{k: p for k, v in r.items() if (p := _parse(v)) is not None} for r in csv.DictReader(fh)]

@@ -12,8 +12,6 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-import scipy.sparse as sp
 
 from . import load_split, measure, nominal_features
 
@@ -22,79 +20,159 @@ __all__ = ['CONFIGS', 'COMMON', 'DATASETS', 'WIDE', 'warm_up', 'fit_and_score', 
            'run']
 
 # %% ../../nbs/06a_bench_boomer.ipynb #4456bbf9
-CONFIGS = {"a": dict(loss="logistic_label_wise", head="single"),
-           "b": dict(loss="logistic_example_wise", head="complete"),
-           "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width")}
+CONFIGS = {
+    "a": dict(loss="logistic_label_wise", head="single"),
+    "b": dict(loss="logistic_example_wise", head="complete"),
+    "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
+}
 COMMON = dict(max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None, feature_sampling="log2", random_state=1)
 DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron")
-WIDE = {"bibtex": 200, "cal500": 20}   # many labels: configuration b only, with the gblb suite's rule budgets
+WIDE = {"bibtex": 200, "cal500": 20}  # many labels: configuration b only, with the gblb suite's rule budgets
+
 
 def _losses(Y, P):
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
+
     return dict(subset01=subset_zero_one_loss(Y, P), hamming=hamming_loss(Y, P), example_f1=example_f1(Y, P))
 
 # %% ../../nbs/06a_bench_boomer.ipynb #e115d236
 def warm_up(params, X, Y, Xt) -> float:
     "Compile (or load from Numba's cache) the kernels `params` need, on a 20-example slice; seconds taken."
     from mlc_lit.boomer import BoomerClassifier
+
     t0 = time.perf_counter()
     BoomerClassifier(**dict(params, max_rules=3)).fit(X[:20], Y[:20]).predict(Xt[:20])
     return time.perf_counter() - t0
 
+
 def fit_and_score(params, X, Y, Xt, Yt, repeats=1) -> dict:
     "Fit `BoomerClassifier(**params)` (median time of `repeats` fits), predict `Xt`: times, test losses, rules."
     from mlc_lit.boomer import BoomerClassifier
+
     load = os.getloadavg()[0]
     clf, t = measure(lambda: BoomerClassifier(**params).fit(X, Y), repeats=repeats)
     P, tp = measure(lambda: clf.predict(Xt))
-    return dict(fit_s=t.wall, fit_cpu_s=t.cpu, predict_s=tp.wall, **_losses(Yt, P), n_rules=clf.n_rules_,
-                loadavg=load, repeats=t.n)
+    return dict(
+        fit_s=t.wall,
+        fit_cpu_s=t.cpu,
+        predict_s=tp.wall,
+        **_losses(Yt, P),
+        n_rules=clf.n_rules_,
+        loadavg=load,
+        repeats=t.n,
+    )
+
 
 def run_mlc_lit(name, data_dir, config, threads=1, repeats=1, max_rules=None):
     "Fit and evaluate `BoomerClassifier` on one data set in one configuration; one result row."
     X, Y, Xt, Yt, meta = load_split(name, data_dir, exact_names=True)
     params = dict(COMMON, **CONFIGS[config], n_jobs=threads, nominal_features=nominal_features(meta) or None)
-    if max_rules: params["max_rules"] = max_rules
+    if max_rules:
+        params["max_rules"] = max_rules
     compile_s = warm_up(params, X, Y, Xt)
-    return dict(suite="boomer", dataset=name, config=config, impl="mlc_lit", threads=threads, n_labels=Y.shape[1],
-                **fit_and_score(params, X, Y, Xt, Yt, repeats), compile_s=compile_s)
+    return dict(
+        suite="boomer",
+        dataset=name,
+        config=config,
+        impl="mlc_lit",
+        threads=threads,
+        n_labels=Y.shape[1],
+        **fit_and_score(params, X, Y, Xt, Yt, repeats),
+        compile_s=compile_s,
+    )
 
 # %% ../../nbs/06a_bench_boomer.ipynb #1fbb2e94
 def find_reference(data_dir):
     "(python, script) of the mlrl-boomer reference, or None where either is missing."
     python = os.environ.get("MLC_LIT_BOOMER_PYTHON") or "/work/venv-boomer/bin/python"
     script = os.environ.get("MLC_LIT_BOOMER_SCRIPT") or os.path.join(
-        os.path.dirname(os.path.abspath(data_dir)), "bench", "boomer_reference.py")
+        os.path.dirname(os.path.abspath(data_dir)), "bench", "boomer_reference.py"
+    )
     return (python, script) if os.path.isfile(python) and os.path.isfile(script) else None
 
-def run_reference(name, data_dir, configs, threads=1, repeats=1, max_rules=None, suite="boomer", record_failure=False,
-                  reference_from=None):
+
+def run_reference(
+    name,
+    data_dir,
+    configs,
+    threads=1,
+    repeats=1,
+    max_rules=None,
+    suite="boomer",
+    record_failure=False,
+    reference_from=None,
+):
     """Rows for mlrl-boomer on one data set (empty, with the reason on stderr, where it is missing or fails).
     `record_failure`: where it fails (a crash included), one row per config with its return code instead.
     `reference_from`: the data folder next to which the reference script is looked for (default `data_dir`)."""
     ref = find_reference(reference_from or data_dir)
     if ref is None:
-        print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6 "
-              "and liac-arff) and MLC_LIT_BOOMER_SCRIPT (boomer_reference.py)", file=sys.stderr)
+        print(
+            "mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6 "
+            "and liac-arff) and MLC_LIT_BOOMER_SCRIPT (boomer_reference.py)",
+            file=sys.stderr,
+        )
         return []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "ref.csv")
-        cmd = [ref[0], ref[1], os.path.abspath(data_dir), "--datasets", name, "--configs", *configs,
-               "--threads", str(threads), "--repeats", str(repeats), "--out", out]
-        if max_rules: cmd += ["--max-rules", str(max_rules)]
+        cmd = [
+            ref[0],
+            ref[1],
+            os.path.abspath(data_dir),
+            "--datasets",
+            name,
+            "--configs",
+            *configs,
+            "--threads",
+            str(threads),
+            "--repeats",
+            str(repeats),
+            "--out",
+            out,
+        ]
+        if max_rules:
+            cmd += ["--max-rules", str(max_rules)]
         done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:                     # e.g. its ARFF reader rejects slashdot: report, go on without it
+        if done.returncode != 0:  # e.g. its ARFF reader rejects slashdot: report, go on without it
             last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
             print(f"mlrl-boomer failed on {name} (return code {done.returncode}): {last}", file=sys.stderr)
-            if not record_failure: return []
-            return [dict(suite=suite, dataset=name, config=c, impl="mlrl-boomer", threads=threads, fit_s=float("nan"),
-                         returncode=done.returncode, note=f"failed: {last}"[:120]) for c in configs]
-        with open(out) as fh: rows = list(csv.DictReader(fh))
-    return [dict(suite=suite, dataset=r["dataset"], config=r["config"], impl="mlrl-boomer", threads=int(r["threads"]),
-                 fit_s=float(r["fit_s_median"]), fit_cpu_s=float(r["fit_cpu_s_median"]),
-                 predict_s=float(r["predict_s_median"]), n_labels=int(r["n_labels"]), subset01=float(r["subset01_loss"]),
-                 hamming=float(r["hamming_loss"]), example_f1=float(r["example_f1"]), n_rules=int(r["num_rules"]),
-                 loadavg=float(r["loadavg_1min"]), repeats=int(r["n_repeats"])) for r in rows]
+            if not record_failure:
+                return []
+            return [
+                dict(
+                    suite=suite,
+                    dataset=name,
+                    config=c,
+                    impl="mlrl-boomer",
+                    threads=threads,
+                    fit_s=float("nan"),
+                    returncode=done.returncode,
+                    note=f"failed: {last}"[:120],
+                )
+                for c in configs
+            ]
+        with open(out) as fh:
+            rows = list(csv.DictReader(fh))
+    return [
+        dict(
+            suite=suite,
+            dataset=r["dataset"],
+            config=r["config"],
+            impl="mlrl-boomer",
+            threads=int(r["threads"]),
+            fit_s=float(r["fit_s_median"]),
+            fit_cpu_s=float(r["fit_cpu_s_median"]),
+            predict_s=float(r["predict_s_median"]),
+            n_labels=int(r["n_labels"]),
+            subset01=float(r["subset01_loss"]),
+            hamming=float(r["hamming_loss"]),
+            example_f1=float(r["example_f1"]),
+            n_rules=int(r["num_rules"]),
+            loadavg=float(r["loadavg_1min"]),
+            repeats=int(r["n_repeats"]),
+        )
+        for r in rows
+    ]
 
 # %% ../../nbs/06a_bench_boomer.ipynb #fa0d332c
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=("a", "b"), reference=True):
@@ -108,5 +186,6 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=(
         for t in threads:
             for c in cs:
                 rows.append(run_mlc_lit(name, data_dir, c, threads=t, repeats=repeats, max_rules=max_rules))
-            if reference: rows += run_reference(name, data_dir, cs, threads=t, repeats=repeats, max_rules=max_rules)
+            if reference:
+                rows += run_reference(name, data_dir, cs, threads=t, repeats=repeats, max_rules=max_rules)
     return rows

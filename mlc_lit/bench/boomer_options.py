@@ -25,86 +25,154 @@ __all__ = ['OPTIONS', 'OURS', 'REFERENCE', 'DATASETS', 'SEEDS', 'SCALE_SIZES', '
 OPTIONS = {
     "plain": ({}, {}),
     "holdout": (dict(holdout="random"), dict(holdout="random")),
-    "pre_pruning": (dict(holdout="random", global_pruning="pre_pruning"), dict(holdout="random", global_pruning="pre-pruning")),
-    "pre_pruning_abs_score": (dict(holdout="random", global_pruning="pre_pruning", single_label="abs_score"),  # the reference's
-                              dict(holdout="random", global_pruning="pre-pruning")),                         # label rule (01a)
-    "post_pruning": (dict(holdout="random", global_pruning="post_pruning"),
-                     dict(holdout="random", global_pruning="post-pruning{remove_unused_rules=false}")),
+    "pre_pruning": (
+        dict(holdout="random", global_pruning="pre_pruning"),
+        dict(holdout="random", global_pruning="pre-pruning"),
+    ),
+    "pre_pruning_abs_score": (
+        dict(holdout="random", global_pruning="pre_pruning", single_label="abs_score"),  # the reference's
+        dict(holdout="random", global_pruning="pre-pruning"),
+    ),  # label rule (01a)
+    "post_pruning": (
+        dict(holdout="random", global_pruning="post_pruning"),
+        dict(holdout="random", global_pruning="post-pruning{remove_unused_rules=false}"),
+    ),
     "time_limit_1s": (dict(time_limit=1.0), dict(time_limit=1)),
     "no_default_rule": (dict(default_rule=False), dict(default_rule="false")),
-    "marginal_isotonic": (dict(holdout="random", marginal_calibration="isotonic"),
-                          dict(holdout="random", marginal_probability_calibration="isotonic")),
+    "marginal_isotonic": (
+        dict(holdout="random", marginal_calibration="isotonic"),
+        dict(holdout="random", marginal_probability_calibration="isotonic"),
+    ),
     "gfm": (dict(predictor="gfm"), dict(binary_predictor="gfm")),
-    "gfm_calibrated": (dict(holdout="random", marginal_calibration="isotonic", joint_calibration="isotonic", predictor="gfm"),
-                       dict(holdout="random", marginal_probability_calibration="isotonic",
-                            joint_probability_calibration="isotonic", binary_predictor="gfm")),
-    "based_on_probabilities": (dict(holdout="random", marginal_calibration="isotonic", based_on_probabilities=True),
-                               dict(holdout="random", marginal_probability_calibration="isotonic",
-                                    binary_predictor="output-wise{based_on_probabilities=true}")),
+    "gfm_calibrated": (
+        dict(holdout="random", marginal_calibration="isotonic", joint_calibration="isotonic", predictor="gfm"),
+        dict(
+            holdout="random",
+            marginal_probability_calibration="isotonic",
+            joint_probability_calibration="isotonic",
+            binary_predictor="gfm",
+        ),
+    ),
+    "based_on_probabilities": (
+        dict(holdout="random", marginal_calibration="isotonic", based_on_probabilities=True),
+        dict(
+            holdout="random",
+            marginal_probability_calibration="isotonic",
+            binary_predictor="output-wise{based_on_probabilities=true}",
+        ),
+    ),
     "marginalized": (dict(probability_predictor="marginalized"), dict(probability_predictor="marginalized")),
-    "example_wise_complete": (dict(loss="logistic_example_wise", head="complete"),     # configuration b, over seeds
-                              dict(loss="logistic-non-decomposable", head_type="complete",
-                                   label_binning="none")),          # its "auto" would bin the labels
+    "example_wise_complete": (
+        dict(loss="logistic_example_wise", head="complete"),  # configuration b, over seeds
+        dict(loss="logistic-non-decomposable", head_type="complete", label_binning="none"),
+    ),  # its "auto" would bin the labels
     # rule induction: each rule grown on a stratified 66 % sample (both sides' default sample size)
-    "stratified_output_wise": (dict(instance_sampling="stratified_output_wise"),
-                               dict(instance_sampling="stratified-output-wise")),
-    "stratified_example_wise": (dict(instance_sampling="stratified_example_wise"),
-                                dict(instance_sampling="stratified-example-wise")),
-    "irep": (dict(instance_sampling="subsample", rule_pruning="irep"),        # IREP prunes on what the sample left out
-             dict(instance_sampling="without-replacement", rule_pruning="irep")),
-    "irep_last_prefix": (dict(instance_sampling="subsample", rule_pruning="irep",   # the reference's update set (01a)
-                              rule_induction_options=dict(irep_update="last_prefix")),
-                         dict(instance_sampling="without-replacement", rule_pruning="irep")),
+    "stratified_output_wise": (
+        dict(instance_sampling="stratified_output_wise"),
+        dict(instance_sampling="stratified-output-wise"),
+    ),
+    "stratified_example_wise": (
+        dict(instance_sampling="stratified_example_wise"),
+        dict(instance_sampling="stratified-example-wise"),
+    ),
+    "irep": (
+        dict(instance_sampling="subsample", rule_pruning="irep"),  # IREP prunes on what the sample left out
+        dict(instance_sampling="without-replacement", rule_pruning="irep"),
+    ),
+    "irep_last_prefix": (
+        dict(
+            instance_sampling="subsample",
+            rule_pruning="irep",  # the reference's update set (01a)
+            rule_induction_options=dict(irep_update="last_prefix"),
+        ),
+        dict(instance_sampling="without-replacement", rule_pruning="irep"),
+    ),
     "post_optimization": (dict(post_optimization="sequential"), dict(post_optimization="sequential")),
     "feature_binning_equal_width": (dict(feature_binning="equal_width"), dict(feature_binning="equal-width")),
-    "feature_binning_equal_frequency": (dict(feature_binning="equal_frequency"), dict(feature_binning="equal-frequency")),
-    "equal_frequency_32": (dict(feature_binning="equal_frequency", feature_max_bins=32),     # the scale target's setting
-                           dict(feature_binning="equal-frequency{max_bins=32}")),
+    "feature_binning_equal_frequency": (
+        dict(feature_binning="equal_frequency"),
+        dict(feature_binning="equal-frequency"),
+    ),
+    "equal_frequency_32": (
+        dict(feature_binning="equal_frequency", feature_max_bins=32),  # the scale target's setting
+        dict(feature_binning="equal-frequency{max_bins=32}"),
+    ),
     # partial heads (ranked by |score|, as the reference ranks them) and output sampling, at the reference's defaults
     "partial_fixed": (dict(head="partial_fixed", single_label="abs_score"), dict(head_type="partial-fixed")),
     "partial_dynamic": (dict(head="partial_dynamic", single_label="abs_score"), dict(head_type="partial-dynamic")),
     "output_round_robin": (dict(output_sampling="round_robin"), dict(output_sampling="round-robin")),
-    "output_without_replacement": (dict(output_sampling="without_replacement"), dict(output_sampling="without-replacement")),
+    "output_without_replacement": (
+        dict(output_sampling="without_replacement"),
+        dict(output_sampling="without-replacement"),
+    ),
     # rule induction: a top-down beam search of both sides' default width 4
     "beam_search": (dict(rule_induction="top_down_beam_search"), dict(rule_induction="top-down-beam-search")),
     # losses and L1 (mlc_lit.losses); the example-wise losses with complete heads and no label bins, as above
     "squared_hinge_label_wise": (dict(loss="squared_hinge_label_wise"), dict(loss="squared-hinge-decomposable")),
-    "squared_hinge_example_wise": (dict(loss="squared_hinge_example_wise", head="complete"),
-                                   dict(loss="squared-hinge-non-decomposable", head_type="complete", label_binning="none")),
-    "squared_error_example_wise": (dict(loss="squared_error_example_wise", head="complete"),
-                                   dict(loss="squared-error-non-decomposable", head_type="complete", label_binning="none")),
+    "squared_hinge_example_wise": (
+        dict(loss="squared_hinge_example_wise", head="complete"),
+        dict(loss="squared-hinge-non-decomposable", head_type="complete", label_binning="none"),
+    ),
+    "squared_error_example_wise": (
+        dict(loss="squared_error_example_wise", head="complete"),
+        dict(loss="squared-error-non-decomposable", head_type="complete", label_binning="none"),
+    ),
     "l1": (dict(l1=1.0), dict(l1_regularization_weight=1.0)),
-    "l1_reference_step": (dict(l1=1.0, l1_step="mlrl_boomer"), dict(l1_regularization_weight=1.0)),   # its L1 step (01)
-    "l1_reference_step_abs_score": (dict(l1=1.0, l1_step="mlrl_boomer", single_label="abs_score"),     # and its label rule
-                                    dict(l1_regularization_weight=1.0)),
+    "l1_reference_step": (dict(l1=1.0, l1_step="mlrl_boomer"), dict(l1_regularization_weight=1.0)),  # its L1 step (01)
+    "l1_reference_step_abs_score": (
+        dict(l1=1.0, l1_step="mlrl_boomer", single_label="abs_score"),  # and its label rule
+        dict(l1_regularization_weight=1.0),
+    ),
     # statistics in single precision (mlrl-boomer's default; every other configuration compares our float64 with it)
     "statistic_type_32": (dict(statistic_type="float32"), dict(statistic_type="32-bit")),
-    "equal_frequency_32_float32": (dict(feature_binning="equal_frequency", feature_max_bins=32, statistic_type="float32"),
-                                   dict(feature_binning="equal-frequency{max_bins=32}", statistic_type="32-bit")),
+    "equal_frequency_32_float32": (
+        dict(feature_binning="equal_frequency", feature_max_bins=32, statistic_type="float32"),
+        dict(feature_binning="equal-frequency{max_bins=32}", statistic_type="32-bit"),
+    ),
 }
-OURS = dict(loss="logistic_label_wise", head="single", max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None,
-            feature_sampling="log2")
-REFERENCE = dict(loss="logistic-decomposable", head_type="single", max_rules=1000, shrinkage=0.3,
-                 l2_regularization_weight=1.0)
+OURS = dict(
+    loss="logistic_label_wise",
+    head="single",
+    max_rules=1000,
+    shrinkage=0.3,
+    l2=1.0,
+    instance_sampling=None,
+    feature_sampling="log2",
+)
+REFERENCE = dict(
+    loss="logistic-decomposable", head_type="single", max_rules=1000, shrinkage=0.3, l2_regularization_weight=1.0
+)
 DATASETS = ("emotions", "yeast", "scene", "birds", "medical", "enron")
 SEEDS = (1, 2, 3, 4, 5)
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #92d88c14
 def make(impl: str, config: str, seed: int, threads: int = 1, max_rules: int | None = None, nominal=None):
     "The estimator of `impl` ('mlc_lit' or 'mlrl-boomer') in configuration `config` of `OPTIONS`, seeded `seed`."
-    if config not in OPTIONS: raise ValueError(f"Unknown configuration {config!r}; choose from {list(OPTIONS)}.")
+    if config not in OPTIONS:
+        raise ValueError(f"Unknown configuration {config!r}; choose from {list(OPTIONS)}.")
     ours, ref = OPTIONS[config]
     if impl == "mlc_lit":
         from mlc_lit.boomer import BoomerClassifier
+
         p = dict(OURS, **ours, random_state=seed, n_jobs=threads, nominal_features=nominal or None)
-        if max_rules: p["max_rules"] = max_rules
+        if max_rules:
+            p["max_rules"] = max_rules
         return BoomerClassifier(**p)
-    if impl != "mlrl-boomer": raise ValueError(f"impl must be 'mlc_lit' or 'mlrl-boomer'; got {impl!r}.")
+    if impl != "mlrl-boomer":
+        raise ValueError(f"impl must be 'mlc_lit' or 'mlrl-boomer'; got {impl!r}.")
     from mlrl.boosting import BoomerClassifier
+
     par = "false" if threads == 1 else f"true{{num_preferred_threads={threads}}}"
-    p = dict(REFERENCE, **ref, random_state=seed, parallel_rule_refinement=par, parallel_statistic_update=par,
-             parallel_prediction=par)
-    if max_rules: p["max_rules"] = max_rules
+    p = dict(
+        REFERENCE,
+        **ref,
+        random_state=seed,
+        parallel_rule_refinement=par,
+        parallel_statistic_update=par,
+        parallel_prediction=par,
+    )
+    if max_rules:
+        p["max_rules"] = max_rules
     return BoomerClassifier(**p)
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #88a88841
@@ -117,33 +185,58 @@ def rule_counts(clf) -> tuple[int, int]:
     return int(clf.model_.get_num_rules()), int(clf.model_.get_num_used_rules())
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #7a138dd5
-def _dense(A): return np.asarray(A.toarray() if hasattr(A, "toarray") else A)
+def _dense(A):
+    return np.asarray(A.toarray() if hasattr(A, "toarray") else A)
+
 
 def fit_one(impl, config, seed, X, Y, Xt, Yt, threads=1, max_rules=None, nominal=None, repeats=1) -> dict:
     "Fit one configuration of one side, score it on `(Xt, Yt)`: a row without the suite and data set names."
     from mlc_lit.calibration import expected_calibration_error
     from mlc_lit.metrics import example_f1, hamming_loss, subset_zero_one_loss
     from threadpoolctl import threadpool_limits
+
     kw = dict(nominal_feature_indices=np.asarray(nominal, dtype=np.uint32)) if impl == "mlrl-boomer" and nominal else {}
-    with threadpool_limits(threads):   # BLAS too: an idle OpenBLAS thread spinning after a prediction is CPU time of the next fit
+    with threadpool_limits(
+        threads
+    ):  # BLAS too: an idle OpenBLAS thread spinning after a prediction is CPU time of the next fit
         clf, t = measure(lambda: make(impl, config, seed, threads, max_rules, nominal).fit(X, Y, **kw), repeats=repeats)
         P, tp = measure(lambda: _dense(clf.predict(Xt)))
-        try: Pr = _dense(clf.predict_proba(Xt))
-        except AttributeError: Pr = None            # mlrl-boomer has no probabilities for its squared error / hinge losses
+        try:
+            Pr = _dense(clf.predict_proba(Xt))
+        except AttributeError:
+            Pr = None  # mlrl-boomer has no probabilities for its squared error / hinge losses
     learned, kept = rule_counts(clf)
-    return dict(config=config, impl=impl, threads=threads, seed=seed, n_rules=kept, n_rules_learned=learned,
-                subset01=subset_zero_one_loss(Yt, P), hamming=hamming_loss(Yt, P), example_f1=example_f1(Yt, P),
-                ece=expected_calibration_error(Yt, Pr) if Pr is not None else float("nan"), fit_s=t.wall, fit_cpu_s=t.cpu, predict_s=tp.wall,
-                loadavg=os.getloadavg()[0])
+    return dict(
+        config=config,
+        impl=impl,
+        threads=threads,
+        seed=seed,
+        n_rules=kept,
+        n_rules_learned=learned,
+        subset01=subset_zero_one_loss(Yt, P),
+        hamming=hamming_loss(Yt, P),
+        example_f1=example_f1(Yt, P),
+        ece=expected_calibration_error(Yt, Pr) if Pr is not None else float("nan"),
+        fit_s=t.wall,
+        fit_cpu_s=t.cpu,
+        predict_s=tp.wall,
+        loadavg=os.getloadavg()[0],
+    )
+
 
 def warm_up(impl, config, X, Y, Xt, threads=1, nominal=None) -> float:
     "Seconds of a 3-rule fit and a prediction of `config` (compiling or loading the code it needs)."
-    _, t = measure(lambda: fit_one(impl, config, 1, X, Y, Xt[:20], np.zeros((min(20, Xt.shape[0]), Y.shape[1]), np.uint8),
-                                   threads, 3, nominal))
+    _, t = measure(
+        lambda: fit_one(
+            impl, config, 1, X, Y, Xt[:20], np.zeros((min(20, Xt.shape[0]), Y.shape[1]), np.uint8), threads, 3, nominal
+        )
+    )
     return t.wall
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #ba3c7cb3
-def run_side(impl, name, data_dir, configs=tuple(OPTIONS), seeds=SEEDS, threads=1, max_rules=None, repeats=1) -> list[dict]:
+def run_side(
+    impl, name, data_dir, configs=tuple(OPTIONS), seeds=SEEDS, threads=1, max_rules=None, repeats=1
+) -> list[dict]:
     "Rows of `impl` on data set `name`: every configuration in `configs` × every seed in `seeds`."
     X, Y, Xt, Yt, meta = load_split(name, data_dir, exact_names=True)
     nominal = nominal_features(meta)
@@ -160,81 +253,134 @@ def reference_main(argv=None) -> None:
     "Entry point of one side's own process: `run_side(impl, ...)` with the arguments of the JSON object `argv[0]` (impl default 'mlrl-boomer'), rows as JSON lines to its `out` file."
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     a = json.loads((argv or sys.argv[1:])[0])
-    rows = run_side(a.get("impl", "mlrl-boomer"), a["name"], a["data_dir"], a["configs"], a["seeds"], a["threads"], a["max_rules"],
-                    a["repeats"])
+    rows = run_side(
+        a.get("impl", "mlrl-boomer"),
+        a["name"],
+        a["data_dir"],
+        a["configs"],
+        a["seeds"],
+        a["threads"],
+        a["max_rules"],
+        a["repeats"],
+    )
     with open(a["out"], "w") as fh:
-        for r in rows: fh.write(json.dumps(r) + "\n")
+        for r in rows:
+            fh.write(json.dumps(r) + "\n")
+
 
 def reference_python() -> str | None:
     "The interpreter with mlrl-boomer: `$MLC_LIT_BOOMER_PYTHON`, else `/work/venv-boomer/bin/python`; None if absent."
     python = os.environ.get("MLC_LIT_BOOMER_PYTHON") or "/work/venv-boomer/bin/python"
     return python if os.path.isfile(python) else None
 
+
 def _run_in_process(python, impl, name, data_dir, configs, seeds, threads, max_rules, repeats) -> list[dict]:
     "`run_side(impl, name, ...)` in a new process of the interpreter `python` (empty, with the reason on stderr, if it fails)."
     import mlc_lit
-    root = os.path.dirname(os.path.dirname(os.path.abspath(mlc_lit.__file__)))        # this checkout
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(mlc_lit.__file__)))  # this checkout
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "rows.jsonl")
-        arg = json.dumps(dict(impl=impl, name=name, data_dir=os.path.abspath(data_dir), configs=list(configs), seeds=list(seeds),
-                              threads=threads, max_rules=max_rules, repeats=repeats, out=out))
+        arg = json.dumps(
+            dict(
+                impl=impl,
+                name=name,
+                data_dir=os.path.abspath(data_dir),
+                configs=list(configs),
+                seeds=list(seeds),
+                threads=threads,
+                max_rules=max_rules,
+                repeats=repeats,
+                out=out,
+            )
+        )
         code = "from mlc_lit.bench.boomer_options import reference_main; reference_main()"
         done = subprocess.run([python, "-c", code, arg], capture_output=True, text=True, env=env)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
             print(f"{impl} failed on {name}: {last}", file=sys.stderr)
             return []
-        with open(out) as fh: return [json.loads(line) for line in fh]
+        with open(out) as fh:
+            return [json.loads(line) for line in fh]
 
-def run_reference(name, data_dir, configs=tuple(OPTIONS), seeds=SEEDS, threads=1, max_rules=None, repeats=1) -> list[dict]:
+
+def run_reference(
+    name, data_dir, configs=tuple(OPTIONS), seeds=SEEDS, threads=1, max_rules=None, repeats=1
+) -> list[dict]:
     "mlrl-boomer's rows on `name` (empty, with the reason on stderr, where it is missing or fails)."
     python = reference_python()
     if python is None:
-        print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6, "
-              "numba and scikit-learn)", file=sys.stderr)
+        print(
+            "mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON (a Python >= 3.12 venv with mlrl-boomer==0.15.6, "
+            "numba and scikit-learn)",
+            file=sys.stderr,
+        )
         return []
     return _run_in_process(python, "mlrl-boomer", name, data_dir, configs, seeds, threads, max_rules, repeats)
 
-
 # %% ../../nbs/06i_bench_boomer_options.ipynb #c439b85e
-def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=None, seeds=None, reference=True,
-        max_rules=None, fresh=False) -> list[dict]:
+def run(
+    data_dir,
+    datasets=None,
+    threads=(1,),
+    repeats=1,
+    quick=False,
+    configs=None,
+    seeds=None,
+    reference=True,
+    max_rules=None,
+    fresh=False,
+) -> list[dict]:
     """Rows for mlc_lit and mlrl-boomer on `datasets` × `configs` × `seeds` × `threads`. `fresh`: our side runs each
     data set in a new process too, as the reference does (for long runs, whose later data sets would otherwise
     meet a process that has fitted every configuration of the earlier ones)."""
     datasets = list(datasets or (("emotions",) if quick else DATASETS))
     configs, seeds = tuple(configs or OPTIONS), tuple(seeds or ((1,) if quick else SEEDS))
     unknown = [c for c in configs if c not in OPTIONS]
-    if unknown: raise ValueError(f"Unknown configuration(s) {unknown}; choose from {list(OPTIONS)}.")
+    if unknown:
+        raise ValueError(f"Unknown configuration(s) {unknown}; choose from {list(OPTIONS)}.")
     rows = []
     for name in datasets:
         for t in threads:
-            if fresh: rows += _run_in_process(sys.executable, "mlc_lit", name, data_dir, configs, seeds, t, max_rules, repeats)
-            else: rows += run_side("mlc_lit", name, data_dir, configs, seeds, t, max_rules, repeats)
-            if reference: rows += run_reference(name, data_dir, configs, seeds, t, max_rules, repeats)
+            if fresh:
+                rows += _run_in_process(
+                    sys.executable, "mlc_lit", name, data_dir, configs, seeds, t, max_rules, repeats
+                )
+            else:
+                rows += run_side("mlc_lit", name, data_dir, configs, seeds, t, max_rules, repeats)
+            if reference:
+                rows += run_reference(name, data_dir, configs, seeds, t, max_rules, repeats)
     return rows
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #7b84c1a6
 _MEASURES = ("n_rules_learned", "n_rules", "subset01", "hamming", "example_f1", "ece", "fit_s")
+
 
 def side_by_side(rows) -> list[dict]:
     "Per (dataset, config, threads): both sides' means over the seeds they share, differences and the fit ratio."
     groups = {}
     for r in rows:
         if r.get("suite") == "boomer-options":
-            groups.setdefault((r["dataset"], r["config"], r.get("threads", 1)), {}).setdefault(r["impl"], {})[r["seed"]] = r
+            groups.setdefault((r["dataset"], r["config"], r.get("threads", 1)), {}).setdefault(r["impl"], {})[
+                r["seed"]
+            ] = r
     out = []
     for (name, config, threads), by in groups.items():
-        if "mlc_lit" not in by or "mlrl-boomer" not in by: continue
+        if "mlc_lit" not in by or "mlrl-boomer" not in by:
+            continue
         seeds = sorted(set(by["mlc_lit"]) & set(by["mlrl-boomer"]))
-        if not seeds: continue
+        if not seeds:
+            continue
         mean = lambda impl, k: float(np.mean([by[impl][s][k] for s in seeds]))
         d = dict(dataset=name, config=config, threads=threads, seeds=len(seeds))
-        d["rules"] = f"{mean('mlc_lit', 'n_rules_learned'):.0f}/{mean('mlc_lit', 'n_rules'):.0f} vs " \
-                     f"{mean('mlrl-boomer', 'n_rules_learned'):.0f}/{mean('mlrl-boomer', 'n_rules'):.0f}"
+        d["rules"] = (
+            f"{mean('mlc_lit', 'n_rules_learned'):.0f}/{mean('mlc_lit', 'n_rules'):.0f} vs "
+            f"{mean('mlrl-boomer', 'n_rules_learned'):.0f}/{mean('mlrl-boomer', 'n_rules'):.0f}"
+        )
         for k in ("subset01", "hamming", "example_f1", "ece"):
-            d[k] = mean("mlc_lit", k); d[f"d_{k}"] = d[k] - mean("mlrl-boomer", k)
+            d[k] = mean("mlc_lit", k)
+            d[f"d_{k}"] = d[k] - mean("mlrl-boomer", k)
         d["kept_ratio"] = mean("mlc_lit", "n_rules") / mean("mlrl-boomer", "n_rules")
         d["fit_ratio"] = mean("mlc_lit", "fit_s") / mean("mlrl-boomer", "fit_s")
         d["fit_cpu_ratio"] = mean("mlc_lit", "fit_cpu_s") / mean("mlrl-boomer", "fit_cpu_s")
@@ -245,31 +391,44 @@ def side_by_side(rows) -> list[dict]:
 def summary(rows, tolerance: float = 0.02, ece_margin: float = 0.01, rules_margin: float = 0.10) -> str:
     "The side-by-side table (means over seeds; rules: learned/kept, ours vs mlrl-boomer's) and the issue's targets."
     table = side_by_side(rows)
-    if not table: return "boomer-options: no configuration with rows of both sides"
-    lines = ["boomer-options: means over seeds (d_*: mlc_lit - mlrl-boomer; rules: learned/kept, ours vs theirs)",
-             format_table(table), ""]
+    if not table:
+        return "boomer-options: no configuration with rows of both sides"
+    lines = [
+        "boomer-options: means over seeds (d_*: mlc_lit - mlrl-boomer; rules: learned/kept, ours vs theirs)",
+        format_table(table),
+        "",
+    ]
     for r in table:
         worst = max(abs(r[f"d_{k}"]) for k in ("subset01", "hamming", "example_f1"))
         line = f"{r['dataset']} {r['config']}: quality within ±{tolerance:g}: {verdict(worst <= tolerance)} (largest |d| {worst:.3f})"
         if r["config"] != "time_limit_1s":
-            line += (f"; fit CPU {r['fit_cpu_ratio']:.2f}x (wall {r['fit_ratio']:.2f}x), target <= 1.0: "
-                     f"{verdict(r['fit_cpu_ratio'] <= 1.0)}")
+            line += (
+                f"; fit CPU {r['fit_cpu_ratio']:.2f}x (wall {r['fit_ratio']:.2f}x), target <= 1.0: "
+                f"{verdict(r['fit_cpu_ratio'] <= 1.0)}"
+            )
         if r["config"].startswith("pre_pruning"):
             line += f"; rules kept {r['kept_ratio']:.2f}x, target within ±{rules_margin:.0%}: {verdict(abs(r['kept_ratio'] - 1) <= rules_margin)}"
         if "isotonic" in r["config"] or r["config"] == "gfm_calibrated" or r["config"] == "based_on_probabilities":
-            line += f"; ECE {r['d_ece']:+.3f} vs reference, target <= +{ece_margin:g}: {verdict(r['d_ece'] <= ece_margin)}"
+            line += (
+                f"; ECE {r['d_ece']:+.3f} vs reference, target <= +{ece_margin:g}: {verdict(r['d_ece'] <= ece_margin)}"
+            )
         lines.append(line)
     return "\n".join(lines)
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #fbsc0002
-SCALE_SIZES = dict(full=dict(n=10**6, n_features=50, n_labels=20, max_rules=100),
-                   quick=dict(n=20_000, n_features=50, n_labels=20, max_rules=10))
+SCALE_SIZES = dict(
+    full=dict(n=10**6, n_features=50, n_labels=20, max_rules=100),
+    quick=dict(n=20_000, n_features=50, n_labels=20, max_rules=10),
+)
 
-def make_binning_problem(folder, n: int, n_features: int = 50, n_labels: int = 20, n_test: int | None = None, seed: int = 0):
+
+def make_binning_problem(
+    folder, n: int, n_features: int = 50, n_labels: int = 20, n_test: int | None = None, seed: int = 0
+):
     "Write X.npy (float32), Y.npy (uint8) and their test parts Xt.npy, Yt.npy (`n_test`, default n/10) to `folder`."
     rng = np.random.default_rng(seed)
     n_test = n_test or max(n // 10, 100)
-    W = rng.normal(size=(n_features, n_labels)) * (rng.random((n_features, n_labels)) < 0.2)   # few features per label
+    W = rng.normal(size=(n_features, n_labels)) * (rng.random((n_features, n_labels)) < 0.2)  # few features per label
     os.makedirs(folder, exist_ok=True)
     for part, m in (("", n), ("t", n_test)):
         X = rng.normal(size=(m, n_features)).astype(np.float32)
@@ -283,64 +442,104 @@ def scale_side(impl: str, folder, max_rules: int, config: str = "equal_frequency
     "One side's row on the problem in `folder`: compiled (or loaded) on a small slice first, then one timed fit."
     X, Y = np.load(os.path.join(folder, "X.npy")), np.load(os.path.join(folder, "Y.npy"))
     Xt, Yt = np.load(os.path.join(folder, "Xt.npy")), np.load(os.path.join(folder, "Yt.npy"))
-    if impl == "mlc_lit": X, Xt = X.astype(np.float64), Xt.astype(np.float64)   # what our fit would convert to anyway
+    if impl == "mlc_lit":
+        X, Xt = X.astype(np.float64), Xt.astype(np.float64)  # what our fit would convert to anyway
     compile_s = warm_up(impl, config, X[:2000], Y[:2000], Xt)
     r = fit_one(impl, config, seed, X, Y, Xt, Yt, 1, max_rules)
-    return dict(suite="feature-binning-scale", dataset=f"generated_{X.shape[0]}x{X.shape[1]}x{Y.shape[1]}", **r,
-                max_rules=max_rules, compile_s=compile_s)
+    return dict(
+        suite="feature-binning-scale",
+        dataset=f"generated_{X.shape[0]}x{X.shape[1]}x{Y.shape[1]}",
+        **r,
+        max_rules=max_rules,
+        compile_s=compile_s,
+    )
+
 
 def scale_reference_main(argv=None) -> None:
     "Entry point in the reference interpreter: `scale_side('mlrl-boomer', ...)`, its row as JSON to the `out` file."
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     a = json.loads((argv or sys.argv[1:])[0])
-    with open(a["out"], "w") as fh: json.dump(scale_side("mlrl-boomer", a["folder"], a["max_rules"], a["config"]), fh)
+    with open(a["out"], "w") as fh:
+        json.dump(scale_side("mlrl-boomer", a["folder"], a["max_rules"], a["config"]), fh)
 
 # %% ../../nbs/06i_bench_boomer_options.ipynb #fbsc0004
-def run_binning_scale(data_dir=None, quick: bool = False, n: int | None = None, max_rules: int | None = None,
-                      reference: bool = True, folder=None, **size) -> list[dict]:
+def run_binning_scale(
+    data_dir=None,
+    quick: bool = False,
+    n: int | None = None,
+    max_rules: int | None = None,
+    reference: bool = True,
+    folder=None,
+    **size,
+) -> list[dict]:
     """Rows of both sides on a generated problem (`SCALE_SIZES`, 'quick' or 'full'; `n`, `max_rules` and `size`
     override). The problem is written to `folder` (default: a temporary folder, removed after)."""
     p = dict(SCALE_SIZES["quick" if quick else "full"], **size)
-    if n: p["n"] = n
-    if max_rules: p["max_rules"] = max_rules
+    if n:
+        p["n"] = n
+    if max_rules:
+        p["max_rules"] = max_rules
     with tempfile.TemporaryDirectory() as tmp:
         where = make_binning_problem(folder or tmp, p["n"], p["n_features"], p["n_labels"])
         rows = [scale_side("mlc_lit", where, p["max_rules"])]
         python = reference_python() if reference else None
-        if reference and python is None: print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON", file=sys.stderr)
+        if reference and python is None:
+            print("mlrl-boomer not found: set MLC_LIT_BOOMER_PYTHON", file=sys.stderr)
         if python:
             import mlc_lit
+
             root = os.path.dirname(os.path.dirname(os.path.abspath(mlc_lit.__file__)))
             env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
             out = os.path.join(tmp, "ref.json")
-            arg = json.dumps(dict(folder=os.path.abspath(where), max_rules=p["max_rules"], config="equal_frequency_32", out=out))
-            done = subprocess.run([python, "-c", "from mlc_lit.bench.boomer_options import scale_reference_main; "
-                                   "scale_reference_main()", arg], capture_output=True, text=True, env=env)
+            arg = json.dumps(
+                dict(folder=os.path.abspath(where), max_rules=p["max_rules"], config="equal_frequency_32", out=out)
+            )
+            done = subprocess.run(
+                [
+                    python,
+                    "-c",
+                    "from mlc_lit.bench.boomer_options import scale_reference_main; scale_reference_main()",
+                    arg,
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+            )
             if done.returncode == 0:
-                with open(out) as fh: rows.append(json.load(fh))
-            else: print(f"mlrl-boomer failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr)
+                with open(out) as fh:
+                    rows.append(json.load(fh))
+            else:
+                print(f"mlrl-boomer failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr)
     return rows
+
 
 def scale_summary(rows, target: float = 0.5) -> str:
     "Our fit time over mlrl-boomer's on each generated problem, with the rules each side learned, against `target`."
     by = {}
     for r in rows:
-        if r.get("suite") == "feature-binning-scale": by.setdefault(r["dataset"], {})[r["impl"]] = r
+        if r.get("suite") == "feature-binning-scale":
+            by.setdefault(r["dataset"], {})[r["impl"]] = r
     lines = []
     for name, b in by.items():
-        if "mlc_lit" not in b or "mlrl-boomer" not in b: continue
+        if "mlc_lit" not in b or "mlrl-boomer" not in b:
+            continue
         o, t = b["mlc_lit"], b["mlrl-boomer"]
         q = o["fit_s"] / t["fit_s"]
-        lines.append(f"{name}, equal-frequency <= 32 bins, 1 thread: fit {o['fit_s']:.2f} s ({o['n_rules_learned']} rules) vs "
-                     f"mlrl-boomer {t['fit_s']:.2f} s ({t['n_rules_learned']} rules) = {q:.2f}x (CPU {o['fit_cpu_s'] / t['fit_cpu_s']:.2f}x), "
-                     f"target <= {target:g}x: {verdict(q <= target)}; subset 0/1 {o['subset01']:.3f} vs {t['subset01']:.3f}, "
-                     f"Hamming {o['hamming']:.4f} vs {t['hamming']:.4f}")
+        lines.append(
+            f"{name}, equal-frequency <= 32 bins, 1 thread: fit {o['fit_s']:.2f} s ({o['n_rules_learned']} rules) vs "
+            f"mlrl-boomer {t['fit_s']:.2f} s ({t['n_rules_learned']} rules) = {q:.2f}x (CPU {o['fit_cpu_s'] / t['fit_cpu_s']:.2f}x), "
+            f"target <= {target:g}x: {verdict(q <= target)}; subset 0/1 {o['subset01']:.3f} vs {t['subset01']:.3f}, "
+            f"Hamming {o['hamming']:.4f} vs {t['hamming']:.4f}"
+        )
     return "\n".join(lines) or "feature-binning-scale: no problem with rows of both sides"
+
 
 class BinningScale:
     "The feature-binning-scale suite's module-like entry (`run`, `summary`) for `mlc_lit.bench.suites.SUITES`."
+
     @staticmethod
     def run(data_dir=None, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
         "`mlc-lit bench --suite feature-binning-scale [--quick]` (one thread; `datasets` and `repeats` are not used)."
         return run_binning_scale(data_dir, quick=quick)
+
     summary = staticmethod(scale_summary)

@@ -19,17 +19,27 @@ from . import verdict
 __all__ = ['CONFIGS', 'TARGETS', 'cold_fit', 'cold_demo', 'compile_profile', 'run', 'summary']
 
 # %% ../../nbs/06f_bench_coldstart.ipynb #2da67571
-CONFIGS = {   # name -> (module, class, parameters); fit + predict on emotions
+CONFIGS = {  # name -> (module, class, parameters); fit + predict on emotions
     "boomer_label_wise": ("mlc_lit.boomer", "BoomerClassifier", dict(max_rules=50)),
     "boomer_complete": ("mlc_lit.boomer", "BoomerClassifier", dict(loss="logistic_example_wise", head="complete")),
-    "boomer_binned": ("mlc_lit.boomer", "BoomerClassifier",
-                      dict(loss="logistic_example_wise", head="complete", label_binning="equal_width")),
+    "boomer_binned": (
+        "mlc_lit.boomer",
+        "BoomerClassifier",
+        dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
+    ),
     "mlxgb_hist": ("mlc_lit.xdcc", "MLXGBClassifier", dict(n_estimators=5, tree_method="hist")),
     "xdcc": ("mlc_lit.xdcc", "XDCCClassifier", dict(n_estimators=5, chain_length=2)),
     "pairwise": ("mlc_lit.qweighted", "CalibratedPairwiseClassifier", {}),
 }
-TARGETS = {"boomer_label_wise": 10.0, "boomer_complete": 10.0, "boomer_binned": 10.0, "mlxgb_hist": 3.0, "xdcc": 3.0,
-           "pairwise": 2.0, "demo": 25.0}   # seconds, first fit + predict (demo: end to end)
+TARGETS = {
+    "boomer_label_wise": 10.0,
+    "boomer_complete": 10.0,
+    "boomer_binned": 10.0,
+    "mlxgb_hist": 3.0,
+    "xdcc": 3.0,
+    "pairwise": 2.0,
+    "demo": 25.0,
+}  # seconds, first fit + predict (demo: end to end)
 
 # %% ../../nbs/06f_bench_coldstart.ipynb #f1fbfabe
 _CHILD = """
@@ -53,22 +63,36 @@ t3 = time.perf_counter()
 print(json.dumps(dict(import_s=t1 - t0, first_s=t2 - t1, first_cpu_s=p2 - p1, compile_s=c, warm_s=t3 - t2)))
 """
 
+
 def _fresh_env(cache: str) -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONUNBUFFERED="1")
     env.pop("NUMBA_DISABLE_JIT", None)
     return env
+
 
 def cold_fit(name: str, data_dir: str | None = None) -> dict:
     "One configuration of `CONFIGS` in a new process with an empty Numba cache; its timings as a row."
     module, cls, params = CONFIGS[name]
     with tempfile.TemporaryDirectory() as cache:
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([module, cls, params, data_dir])],
-                             env=_fresh_env(cache), capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, json.dumps([module, cls, params, data_dir])],
+            env=_fresh_env(cache),
+            capture_output=True,
+            text=True,
+        )
         wall = time.perf_counter() - t0
-    if out.returncode: raise RuntimeError(f"{name} failed in its process:\n{out.stderr[-2000:]}")
-    return dict(suite="coldstart", dataset="emotions" if data_dir else "synthetic", config=name, impl="mlc_lit",
-                threads=1, process_s=wall, **json.loads(out.stdout.strip().splitlines()[-1]))
+    if out.returncode:
+        raise RuntimeError(f"{name} failed in its process:\n{out.stderr[-2000:]}")
+    return dict(
+        suite="coldstart",
+        dataset="emotions" if data_dir else "synthetic",
+        config=name,
+        impl="mlc_lit",
+        threads=1,
+        process_s=wall,
+        **json.loads(out.stdout.strip().splitlines()[-1]),
+    )
 
 # %% ../../nbs/06f_bench_coldstart.ipynb #72efe304
 def cold_demo(n: int = 2000, compile_ahead: bool = True) -> dict:
@@ -78,18 +102,34 @@ def cold_demo(n: int = 2000, compile_ahead: bool = True) -> dict:
     flag = "" if compile_ahead else ", '--no-compile-ahead'"
     with tempfile.TemporaryDirectory() as cache:
         ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = last = time.perf_counter(); longest = 0.0
-        proc = subprocess.Popen([sys.executable, "-c", f"from mlc_lit.cli import main; main(['demo', '--n', '{n}'{flag}])"], env=_fresh_env(cache),
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        t0 = last = time.perf_counter()
+        longest = 0.0
+        proc = subprocess.Popen(
+            [sys.executable, "-c", f"from mlc_lit.cli import main; main(['demo', '--n', '{n}'{flag}])"],
+            env=_fresh_env(cache),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         for _ in proc.stdout:
-            now = time.perf_counter(); longest = max(longest, now - last); last = now
+            now = time.perf_counter()
+            longest = max(longest, now - last)
+            last = now
         proc.wait()
         wall, ru = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode: raise RuntimeError("mlc-lit demo failed")
+    if proc.returncode:
+        raise RuntimeError("mlc-lit demo failed")
     cpu = ru.ru_utime + ru.ru_stime - ru0.ru_utime - ru0.ru_stime
-    return dict(suite="coldstart", dataset="synthetic", config="demo" if compile_ahead else "demo_one_process", impl="mlc_lit",
-                threads=1, process_s=wall,
-                process_cpu_s=cpu, longest_silence_s=longest)
+    return dict(
+        suite="coldstart",
+        dataset="synthetic",
+        config="demo" if compile_ahead else "demo_one_process",
+        impl="mlc_lit",
+        threads=1,
+        process_s=wall,
+        process_cpu_s=cpu,
+        longest_silence_s=longest,
+    )
 
 # %% ../../nbs/06f_bench_coldstart.ipynb #329541be
 _PROFILE = """
@@ -104,19 +144,29 @@ class Listener(event.Listener):
         own[name] += dt - inner; cpu[name] += dc - inner_c; count[name] += 1
         if stack: stack[-1][2] += dt; stack[-1][3] += dc
 event.register("numba:compile", Listener())
-""" + _CHILD.replace("print(json.dumps(dict(", "print(json.dumps(dict(kernels={k: [own[k], cpu[k], count[k]] for k in own}, ")
+""" + _CHILD.replace(
+    "print(json.dumps(dict(", "print(json.dumps(dict(kernels={k: [own[k], cpu[k], count[k]] for k in own}, "
+)
+
 
 def compile_profile(name: str, data_dir: str | None = None, top: int = 8) -> list[dict]:
     """Per-kernel compile seconds of one configuration's first fit, largest first: own wall time, own CPU time of the
     compiling thread (what to compare on a shared machine) and specializations."""
     module, cls, params = CONFIGS[name]
     with tempfile.TemporaryDirectory() as cache:
-        out = subprocess.run([sys.executable, "-c", _PROFILE, json.dumps([module, cls, params, data_dir])],
-                             env=_fresh_env(cache), capture_output=True, text=True)
-    if out.returncode: raise RuntimeError(f"{name} failed in its process:\n{out.stderr[-2000:]}")
+        out = subprocess.run(
+            [sys.executable, "-c", _PROFILE, json.dumps([module, cls, params, data_dir])],
+            env=_fresh_env(cache),
+            capture_output=True,
+            text=True,
+        )
+    if out.returncode:
+        raise RuntimeError(f"{name} failed in its process:\n{out.stderr[-2000:]}")
     kernels = json.loads(out.stdout.strip().splitlines()[-1])["kernels"]
-    rows = sorted(({"config": name, "kernel": k, "own_s": s, "own_cpu_s": c, "compiled": n} for k, (s, c, n) in kernels.items()),
-                  key=lambda r: -r["own_cpu_s"])
+    rows = sorted(
+        ({"config": name, "kernel": k, "own_s": s, "own_cpu_s": c, "compiled": n} for k, (s, c, n) in kernels.items()),
+        key=lambda r: -r["own_cpu_s"],
+    )
     rest = {k: sum(r[k] for r in rows[top:]) for k in ("own_s", "own_cpu_s", "compiled")}
     return rows[:top] + ([{"config": name, "kernel": f"({len(rows) - top} more)", **rest}] if len(rows) > top else [])
 
@@ -127,20 +177,27 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[d
     rows = [cold_fit(name, data_dir if data else None) for name in (["pairwise"] if quick else CONFIGS)]
     return rows if quick else rows + [cold_demo(), cold_demo(compile_ahead=False)]
 
+
 def summary(rows: list[dict]) -> str:
     "Each first fit (+ predict) against its target; compile seconds next to the fit without them."
     lines = ["coldstart targets (empty cache, one process):"]
     for r in rows:
         target = TARGETS.get(r["config"])
         if r["config"] == "demo_one_process":
-            lines.append(f"  demo, all compiled in its own process (--no-compile-ahead): {r['process_s']:.1f} s end to end, "
-                         f"longest silence {r['longest_silence_s']:.1f} s")
+            lines.append(
+                f"  demo, all compiled in its own process (--no-compile-ahead): {r['process_s']:.1f} s end to end, "
+                f"longest silence {r['longest_silence_s']:.1f} s"
+            )
         elif r["config"] == "demo":
-            lines.append(f"  demo: {r['process_s']:.1f} s end to end (target {target:.0f} s) {verdict(r['process_s'] <= target)}, "
-                         f"longest silence {r['longest_silence_s']:.1f} s (target 5 s) {verdict(r['longest_silence_s'] <= 5)}"
-                         + (f", CPU {r['process_cpu_s']:.1f} s" if r.get("process_cpu_s") not in (None, "") else ""))
+            lines.append(
+                f"  demo: {r['process_s']:.1f} s end to end (target {target:.0f} s) {verdict(r['process_s'] <= target)}, "
+                f"longest silence {r['longest_silence_s']:.1f} s (target 5 s) {verdict(r['longest_silence_s'] <= 5)}"
+                + (f", CPU {r['process_cpu_s']:.1f} s" if r.get("process_cpu_s") not in (None, "") else "")
+            )
         else:
             cpu = f", CPU {r['first_cpu_s']:.1f} s" if r.get("first_cpu_s") not in (None, "") else ""
-            lines.append(f"  {r['config']:18s} first fit+predict {r['first_s']:6.1f} s (compiling {r['compile_s']:5.1f} s, "
-                         f"warm {r['warm_s']:.2f} s{cpu}; target {target:.0f} s) {verdict(r['first_s'] <= target)}")
+            lines.append(
+                f"  {r['config']:18s} first fit+predict {r['first_s']:6.1f} s (compiling {r['compile_s']:5.1f} s, "
+                f"warm {r['warm_s']:.2f} s{cpu}; target {target:.0f} s) {verdict(r['first_s'] <= target)}"
+            )
     return "\n".join(lines)

@@ -22,22 +22,27 @@ __all__ = ['BINNINGS', 'DATASETS', 'MAX_RULES', 'MEMORY_DATASETS', 'REFERENCE_CO
            'peak_memory', 'run', 'make_many_labels', 'run_many_labels', 'run_many', 'ManyLabels', 'speedups', 'summary']
 
 # %% ../../nbs/06b_bench_gblb.ipynb #109f931e
-BINNINGS = {"none": dict(label_binning=None),
-            "32%": dict(label_binning="equal_width", bin_ratio=0.32),
-            "16%": dict(label_binning="equal_width", bin_ratio=0.16),
-            "8%": dict(label_binning="equal_width", bin_ratio=0.08),
-            "4%": dict(label_binning="equal_width", bin_ratio=0.04),          # = configuration c
-            "2 bins": dict(label_binning="equal_width", bin_ratio=0.04, max_bins=1)}
+BINNINGS = {
+    "none": dict(label_binning=None),
+    "32%": dict(label_binning="equal_width", bin_ratio=0.32),
+    "16%": dict(label_binning="equal_width", bin_ratio=0.16),
+    "8%": dict(label_binning="equal_width", bin_ratio=0.08),
+    "4%": dict(label_binning="equal_width", bin_ratio=0.04),  # = configuration c
+    "2 bins": dict(label_binning="equal_width", bin_ratio=0.04, max_bins=1),
+}
 DATASETS = ("emotions", "yeast", "birds", "slashdot", "medical", "enron", "llog", "bibtex", "cal500")
-MAX_RULES = {"bibtex": 200, "cal500": 20}     # rule budgets below the default 1000, for both implementations
+MAX_RULES = {"bibtex": 200, "cal500": 20}  # rule budgets below the default 1000, for both implementations
 MEMORY_DATASETS = ("bibtex", "cal500")
-REFERENCE_CONFIG = "4%"                       # our name for mlrl-boomer's configuration c
+REFERENCE_CONFIG = "4%"  # our name for mlrl-boomer's configuration c
+
 
 def binning_params(binning: str, threads: int = 1, max_rules: int | None = None, nominal=None) -> dict:
     "`BoomerClassifier` parameters of one binning setting: configuration c with `BINNINGS[binning]`."
-    if binning not in BINNINGS: raise ValueError(f"Unknown binning {binning!r}; choose from {list(BINNINGS)}.")
+    if binning not in BINNINGS:
+        raise ValueError(f"Unknown binning {binning!r}; choose from {list(BINNINGS)}.")
     p = dict(COMMON, **CONFIGS["c"], n_jobs=threads, nominal_features=nominal or None) | BINNINGS[binning]
-    if max_rules: p["max_rules"] = max_rules
+    if max_rules:
+        p["max_rules"] = max_rules
     return p
 
 # %% ../../nbs/06b_bench_gblb.ipynb #ce7e7b39
@@ -49,9 +54,19 @@ def run_binnings(name, data_dir, binnings=tuple(BINNINGS), threads=1, repeats=1,
     for b in binnings:
         params = binning_params(b, threads, max_rules, nominal_features(meta))
         compile_s = warm_up(params, X, Y, Xt)
-        rows.append(dict(suite="gblb", dataset=name, config=b, impl="mlc_lit", threads=threads, n_labels=Y.shape[1],
-                         **fit_and_score(params, X, Y, Xt, Yt, repeats), max_rules=params["max_rules"],
-                         compile_s=compile_s))
+        rows.append(
+            dict(
+                suite="gblb",
+                dataset=name,
+                config=b,
+                impl="mlc_lit",
+                threads=threads,
+                n_labels=Y.shape[1],
+                **fit_and_score(params, X, Y, Xt, Yt, repeats),
+                max_rules=params["max_rules"],
+                compile_s=compile_s,
+            )
+        )
     return rows
 
 # %% ../../nbs/06b_bench_gblb.ipynb #e557b9d0
@@ -60,21 +75,27 @@ def _peak_rss_mib() -> float:
     try:
         with open("/proc/self/status") as fh:
             for line in fh:
-                if line.startswith("VmHWM:"): return int(line.split()[1]) / 1024           # kB
-    except OSError: pass
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
     import resource
+
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / 2**20 if sys.platform == "darwin" else rss / 1024                       # bytes on macOS, else KiB
+    return rss / 2**20 if sys.platform == "darwin" else rss / 1024  # bytes on macOS, else KiB
+
 
 def _fit_peak(name, data_dir, params, low_rank=None):
     import mlc_lit.boomer
+
     mlc_lit.boomer._LOW_RANK = low_rank
     X, Y, *_ = load_split(name, data_dir, exact_names=True)
     loaded = _peak_rss_mib()
-    mlc_lit.boomer.BoomerClassifier(**dict(params, max_rules=1)).fit(X[:20], Y[:20])   # Numba set up, the kernels loaded
+    mlc_lit.boomer.BoomerClassifier(**dict(params, max_rules=1)).fit(X[:20], Y[:20])  # Numba set up, the kernels loaded
     ready = _peak_rss_mib()
     mlc_lit.boomer.BoomerClassifier(**params).fit(X, Y)
     return loaded, ready, _peak_rss_mib()
+
 
 def peak_memory(name, data_dir, binning="4%", threads=1, max_rules=None, low_rank=None) -> dict:
     """Peak resident MiB of a fresh process: with `name` loaded (`loaded_MiB`), after a one-rule fit on 20 examples
@@ -87,8 +108,17 @@ def peak_memory(name, data_dir, binning="4%", threads=1, max_rules=None, low_ran
     return dict(loaded_MiB=loaded, ready_MiB=ready, peak_MiB=peak)
 
 # %% ../../nbs/06b_bench_gblb.ipynb #2e541e62
-def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, binnings=None, reference=True,
-        max_rules=None, memory=True) -> list[dict]:
+def run(
+    data_dir,
+    datasets=None,
+    threads=(1,),
+    repeats=1,
+    quick=False,
+    binnings=None,
+    reference=True,
+    max_rules=None,
+    memory=True,
+) -> list[dict]:
     "Rows for `mlc_lit.bench.suites.report`; see above."
     datasets = list(datasets or (("emotions",) if quick else DATASETS))
     binnings = tuple(binnings or (("none", "4%") if quick else BINNINGS))
@@ -102,31 +132,50 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, binnings=
                 rows += [dict(r, config=REFERENCE_CONFIG) for r in ref]
         if memory and not quick and name in MEMORY_DATASETS:
             for r in rows:
-                if r["dataset"] == name and r["impl"] == "mlc_lit" and r["config"] == REFERENCE_CONFIG and r["threads"] == threads[0]:
+                if (
+                    r["dataset"] == name
+                    and r["impl"] == "mlc_lit"
+                    and r["config"] == REFERENCE_CONFIG
+                    and r["threads"] == threads[0]
+                ):
                     r.update(peak_memory(name, data_dir, REFERENCE_CONFIG, threads[0], max_rules))
     return rows
 
 # %% ../../nbs/06b_bench_gblb.ipynb #mlgen01
-def make_many_labels(folder, name: str = "many_labels", n_train: int = 13000, n_test: int = 3000, n_labels: int = 1000,
-                     n_features: int = 500, mean_labels: float = 19.0, n_topics: int = 40, n_words: float = 20.0,
-                     seed: int = 0) -> str:
+def make_many_labels(
+    folder,
+    name: str = "many_labels",
+    n_train: int = 13000,
+    n_test: int = 3000,
+    n_labels: int = 1000,
+    n_features: int = 500,
+    mean_labels: float = 19.0,
+    n_topics: int = 40,
+    n_words: float = 20.0,
+    seed: int = 0,
+) -> str:
     "Write a correlated-label problem as the Mulan folder `folder/name` (see above); returns `folder`."
     rng = np.random.default_rng(seed)
     n = n_train + n_test
-    Z = rng.dirichlet(np.full(n_topics, 0.2), size=n)                        # topic weights per example
-    A = np.zeros((n_topics, n_labels))                                       # each label: one or two topics
+    Z = rng.dirichlet(np.full(n_topics, 0.2), size=n)  # topic weights per example
+    A = np.zeros((n_topics, n_labels))  # each label: one or two topics
     for k in range(n_labels):
         A[rng.choice(n_topics, 1 + (rng.random() < 0.5), replace=False), k] = rng.uniform(0.5, 1.5)
     score = Z @ A + 0.15 * rng.normal(size=(n, n_labels))
     freq = 1.0 / np.arange(1, n_labels + 1) ** 0.8
     freq = np.clip(freq * mean_labels / freq.sum(), 1.0 / n, 0.9)[rng.permutation(n_labels)]
     cut = np.sort(score, axis=0)[np.minimum(((1.0 - freq) * n).astype(np.int64), n - 1), np.arange(n_labels)]
-    Y = score >= cut                                                         # about freq_k·n examples per label
-    words = Z @ rng.dirichlet(np.full(n_features, 0.05), size=n_topics)      # each topic's vocabulary
-    X = (rng.random((n, n_features)) < -np.expm1(-n_words * words)).astype(np.float64)   # word present (Poisson)
-    d = os.path.join(folder, name); os.makedirs(d, exist_ok=True)
-    header = [f"@relation {name}", *(f"@attribute x{j} numeric" for j in range(n_features)),
-              *(f"@attribute y{k} {{0,1}}" for k in range(n_labels)), "@data"]
+    Y = score >= cut  # about freq_k·n examples per label
+    words = Z @ rng.dirichlet(np.full(n_features, 0.05), size=n_topics)  # each topic's vocabulary
+    X = (rng.random((n, n_features)) < -np.expm1(-n_words * words)).astype(np.float64)  # word present (Poisson)
+    d = os.path.join(folder, name)
+    os.makedirs(d, exist_ok=True)
+    header = [
+        f"@relation {name}",
+        *(f"@attribute x{j} numeric" for j in range(n_features)),
+        *(f"@attribute y{k} {{0,1}}" for k in range(n_labels)),
+        "@data",
+    ]
     for part, rows in (("train", range(n_train)), ("test", range(n_train, n))):
         with open(os.path.join(d, f"{name}-{part}.arff"), "w") as fh:
             fh.write("\n".join(header) + "\n")
@@ -134,8 +183,11 @@ def make_many_labels(folder, name: str = "many_labels", n_train: int = 13000, n_
                 xs = [f"{j} {X[i, j]:g}" for j in np.flatnonzero(X[i])]
                 fh.write("{" + ",".join(xs + [f"{n_features + k} 1" for k in np.flatnonzero(Y[i])]) + "}\n")
     with open(os.path.join(d, f"{name}.xml"), "w") as fh:
-        fh.write('<?xml version="1.0" encoding="utf-8"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">\n'
-                 + "".join(f'<label name="y{k}"></label>\n' for k in range(n_labels)) + "</labels>\n")
+        fh.write(
+            '<?xml version="1.0" encoding="utf-8"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">\n'
+            + "".join(f'<label name="y{k}"></label>\n' for k in range(n_labels))
+            + "</labels>\n"
+        )
     return folder
 
 # %% ../../nbs/06b_bench_gblb.ipynb #mlrun01
@@ -143,25 +195,49 @@ def _fit_fresh(name, data_dir, params):
     "In a fresh process: fit `params` on `name`, predict its test split; times, losses and peak memory."
     from mlc_lit.bench.boomer import _losses
     from mlc_lit.boomer import BoomerClassifier
-    X, Y, Xt, Yt, _ = load_split(name, data_dir, exact_names=True)
-    compile_s = warm_up(params, X, Y, Xt)                  # kernels compiled or loaded before the timed fit
-    loaded = _peak_rss_mib(); t0 = time.perf_counter()
-    clf = BoomerClassifier(**params).fit(X, Y)
-    fit_s = time.perf_counter() - t0; P = clf.predict(Xt)
-    return dict(fit_s=fit_s, n_labels=Y.shape[1], n_train=X.shape[0], **_losses(Yt, P), n_rules=clf.n_rules_,
-                loaded_MiB=loaded, peak_MiB=_peak_rss_mib(), compile_s=compile_s)
 
-def run_many_labels(data_dir=None, datasets=None, configs=("a", "c"), threads=1, max_rules=100, reference=True,
-                    cache=None, quick=False, **generate) -> list[dict]:
+    X, Y, Xt, Yt, _ = load_split(name, data_dir, exact_names=True)
+    compile_s = warm_up(params, X, Y, Xt)  # kernels compiled or loaded before the timed fit
+    loaded = _peak_rss_mib()
+    t0 = time.perf_counter()
+    clf = BoomerClassifier(**params).fit(X, Y)
+    fit_s = time.perf_counter() - t0
+    P = clf.predict(Xt)
+    return dict(
+        fit_s=fit_s,
+        n_labels=Y.shape[1],
+        n_train=X.shape[0],
+        **_losses(Yt, P),
+        n_rules=clf.n_rules_,
+        loaded_MiB=loaded,
+        peak_MiB=_peak_rss_mib(),
+        compile_s=compile_s,
+    )
+
+
+def run_many_labels(
+    data_dir=None,
+    datasets=None,
+    configs=("a", "c"),
+    threads=1,
+    max_rules=100,
+    reference=True,
+    cache=None,
+    quick=False,
+    **generate,
+) -> list[dict]:
     "Rows (each fit in a fresh process, with `peak_MiB`) for the generated problem or the Mulan `datasets` of `data_dir`."
-    reference_from = data_dir                    # where boomer_reference.py is looked for: next to the --data folder
+    reference_from = data_dir  # where boomer_reference.py is looked for: next to the --data folder
     if not datasets:
         cache = cache or os.path.join(os.path.expanduser("~"), ".cache", "mlc_lit", "many_labels")
-        if quick: generate = dict(dict(n_train=1300, n_test=300, n_labels=100, mean_labels=8), **generate)
+        if quick:
+            generate = dict(dict(n_train=1300, n_test=300, n_labels=100, mean_labels=8), **generate)
         name = "many_labels" + ("_quick" if quick else "")
-        if not os.path.isfile(os.path.join(cache, name, f"{name}-test.arff")): make_many_labels(cache, name, **generate)
+        if not os.path.isfile(os.path.join(cache, name, f"{name}-test.arff")):
+            make_many_labels(cache, name, **generate)
         data_dir, datasets = cache, [name]
-    if quick: max_rules = min(max_rules, 10)
+    if quick:
+        max_rules = min(max_rules, 10)
     rows = []
     ctx = multiprocessing.get_context("spawn")
     for name in datasets:
@@ -170,16 +246,29 @@ def run_many_labels(data_dir=None, datasets=None, configs=("a", "c"), threads=1,
             with ProcessPoolExecutor(1, mp_context=ctx) as pool:
                 r = pool.submit(_fit_fresh, name, os.path.abspath(data_dir), params).result()
             rows.append(dict(suite="many-labels", dataset=name, config=c, impl="mlc_lit", threads=threads, **r))
-        if reference: rows += run_reference(name, data_dir, list(configs), threads, 1, max_rules, suite="many-labels",
-                                            record_failure=True, reference_from=reference_from)
+        if reference:
+            rows += run_reference(
+                name,
+                data_dir,
+                list(configs),
+                threads,
+                1,
+                max_rules,
+                suite="many-labels",
+                record_failure=True,
+                reference_from=reference_from,
+            )
     return rows
+
 
 def run_many(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
     "`mlc-lit bench --suite many-labels`: `run_many_labels` on one thread count (`repeats` is not used: one fit each)."
     return [r for t in threads for r in run_many_labels(data_dir, datasets, threads=t, quick=quick)]
 
+
 class ManyLabels:
     "The many-labels suite's module-like entry (`run`, no `summary`) for `mlc_lit.bench.suites.SUITES`."
+
     run = staticmethod(run_many)
 
 # %% ../../nbs/06b_bench_gblb.ipynb #8aea636f
@@ -190,38 +279,66 @@ def speedups(rows) -> list[dict]:
     out = []
     for r in ours:
         b = base.get((r["dataset"], r["threads"]))
-        out.append(dict(dataset=r["dataset"], K=r["n_labels"], threads=r["threads"], binning=r["config"],
-                        rules=r["n_rules"], fit_s=r["fit_s"], speedup=b["fit_s"] / r["fit_s"] if b else float("nan"),
-                        subset01=r["subset01"], hamming=r["hamming"],
-                        d_subset01=r["subset01"] - b["subset01"] if b else float("nan")))
-        if b and r["n_rules"] != b["n_rules"]:       # stopped early: a smaller model, not a faster one
+        out.append(
+            dict(
+                dataset=r["dataset"],
+                K=r["n_labels"],
+                threads=r["threads"],
+                binning=r["config"],
+                rules=r["n_rules"],
+                fit_s=r["fit_s"],
+                speedup=b["fit_s"] / r["fit_s"] if b else float("nan"),
+                subset01=r["subset01"],
+                hamming=r["hamming"],
+                d_subset01=r["subset01"] - b["subset01"] if b else float("nan"),
+            )
+        )
+        if b and r["n_rules"] != b["n_rules"]:  # stopped early: a smaller model, not a faster one
             out[-1]["note"] = f"{r['n_rules']} vs {b['n_rules']} rules: not a speed-up"
     return out
+
 
 def summary(rows, min_labels: int = 45, speedup_target: float = 5.0, loss_tolerance: float = 0.01) -> str:
     "The paper's Tables 1-2 layout for these rows, then the issue's targets with the measured figures."
     table = speedups(rows)
-    lines = ["GBLB: training time, speed-up over no binning, test losses (paper Tables 1 and 2)", format_table(table), ""]
-    wide = [r for r in table if r["binning"] == REFERENCE_CONFIG and r["K"] >= min_labels and r["speedup"] == r["speedup"]
-            and "note" not in r]                          # fits with different rule counts are not averaged
+    lines = [
+        "GBLB: training time, speed-up over no binning, test losses (paper Tables 1 and 2)",
+        format_table(table),
+        "",
+    ]
+    wide = [
+        r
+        for r in table
+        if r["binning"] == REFERENCE_CONFIG
+        and r["K"] >= min_labels
+        and r["speedup"] == r["speedup"]
+        and "note" not in r
+    ]  # fits with different rule counts are not averaged
     for r in table:
-        if r["binning"] == REFERENCE_CONFIG and "note" in r: lines.append(f"left out of target 1: {r['dataset']}, {r['note']}")
+        if r["binning"] == REFERENCE_CONFIG and "note" in r:
+            lines.append(f"left out of target 1: {r['dataset']}, {r['note']}")
     if wide:
         s, d = statistics.mean(r["speedup"] for r in wide), statistics.mean(r["d_subset01"] for r in wide)
-        lines.append(f"target 1, speed-up of 4% bins over none on {len(wide)} data sets with >= {min_labels} labels "
-                     f"({', '.join(r['dataset'] for r in wide)}): mean {s:.2f}x, target >= {speedup_target:g}x: "
-                     f"{verdict(s >= speedup_target)}; mean change of subset 0/1 {d:+.4f}, target <= {loss_tolerance:+g}: "
-                     f"{verdict(d <= loss_tolerance)}")
+        lines.append(
+            f"target 1, speed-up of 4% bins over none on {len(wide)} data sets with >= {min_labels} labels "
+            f"({', '.join(r['dataset'] for r in wide)}): mean {s:.2f}x, target >= {speedup_target:g}x: "
+            f"{verdict(s >= speedup_target)}; mean change of subset 0/1 {d:+.4f}, target <= {loss_tolerance:+g}: "
+            f"{verdict(d <= loss_tolerance)}"
+        )
     ref = {(r["dataset"], r["threads"]): r for r in rows if r["impl"] == "mlrl-boomer" and r.get("suite") == "gblb"}
     for r in rows:
         k = (r["dataset"], r["threads"])
         if r["impl"] == "mlc_lit" and r.get("suite") == "gblb" and r["config"] == REFERENCE_CONFIG and k in ref:
             q = r["fit_s"] / ref[k]["fit_s"]
-            lines.append(f"target 2, {r['dataset']} ({r['n_rules']} rules, {r['threads']} thread(s)): fit {r['fit_s']:.2f} s vs "
-                         f"mlrl-boomer c {ref[k]['fit_s']:.2f} s = {q:.2f}x, target <= 1.0: {verdict(q <= 1.0)}"
-                         + ("" if r["n_rules"] == ref[k]["n_rules"] else f" (but {r['n_rules']} vs {ref[k]['n_rules']} rules)"))
+            lines.append(
+                f"target 2, {r['dataset']} ({r['n_rules']} rules, {r['threads']} thread(s)): fit {r['fit_s']:.2f} s vs "
+                f"mlrl-boomer c {ref[k]['fit_s']:.2f} s = {q:.2f}x, target <= 1.0: {verdict(q <= 1.0)}"
+                + ("" if r["n_rules"] == ref[k]["n_rules"] else f" (but {r['n_rules']} vs {ref[k]['n_rules']} rules)")
+            )
     for r in rows:
         if "peak_MiB" in r:
-            lines.append(f"target 3, {r['dataset']} (K = {r['n_labels']}, 4% bins, {r['max_rules']} rules): peak memory "
-                         f"{r['peak_MiB']:.0f} MiB (data loaded: {r['loaded_MiB']:.0f} MiB)")
+            lines.append(
+                f"target 3, {r['dataset']} (K = {r['n_labels']}, 4% bins, {r['max_rules']} rules): peak memory "
+                f"{r['peak_MiB']:.0f} MiB (data loaded: {r['loaded_MiB']:.0f} MiB)"
+            )
     return "\n".join(lines)

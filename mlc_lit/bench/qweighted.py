@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import warnings
 
-import numpy as np
 
 from . import load_split, measure
 from ..metrics import example_f1, hamming_loss, macro_f1, subset_zero_one_loss
@@ -18,25 +17,57 @@ from ..qweighted import BinaryRelevancePerceptron, CalibratedPairwiseClassifier,
 __all__ = ['DATASETS', 'QUICK_DATASETS', 'run_dataset', 'run']
 
 # %% ../../nbs/06d_bench_qweighted.ipynb #58cfbdde
-DATASETS = ["scene", "yeast", "emotions", "birds", "flags", "genbase", "medical", "enron", "llog", "slashdot",
-            "tmc2007-500", "bibtex", "corel5k", "cal500"]
+DATASETS = [
+    "scene",
+    "yeast",
+    "emotions",
+    "birds",
+    "flags",
+    "genbase",
+    "medical",
+    "enron",
+    "llog",
+    "slashdot",
+    "tmc2007-500",
+    "bibtex",
+    "corel5k",
+    "cal500",
+]
 QUICK_DATASETS = ["emotions", "scene", "yeast"]
 
 # %% ../../nbs/06d_bench_qweighted.ipynb #f6b6159d
 def _quality(Y, P) -> dict:
-    return dict(subset01=subset_zero_one_loss(Y, P), hamming=hamming_loss(Y, P), example_f1=example_f1(Y, P),
-                macro_f1=macro_f1(Y, P))
+    return dict(
+        subset01=subset_zero_one_loss(Y, P),
+        hamming=hamming_loss(Y, P),
+        example_f1=example_f1(Y, P),
+        macro_f1=macro_f1(Y, P),
+    )
+
 
 def _row(dataset, impl, threads, fit, predict, Y, P, **extra) -> dict:
-    return dict(suite="qweighted", dataset=dataset, config="cmlpp", impl=impl, threads=threads, fit_s=fit.wall,
-                fit_cpu_s=fit.cpu, predict_s=predict.wall, predict_cpu_s=predict.cpu, **_quality(Y, P),
-                load1=round(os.getloadavg()[0], 2), **extra)
+    return dict(
+        suite="qweighted",
+        dataset=dataset,
+        config="cmlpp",
+        impl=impl,
+        threads=threads,
+        fit_s=fit.wall,
+        fit_cpu_s=fit.cpu,
+        predict_s=predict.wall,
+        predict_cpu_s=predict.cpu,
+        **_quality(Y, P),
+        load1=round(os.getloadavg()[0], 2),
+        **extra,
+    )
 
 # %% ../../nbs/06d_bench_qweighted.ipynb #8387cb12
 def _logreg(threads):
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
+
     return OneVsRestClassifier(LogisticRegression(solver="liblinear", random_state=0), n_jobs=threads)
+
 
 def run_dataset(name, Xtr, Ytr, Xte, Yte, threads=1, repeats=1) -> list[dict]:
     "Rows for QCMLPP2 ('mlc_lit'), QCMLPP1, full voting, BR perceptrons and logistic regression on one split."
@@ -51,8 +82,21 @@ def run_dataset(name, Xtr, Ytr, Xte, Yte, threads=1, repeats=1) -> list[dict]:
     rows = []
     for voting, impl in (("qweighted2", "mlc_lit"), ("qweighted1", "qcmlpp1"), ("full", "full-voting")):
         t, ev = out[voting]
-        rows.append(_row(name, impl, threads, fit, t, Yte, labels[voting], n_labels=n, evaluations=ev,
-                         evaluation_ratio=n_pairs(n) / ev, same_as_full=bool((labels[voting] == labels["full"]).all())))
+        rows.append(
+            _row(
+                name,
+                impl,
+                threads,
+                fit,
+                t,
+                Yte,
+                labels[voting],
+                n_labels=n,
+                evaluations=ev,
+                evaluation_ratio=n_pairs(n) / ev,
+                same_as_full=bool((labels[voting] == labels["full"]).all()),
+            )
+        )
     br, fit_br = measure(lambda: BinaryRelevancePerceptron(scale=False, n_jobs=threads).fit(Xtr, Ytr), repeats)
     P, t = measure(lambda: br.predict(Xte), repeats)
     rows.append(_row(name, "br-perceptron", threads, fit_br, t, Yte, P, n_labels=n, evaluations=float(n)))
@@ -68,6 +112,7 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[d
     "The qweighted suite: `run_dataset` for each dataset (default: all shared ones; `quick`: three small ones) and thread count."
     rows = []
     for name in datasets or (QUICK_DATASETS if quick else DATASETS):
-        split = load_split(name, data_dir)[:4]   # the Mulan split; cal500: fixed_split
-        for t in threads: rows += run_dataset(name, *split, threads=t, repeats=repeats)
+        split = load_split(name, data_dir)[:4]  # the Mulan split; cal500: fixed_split
+        for t in threads:
+            rows += run_dataset(name, *split, threads=t, repeats=repeats)
     return rows

@@ -5,7 +5,6 @@
 # %% ../../nbs/06e_bench_rembed.ipynb #779728aa
 from __future__ import annotations
 
-import os
 import time
 import tracemalloc
 
@@ -24,17 +23,36 @@ __all__ = ['run']
 
 # %% ../../nbs/06e_bench_rembed.ipynb #ff31b69c
 DATASETS = ("yeast", "bibtex", "corel5k")
-CONFIGS = {"squared": {"l2_link": 0.1}, "logistic": {"loss": "logistic", "l2_link": 0.1}}   # Table 2's read-out penalty (05)
+CONFIGS = {
+    "squared": {"l2_link": 0.1},
+    "logistic": {"loss": "logistic", "l2_link": 0.1},
+}  # Table 2's read-out penalty (05)
+
 
 def _quality(Y, proba, prior):
     "Contract metrics at threshold ½ and macro F1 with Algorithm 4."
     P = (proba >= 0.5).astype(np.int8)
-    return dict(subset01=subset_zero_one_loss(Y, P), hamming=hamming_loss(Y, P), example_f1=example_f1(Y, P),
-                macro_f1=macro_f1(Y, f1_inference(proba, prior)))
+    return dict(
+        subset01=subset_zero_one_loss(Y, P),
+        hamming=hamming_loss(Y, P),
+        example_f1=example_f1(Y, P),
+        macro_f1=macro_f1(Y, f1_inference(proba, prior)),
+    )
+
 
 def _row(dataset, config, impl, threads, fit, pred_s, quality, **extra):
-    return dict(suite="rembed", dataset=dataset, config=config, impl=impl, threads=threads, fit_s=fit.wall,
-                fit_cpu_s=fit.cpu, predict_s=pred_s, **quality, **extra)
+    return dict(
+        suite="rembed",
+        dataset=dataset,
+        config=config,
+        impl=impl,
+        threads=threads,
+        fit_s=fit.wall,
+        fit_cpu_s=fit.cpu,
+        predict_s=pred_s,
+        **quality,
+        **extra,
+    )
 
 # %% ../../nbs/06e_bench_rembed.ipynb #3eca9c8e
 def _bench_dataset(name, data_dir, threads, repeats, configs):
@@ -43,13 +61,25 @@ def _bench_dataset(name, data_dir, threads, repeats, configs):
     prior, rows = Ytr.mean(axis=0), []
     with threadpool_limits(threads):
         for config in configs:
-            make = lambda: RandomizedEmbeddingClassifier(random_state=0, n_jobs=threads, **CONFIGS[config]).fit(Xtr, Ytr)
+            make = lambda: RandomizedEmbeddingClassifier(random_state=0, n_jobs=threads, **CONFIGS[config]).fit(
+                Xtr, Ytr
+            )
             clf, fit = measure(make, repeats)
-            t0 = time.perf_counter(); proba = clf.predict_proba(Xte); pred_s = time.perf_counter() - t0
-            rows.append(_row(name, config, "mlc_lit", threads, fit, pred_s, _quality(Yte, proba, prior), rank=clf.rank_))
-        lr, fit = measure(lambda: OneVsRestClassifier(LogisticRegression(max_iter=1000), n_jobs=threads)
-                          .fit(Xtr, Ytr.astype(np.int64)), repeats)
-        t0 = time.perf_counter(); proba = lr.predict_proba(Xte); pred_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            proba = clf.predict_proba(Xte)
+            pred_s = time.perf_counter() - t0
+            rows.append(
+                _row(name, config, "mlc_lit", threads, fit, pred_s, _quality(Yte, proba, prior), rank=clf.rank_)
+            )
+        lr, fit = measure(
+            lambda: OneVsRestClassifier(LogisticRegression(max_iter=1000), n_jobs=threads).fit(
+                Xtr, Ytr.astype(np.int64)
+            ),
+            repeats,
+        )
+        t0 = time.perf_counter()
+        proba = lr.predict_proba(Xte)
+        pred_s = time.perf_counter() - t0
         q = _quality(Yte, proba, prior)
         rows += [_row(name, config, "sklearn_ovr_lr", threads, fit, pred_s, q) for config in configs]
     return rows
@@ -60,11 +90,26 @@ def _bench_scale(threads, n=100_000):
     with threadpool_limits(threads):
         tracemalloc.start()
         emb, fit = measure(lambda: randomized_embedding(X, Y, 50, random_state=0, n_jobs=threads))
-        peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
     nan = float("nan")
-    return dict(suite="rembed", dataset=f"synthetic-{n}", config="embed-k50", impl="mlc_lit", threads=threads,
-                fit_s=fit.wall, fit_cpu_s=fit.cpu, predict_s=nan, subset01=nan, hamming=nan, example_f1=nan,
-                peak_MiB=peak / 2**20, nnz_X=X.nnz, nnz_Y=Y.nnz, cg_iter=emb.n_cg_iter)
+    return dict(
+        suite="rembed",
+        dataset=f"synthetic-{n}",
+        config="embed-k50",
+        impl="mlc_lit",
+        threads=threads,
+        fit_s=fit.wall,
+        fit_cpu_s=fit.cpu,
+        predict_s=nan,
+        subset01=nan,
+        hamming=nan,
+        example_f1=nan,
+        peak_MiB=peak / 2**20,
+        nnz_X=X.nnz,
+        nnz_Y=Y.nnz,
+        cg_iter=emb.n_cg_iter,
+    )
 
 # %% ../../nbs/06e_bench_rembed.ipynb #2e0950dd
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
@@ -73,12 +118,15 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[d
     ('synthetic-100000'). `quick`: yeast only, squared loss, no scale entry."""
     datasets = ("yeast",) if quick and datasets is None else tuple(datasets or DATASETS)
     unknown = set(datasets) - set(DATASETS) - {"synthetic"}
-    if unknown: raise ValueError(f"Unknown datasets {sorted(unknown)}; choose from {list(DATASETS) + ['synthetic']}.")
+    if unknown:
+        raise ValueError(f"Unknown datasets {sorted(unknown)}; choose from {list(DATASETS) + ['synthetic']}.")
     configs = ("squared",) if quick else tuple(CONFIGS)
     rows = []
     for t in threads:
         for name in datasets:
-            if name == "synthetic": continue
+            if name == "synthetic":
+                continue
             rows += _bench_dataset(name, data_dir, t, repeats, configs)
-        if not quick and (datasets == DATASETS or "synthetic" in datasets): rows.append(_bench_scale(t))
+        if not quick and (datasets == DATASETS or "synthetic" in datasets):
+            rows.append(_bench_scale(t))
     return rows

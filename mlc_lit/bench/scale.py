@@ -11,13 +11,11 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-
 # %% auto #0
 __all__ = ['PAIRWISE_SETS', 'LEVELS', 'measure_fit', 'measure_pairwise', 'run', 'pairwise_rows_of', 'summary']
 
 # %% ../../nbs/06h_bench_scale.ipynb #6542e894
-_CHILD = r'''
+_CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 args = json.loads(sys.argv[1])
@@ -45,32 +43,57 @@ if client is not None:
     client.close()
     out["peak_worker_MiB"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps(out))
-'''
+"""
 
 N_TEST = 5000
-PARAMS = dict(rank=32, oversample=10, n_random_features=256, l2_link=0.1)   # 0.1: the default of the committed runs
+PARAMS = dict(rank=32, oversample=10, n_random_features=256, l2_link=0.1)  # 0.1: the default of the committed runs
+
 
 def _shards(folder, shape, scale, n, chunk_rows, seed):
     "A shard folder of n training rows followed by N_TEST test rows (made once, reused)."
     path = os.path.join(folder, f"{shape}-{scale}-{n}-{chunk_rows}-{seed}")
     if not os.path.exists(os.path.join(path, "manifest.json")):
         from mlc_lit.data import make_extreme_multilabel
+
         make_extreme_multilabel(shape, scale, n=n + N_TEST, chunk_rows=chunk_rows, seed=seed, folder=path)
     return path
 
 # %% ../../nbs/06h_bench_scale.ipynb #85f8c04f
-def measure_fit(n: int, *, shape: str = "lshtc", scale: float = 0.01, chunk_rows: int = 5000, scheduler: str = "threads",
-                params: dict | None = None, folder=None, seed: int = 0, timeout: float = 3600) -> dict:
+def measure_fit(
+    n: int,
+    *,
+    shape: str = "lshtc",
+    scale: float = 0.01,
+    chunk_rows: int = 5000,
+    scheduler: str = "threads",
+    params: dict | None = None,
+    folder=None,
+    seed: int = 0,
+    timeout: float = 3600,
+) -> dict:
     """Fit `RandomizedEmbeddingClassifier` on n rows of `make_extreme_multilabel(shape, scale)` read from a shard
     folder, in a fresh process on `scheduler` ('threads' or 'local_cluster': two worker processes of one thread).
     Returns the measurements as a dict (see the text above)."""
-    if scheduler not in ("threads", "local_cluster"): raise ValueError(f"scheduler must be 'threads' or 'local_cluster', got {scheduler!r}.")
-    if chunk_rows < 1 or n % chunk_rows: raise ValueError(f"n ({n}) must be a multiple of chunk_rows ({chunk_rows}).")
+    if scheduler not in ("threads", "local_cluster"):
+        raise ValueError(f"scheduler must be 'threads' or 'local_cluster', got {scheduler!r}.")
+    if chunk_rows < 1 or n % chunk_rows:
+        raise ValueError(f"n ({n}) must be a multiple of chunk_rows ({chunk_rows}).")
     folder = folder or os.path.join(tempfile.gettempdir(), "mlc_lit_bench_scale")
-    args = dict(folder=_shards(folder, shape, scale, n, chunk_rows, seed), n=n, scheduler=scheduler, params=params or PARAMS)
-    out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(args)], capture_output=True, text=True, timeout=timeout)
-    if out.returncode: raise RuntimeError(f"the measured fit failed:\n{out.stderr[-2000:]}")
-    return dict(shape=shape, scale=scale, chunk_rows=chunk_rows, scheduler=scheduler, **json.loads(out.stdout.strip().splitlines()[-1]))
+    args = dict(
+        folder=_shards(folder, shape, scale, n, chunk_rows, seed), n=n, scheduler=scheduler, params=params or PARAMS
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(args)], capture_output=True, text=True, timeout=timeout
+    )
+    if out.returncode:
+        raise RuntimeError(f"the measured fit failed:\n{out.stderr[-2000:]}")
+    return dict(
+        shape=shape,
+        scale=scale,
+        chunk_rows=chunk_rows,
+        scheduler=scheduler,
+        **json.loads(out.stdout.strip().splitlines()[-1]),
+    )
 
 # %% ../../nbs/06h_bench_scale.ipynb #440361a6
 PAIRWISE_SETS = ("bibtex", "corel5k")
@@ -97,13 +120,21 @@ print(json.dumps(dict(n=n, fit_s=fit_s, coef_sha1=hashlib.sha1(np.ascontiguousar
                       labels_sha1=hashlib.sha1(labels.tobytes()).hexdigest())))
 """
 
+
 def _has_data(name, data_dir) -> bool:
     "Whether `load_split` finds data set `name` in `data_dir`."
     from mlc_lit.bench import load_split
-    try: load_split(name, data_dir); return True
-    except (ValueError, FileNotFoundError, OSError): return False
 
-def measure_pairwise(dataset: str, data_dir, *, scheduler: str = "one_thread", n_rows: int | None = None, timeout: float = 3600) -> dict:
+    try:
+        load_split(name, data_dir)
+        return True
+    except (ValueError, FileNotFoundError, OSError):
+        return False
+
+
+def measure_pairwise(
+    dataset: str, data_dir, *, scheduler: str = "one_thread", n_rows: int | None = None, timeout: float = 3600
+) -> dict:
     """Wall seconds of `CalibratedPairwiseClassifier().fit` on the first `n_rows` training rows of `dataset` (all by default),
     in a fresh process with one thread ('one_thread') or on a LocalCluster of two one-thread workers ('local_cluster'),
     and the SHA-1 of its weights and of its predicted test label sets."""
@@ -111,65 +142,141 @@ def measure_pairwise(dataset: str, data_dir, *, scheduler: str = "one_thread", n
         raise ValueError(f"scheduler must be 'one_thread' or 'local_cluster', got {scheduler!r}.")
     one = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")}
     args = dict(dataset=dataset, data_dir=os.fspath(data_dir), scheduler=scheduler, n_rows=n_rows)
-    out = subprocess.run([sys.executable, "-c", _PAIRWISE_CHILD, json.dumps(args)], capture_output=True, text=True,
-                         timeout=timeout, env={**os.environ, **one})
-    if out.returncode: raise RuntimeError(f"the measured pairwise fit failed:\n{out.stderr[-2000:]}")
+    out = subprocess.run(
+        [sys.executable, "-c", _PAIRWISE_CHILD, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **one},
+    )
+    if out.returncode:
+        raise RuntimeError(f"the measured pairwise fit failed:\n{out.stderr[-2000:]}")
     return dict(dataset=dataset, scheduler=scheduler, **json.loads(out.stdout.strip().splitlines()[-1]))
 
 # %% ../../nbs/06h_bench_scale.ipynb #7fda733b
-LEVELS = ((1 / 30, 80000, 8000), (0.1, 240000, 12000))   # (scale, n = all rows of that size, chunk_rows): LSHTC at 1/30 and 1/10
+LEVELS = (
+    (1 / 30, 80000, 8000),
+    (0.1, 240000, 12000),
+)  # (scale, n = all rows of that size, chunk_rows): LSHTC at 1/30 and 1/10
+
 
 def _fit_row(r, n, scale, sched) -> dict:
     "A row of the suite from `measure_fit`'s result."
     nan = float("nan")
-    return dict(suite="scale", dataset=f"lshtc-{scale:.3g}", config=f"n={n}", impl=f"mlc_lit-dask-{sched}", threads=2,
-                fit_s=r["fit_s"], fit_cpu_s=r["fit_cpu_s"], predict_s=nan, subset01=nan, hamming=nan, example_f1=nan,
-                **{k: r[k] for k in ("peak_MiB", "cg_iter", "p_at_1", "p_at_3", "p_at_5", "p_at_1_popular")})
+    return dict(
+        suite="scale",
+        dataset=f"lshtc-{scale:.3g}",
+        config=f"n={n}",
+        impl=f"mlc_lit-dask-{sched}",
+        threads=2,
+        fit_s=r["fit_s"],
+        fit_cpu_s=r["fit_cpu_s"],
+        predict_s=nan,
+        subset01=nan,
+        hamming=nan,
+        example_f1=nan,
+        **{k: r[k] for k in ("peak_MiB", "cg_iter", "p_at_1", "p_at_3", "p_at_5", "p_at_1_popular")},
+    )
 
-def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = False, sizes=(6000, 12000, 24000),
-        scale: float = 0.01, pairwise=PAIRWISE_SETS, pairwise_rows: int | None = None, levels=LEVELS) -> list[dict]:
+
+def run(
+    data_dir=None,
+    datasets=None,
+    threads=None,
+    repeats=1,
+    quick: bool = False,
+    sizes=(6000, 12000, 24000),
+    scale: float = 0.01,
+    pairwise=PAIRWISE_SETS,
+    pairwise_rows: int | None = None,
+    levels=LEVELS,
+) -> list[dict]:
     """Rows for `mlc_lit.bench.suites.report`: `measure_fit` at each n of `sizes` (threads), and the largest again on a
     LocalCluster of two workers; then each of the larger `levels` (scale, n, chunk_rows) on threads, and the last of
     them on the cluster too; then `measure_pairwise` on each data set of `pairwise` found in `data_dir` (its first
     `pairwise_rows` training rows; all by default), in one process with one thread and on the cluster. The rembed data
     are generated; each run uses the machine's cores, so `threads` and `repeats` are unused.
     `quick`: 2,000 and 4,000 rows of 1/500 size, no larger levels, and 1,000 rows of each pairwise set."""
-    if quick: sizes, scale, pairwise_rows, levels = (2000, 4000), 0.002, pairwise_rows or 1000, ()
+    if quick:
+        sizes, scale, pairwise_rows, levels = (2000, 4000), 0.002, pairwise_rows or 1000, ()
     chunk = min(sizes) if quick else 3000
     runs = [(scale, n, chunk, "threads") for n in sizes] + [(scale, max(sizes), chunk, "local_cluster")]
     runs += [(s, n, c, "threads") for s, n, c in levels] + ([(*levels[-1], "local_cluster")] if levels else [])
     rows = [_fit_row(measure_fit(n, scale=s, chunk_rows=c, scheduler=sched), n, s, sched) for s, n, c, sched in runs]
     return rows + (pairwise_rows_of(data_dir, pairwise, pairwise_rows) if data_dir is not None else [])
 
+
 def pairwise_rows_of(data_dir, pairwise=PAIRWISE_SETS, n_rows: int | None = None) -> list[dict]:
     "The suite's pairwise rows: `measure_pairwise` on each set of `pairwise` found in `data_dir`, one thread, then the cluster."
     rows, nan = [], float("nan")
     for name in pairwise:
-        if not _has_data(name, data_dir): continue
+        if not _has_data(name, data_dir):
+            continue
         for sched in ("one_thread", "local_cluster"):
             r = measure_pairwise(name, data_dir, scheduler=sched, n_rows=n_rows)
-            rows.append(dict(suite="scale", dataset=name, config=f"pairwise n={r['n']}", impl=f"mlc_lit-pairwise-{sched}",
-                             threads=1 if sched == "one_thread" else 2, fit_s=r["fit_s"], fit_cpu_s=nan, predict_s=nan,
-                             subset01=nan, hamming=nan, example_f1=nan, coef_sha1=r["coef_sha1"], labels_sha1=r["labels_sha1"]))
+            rows.append(
+                dict(
+                    suite="scale",
+                    dataset=name,
+                    config=f"pairwise n={r['n']}",
+                    impl=f"mlc_lit-pairwise-{sched}",
+                    threads=1 if sched == "one_thread" else 2,
+                    fit_s=r["fit_s"],
+                    fit_cpu_s=nan,
+                    predict_s=nan,
+                    subset01=nan,
+                    hamming=nan,
+                    example_f1=nan,
+                    coef_sha1=r["coef_sha1"],
+                    labels_sha1=r["labels_sha1"],
+                )
+            )
     return rows
 
 # %% ../../nbs/06h_bench_scale.ipynb #a23570f5
 def summary(rows: list[dict]) -> str:
     "The targets of the scale suite its rows show: cluster / threaded (rembed), cluster / one thread (pairwise), peak memory at 1/10 and full size."
     from mlc_lit.bench import format_table, verdict
+
     rows = [r for r in rows if r.get("suite") == "scale"]
     out, by = [], {(r["dataset"], r["config"], r["impl"]): r for r in rows}
     for (ds, cfg, impl), r in by.items():
         if impl == "mlc_lit-dask-local_cluster" and (ds, cfg, "mlc_lit-dask-threads") in by:
             q = float(r["fit_s"]) / float(by[ds, cfg, "mlc_lit-dask-threads"]["fit_s"])
-            out.append(dict(target="rembed: cluster / threads <= 1.5", dataset=ds, config=cfg, ratio=q, verdict=verdict(q <= 1.5)))
+            out.append(
+                dict(
+                    target="rembed: cluster / threads <= 1.5",
+                    dataset=ds,
+                    config=cfg,
+                    ratio=q,
+                    verdict=verdict(q <= 1.5),
+                )
+            )
         if impl == "mlc_lit-pairwise-local_cluster" and (ds, cfg, "mlc_lit-pairwise-one_thread") in by:
             ref = by[ds, cfg, "mlc_lit-pairwise-one_thread"]
-            q, same = float(r["fit_s"]) / float(ref["fit_s"]), (r["coef_sha1"], r["labels_sha1"]) == (ref["coef_sha1"], ref["labels_sha1"])
-            out.append(dict(target="pairwise: cluster / one thread <= 0.6, identical", dataset=ds, config=cfg, ratio=q,
-                            verdict=verdict(q <= 0.6 and same) + ("" if same else " (models differ)")))
-    for r in rows:                                   # out of core: 1/10 of LSHTC within 4 GB, the full size within 16 GB
+            q, same = (
+                float(r["fit_s"]) / float(ref["fit_s"]),
+                (r["coef_sha1"], r["labels_sha1"]) == (ref["coef_sha1"], ref["labels_sha1"]),
+            )
+            out.append(
+                dict(
+                    target="pairwise: cluster / one thread <= 0.6, identical",
+                    dataset=ds,
+                    config=cfg,
+                    ratio=q,
+                    verdict=verdict(q <= 0.6 and same) + ("" if same else " (models differ)"),
+                )
+            )
+    for r in rows:  # out of core: 1/10 of LSHTC within 4 GB, the full size within 16 GB
         limit = {"lshtc-0.1": 4096, "lshtc-1": 16384}.get(r["dataset"]) if r["impl"] == "mlc_lit-dask-threads" else None
-        if limit: out.append(dict(target=f"peak RSS <= {limit // 1024} GB (MiB)", dataset=r["dataset"], config=r["config"],
-                                  ratio=float(r["peak_MiB"]), verdict=verdict(float(r["peak_MiB"]) <= limit)))
+        if limit:
+            out.append(
+                dict(
+                    target=f"peak RSS <= {limit // 1024} GB (MiB)",
+                    dataset=r["dataset"],
+                    config=r["config"],
+                    ratio=float(r["peak_MiB"]),
+                    verdict=verdict(float(r["peak_MiB"]) <= limit),
+                )
+            )
     return "targets\n" + format_table(out) if out else "targets: no pair of rows to compare"

@@ -18,36 +18,63 @@ __all__ = ['SUITES', 'Suite', 'run_suite', 'report']
 # %% ../../nbs/06z_bench_suites.ipynb #127da76c
 class Suite(NamedTuple):
     "One benchmark suite: its module (which defines `run` and may define `summary`) and what it compares."
+
     module: ModuleType
     description: str
-    data_may_be_file: bool = False          # `--data` may name one data file instead of a folder
+    data_may_be_file: bool = False  # `--data` may name one data file instead of a folder
+
     @property
-    def run(self): return self.module.run
+    def run(self):
+        return self.module.run
+
     @property
-    def summary(self): return getattr(self.module, "summary", None)
+    def summary(self):
+        return getattr(self.module, "summary", None)
+
 
 SUITES = {
     "boomer": Suite(boomer, "paper 1: BOOMER vs mlrl-boomer (configurations a, b)"),
-    "boomer-options": Suite(boomer_options, "BOOMER vs mlrl-boomer with each option (hold-out, pruning, time limit, "
-                                            "default rule, calibration, GFM, ...), several seeds, ECE and rules kept"),
+    "boomer-options": Suite(
+        boomer_options,
+        "BOOMER vs mlrl-boomer with each option (hold-out, pruning, time limit, "
+        "default rule, calibration, GFM, ...), several seeds, ECE and rules kept",
+    ),
     "gblb": Suite(gblb, "paper 2: label binning vs mlrl-boomer (configuration c) and vs no binning"),
-    "many-labels": Suite(gblb.ManyLabels, "complete heads on ~1000 labels (generated, or --datasets of --data): "
-                                          "configurations a and c, 100 rules, peak memory, mlrl-boomer's return code"),
+    "many-labels": Suite(
+        gblb.ManyLabels,
+        "complete heads on ~1000 labels (generated, or --datasets of --data): "
+        "configurations a and c, 100 rules, peak memory, mlrl-boomer's return code",
+    ),
     "xdcc": Suite(xdcc, "paper 3: ML-XGB / XDCC vs XGBoost and scikit-learn chains"),
     "qweighted": Suite(qweighted, "paper 4: QWeighted voting vs full voting, binary relevance and logistic regression"),
     "rembed": Suite(rembed, "paper 5: randomized embedding vs one-vs-rest logistic regression"),
-    "coldstart": Suite(coldstart, "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo"),
-    "xmc": Suite(xmc, "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)",
-                 data_may_be_file=True),
-    "scale": Suite(scale, "past one machine: Dask-backed randomized embedding, fit time and peak memory against n (LSHTC shape)"),
-    "feature-binning-scale": Suite(boomer_options.BinningScale, "equal-frequency feature binning (<= 32 bins) vs "
-                                   "mlrl-boomer on a generated 10^6 x 50 x 20 problem (--quick: 2*10^4 examples)"),
-    "xdcc-dask": Suite(xdcc_dask, "paper 3 on a Dask cluster: distributed ML-XGB vs xgboost.dask (multi-output trees) and our one-process fit"),
+    "coldstart": Suite(
+        coldstart, "each estimator's first fit with an empty Numba cache (compile seconds) and mlc-lit demo"
+    ),
+    "xmc": Suite(
+        xmc,
+        "paper 5: randomized embedding vs napkinXC and omikuji on precision@k (--data: a folder or one XC file)",
+        data_may_be_file=True,
+    ),
+    "scale": Suite(
+        scale, "past one machine: Dask-backed randomized embedding, fit time and peak memory against n (LSHTC shape)"
+    ),
+    "feature-binning-scale": Suite(
+        boomer_options.BinningScale,
+        "equal-frequency feature binning (<= 32 bins) vs "
+        "mlrl-boomer on a generated 10^6 x 50 x 20 problem (--quick: 2*10^4 examples)",
+    ),
+    "xdcc-dask": Suite(
+        xdcc_dask,
+        "paper 3 on a Dask cluster: distributed ML-XGB vs xgboost.dask (multi-output trees) and our one-process fit",
+    ),
 }
+
 
 def run_suite(suite: str, data_dir=None, **kwargs) -> list[dict]:
     "Run one suite of `SUITES` on the data folder `data_dir` (default: see `data_folder`)."
-    if suite not in SUITES: raise ValueError(f"Unknown suite {suite!r}; choose from {sorted(SUITES)}.")
+    if suite not in SUITES:
+        raise ValueError(f"Unknown suite {suite!r}; choose from {sorted(SUITES)}.")
     return SUITES[suite].run(data_folder(data_dir, allow_file=SUITES[suite].data_may_be_file), **kwargs)
 
 # %% ../../nbs/06z_bench_suites.ipynb #992eb6f6
@@ -61,7 +88,9 @@ def report(rows: list[dict], out=print, loadavg: bool = True) -> None:
     if ratios:
         out("\nratios (time: mlc_lit / reference, < 1 means mlc_lit is faster; d_*: mlc_lit - reference)")
         out(format_table(ratios))
-    for suite in dict.fromkeys(r.get("suite") for r in rows):    # a suite may add its own summary (targets, tables)
+    for suite in dict.fromkeys(r.get("suite") for r in rows):  # a suite may add its own summary (targets, tables)
         summary = SUITES[suite].summary if suite in SUITES else None
-        if summary is not None: out("\n" + summary(rows))
-    if loadavg: out(f"\nload average (1 min): {os.getloadavg()[0]:.2f}")
+        if summary is not None:
+            out("\n" + summary(rows))
+    if loadavg:
+        out(f"\nload average (1 min): {os.getloadavg()[0]:.2f}")

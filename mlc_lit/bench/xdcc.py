@@ -27,92 +27,150 @@ __all__ = ['ROUNDS', 'DATASETS', 'CHAIN_TARGETS', 'TABLE3_DATASETS', 'TABLE3_MEA
 ROUNDS = dict(n_estimators=100, max_depth=6, learning_rate=0.3)
 DATASETS = ("emotions", "yeast", "scene")
 
+
 class _OneLabelXGB(ClassifierMixin, BaseEstimator):
     "XGBClassifier for one binary label that tolerates a constant training column (for scikit-learn's chain)."
+
     def __init__(self, n_jobs=1, n_estimators=100, max_depth=6, learning_rate=0.3):
-        self.n_jobs, self.n_estimators, self.max_depth, self.learning_rate = n_jobs, n_estimators, max_depth, learning_rate
+        self.n_jobs, self.n_estimators, self.max_depth, self.learning_rate = (
+            n_jobs,
+            n_estimators,
+            max_depth,
+            learning_rate,
+        )
 
     def fit(self, X, y):
         import xgboost as xgb
-        y = np.asarray(y).astype(int); self.classes_ = np.array([0, 1])
+
+        y = np.asarray(y).astype(int)
+        self.classes_ = np.array([0, 1])
         self.const_ = float(y[0]) if y.min() == y.max() else None
-        self.model_ = None if self.const_ is not None else xgb.XGBClassifier(
-            n_estimators=self.n_estimators, max_depth=self.max_depth, learning_rate=self.learning_rate,
-            tree_method="hist", n_jobs=self.n_jobs, random_state=0).fit(X, y)
+        self.model_ = (
+            None
+            if self.const_ is not None
+            else xgb.XGBClassifier(
+                n_estimators=self.n_estimators,
+                max_depth=self.max_depth,
+                learning_rate=self.learning_rate,
+                tree_method="hist",
+                n_jobs=self.n_jobs,
+                random_state=0,
+            ).fit(X, y)
+        )
         return self
 
     def predict_proba(self, X):
-        if self.model_ is None: p = np.full(X.shape[0], self.const_); return np.c_[1 - p, p]
+        if self.model_ is None:
+            p = np.full(X.shape[0], self.const_)
+            return np.c_[1 - p, p]
         return self.model_.predict_proba(X)
 
-    def predict(self, X): return (self.predict_proba(X)[:, 1] >= 0.5).astype(int)
+    def predict(self, X):
+        return (self.predict_proba(X)[:, 1] >= 0.5).astype(int)
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #e46e4a31
 def _models(config, threads, rounds):
     "{impl: estimator factory} for one configuration."
     import importlib.util
+
     have_xgb = importlib.util.find_spec("xgboost") is not None
     out = {}
     if config == "hist":
         out["mlc_lit"] = lambda: MLXGBClassifier(**rounds, split="sum_gain", tree_method="hist", n_jobs=threads)
         if have_xgb:
             import xgboost as xgb
-            out["xgboost"] = lambda: xgb.XGBClassifier(**rounds, tree_method="hist", multi_strategy="multi_output_tree", n_jobs=threads, random_state=0)
+
+            out["xgboost"] = lambda: xgb.XGBClassifier(
+                **rounds, tree_method="hist", multi_strategy="multi_output_tree", n_jobs=threads, random_state=0
+            )
     elif config == "exact":
         out["mlc_lit"] = lambda: MLXGBClassifier(**rounds, tree_method="exact", n_jobs=threads)
         if have_xgb:
             import xgboost as xgb
+
             out["xgboost"] = lambda: xgb.XGBClassifier(**rounds, tree_method="exact", n_jobs=threads, random_state=0)
     elif config in ("chain", "chain_cv3"):
         cv = 3 if config == "chain_cv3" else None
-        out["mlc_lit"] = lambda: XDCCClassifier(**rounds, chain_length="cardinality", cv=cv, n_jobs=threads, random_state=0)
+        out["mlc_lit"] = lambda: XDCCClassifier(
+            **rounds, chain_length="cardinality", cv=cv, n_jobs=threads, random_state=0
+        )
         if have_xgb:
             from sklearn.multioutput import ClassifierChain
-            out["sklearn_cc_xgboost"] = lambda: ClassifierChain(_OneLabelXGB(n_jobs=threads, **rounds), order="random", random_state=0)
-    else: raise ValueError(f"Unknown config {config!r}; choose from 'hist', 'exact', 'chain', 'chain_cv3'.")
+
+            out["sklearn_cc_xgboost"] = lambda: ClassifierChain(
+                _OneLabelXGB(n_jobs=threads, **rounds), order="random", random_state=0
+            )
+    else:
+        raise ValueError(f"Unknown config {config!r}; choose from 'hist', 'exact', 'chain', 'chain_cv3'.")
     return out
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #e80f1635
 def _warm_up(make, X, Y, Xt):
     "Fit and predict once on a few rows with two trees, so that compilation is not timed."
     est = make().set_params(n_estimators=2)
-    if isinstance(est, XDCCClassifier): est.set_params(chain_length=1)
+    if isinstance(est, XDCCClassifier):
+        est.set_params(chain_length=1)
     est.fit(X[:40], Y[:40]).predict(Xt[:5])
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #f8fccab8
 def _staged(model, X, Y) -> dict:
     "Per round of an XDCC chain: test example F1 of its predictions, and CPU seconds of fit up to that round."
     f1 = [example_f1(Y, P) for P in model.staged_predict(X)]
-    return dict(staged_example_f1=" ".join(f"{v:.4f}" for v in f1),
-                staged_fit_cpu_s=" ".join(f"{v:.3f}" for v in model.fit_times_))
+    return dict(
+        staged_example_f1=" ".join(f"{v:.4f}" for v in f1),
+        staged_fit_cpu_s=" ".join(f"{v:.3f}" for v in model.fit_times_),
+    )
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #0b7f49eb
-def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=("hist", "exact", "chain", "chain_cv3")) -> list[dict]:
+def run(
+    data_dir, datasets=None, threads=(1,), repeats=1, quick=False, configs=("hist", "exact", "chain", "chain_cv3")
+) -> list[dict]:
     "Fit and score every configuration on every dataset; one row per implementation."
     datasets = (("emotions",) if quick else DATASETS) if datasets is None else tuple(datasets)
     rounds = dict(ROUNDS, n_estimators=20) if quick else ROUNDS
     configs = tuple(c for c in configs if not (quick and c.startswith("chain")))
     rows = []
     for name in datasets:
-        Xtr, Ytr, _ = load_dataset(name, data_dir, "train"); Xte, Yte, _ = load_dataset(name, data_dir, "test")
+        Xtr, Ytr, _ = load_dataset(name, data_dir, "train")
+        Xte, Yte, _ = load_dataset(name, data_dir, "test")
         for config in configs:
             for nt in threads:
                 for impl, make in _models(config, nt, rounds).items():
                     ref = impl != "mlc_lit"
-                    Xa, Xb = (Xtr.astype(np.float32), Xte.astype(np.float32)) if ref and not hasattr(Xtr, "tocsr") else (Xtr, Xte)
-                    if not ref: _warm_up(make, Xa, Ytr, Xb)
+                    Xa, Xb = (
+                        (Xtr.astype(np.float32), Xte.astype(np.float32))
+                        if ref and not hasattr(Xtr, "tocsr")
+                        else (Xtr, Xte)
+                    )
+                    if not ref:
+                        _warm_up(make, Xa, Ytr, Xb)
                     load = os.getloadavg()[0]
                     model, t_fit = measure(lambda: make().fit(Xa, Ytr), repeats)
                     P, t_pred = measure(lambda: np.asarray(model.predict(Xb)).astype(int), 1)
-                    rows.append(dict(suite="xdcc", dataset=name, config=config, impl=impl, threads=nt,
-                                     fit_s=t_fit.wall, fit_cpu_s=t_fit.cpu, predict_s=t_pred.wall,
-                                     subset01=subset_zero_one_loss(Yte, P), hamming=hamming_loss(Yte, P),
-                                     example_f1=example_f1(Yte, P), rounds=rounds["n_estimators"], loadavg=load))
-                    if isinstance(model, XDCCClassifier): rows[-1].update(_staged(model, Xb, Yte))
+                    rows.append(
+                        dict(
+                            suite="xdcc",
+                            dataset=name,
+                            config=config,
+                            impl=impl,
+                            threads=nt,
+                            fit_s=t_fit.wall,
+                            fit_cpu_s=t_fit.cpu,
+                            predict_s=t_pred.wall,
+                            subset01=subset_zero_one_loss(Yte, P),
+                            hamming=hamming_loss(Yte, P),
+                            example_f1=example_f1(Yte, P),
+                            rounds=rounds["n_estimators"],
+                            loadavg=load,
+                        )
+                    )
+                    if isinstance(model, XDCCClassifier):
+                        rows[-1].update(_staged(model, Xb, Yte))
     return rows
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #ffe4afa1
-CHAIN_TARGETS = ("emotions", "yeast")       # the data sets on which the issue sets the chain's target
+CHAIN_TARGETS = ("emotions", "yeast")  # the data sets on which the issue sets the chain's target
+
 
 def _chain_target(r, ref) -> str:
     "Where an XDCC row's staged F1 first reaches the reference chain's, and that prefix's CPU time against it."
@@ -120,11 +178,18 @@ def _chain_target(r, ref) -> str:
     cpu = [float(v) for v in str(r["staged_fit_cpu_s"]).split()]
     at = next((k for k, v in enumerate(f1) if v >= ref["example_f1"]), None)
     targeted = r["dataset"] in CHAIN_TARGETS
-    head = (f"{r['config']}, {r['dataset']}: example F1 by chain length {' '.join(f'{v:.3f}' for v in f1)} "
-            f"vs {ref['example_f1']:.3f}" + ("" if targeted else " (no target here)"))
-    if at is None: return f"{head}: never reached" + (f": {verdict(False)}" if targeted else "")
-    return (f"{head}: reached at length {at + 1} after {cpu[at]:.2f} s CPU vs {ref['fit_cpu_s']:.2f} s = "
-            f"{cpu[at] / ref['fit_cpu_s']:.2f}x" + (f", target < 1.0: {verdict(cpu[at] < ref['fit_cpu_s'])}" if targeted else ""))
+    head = (
+        f"{r['config']}, {r['dataset']}: example F1 by chain length {' '.join(f'{v:.3f}' for v in f1)} "
+        f"vs {ref['example_f1']:.3f}" + ("" if targeted else " (no target here)")
+    )
+    if at is None:
+        return f"{head}: never reached" + (f": {verdict(False)}" if targeted else "")
+    return (
+        f"{head}: reached at length {at + 1} after {cpu[at]:.2f} s CPU vs {ref['fit_cpu_s']:.2f} s = "
+        f"{cpu[at] / ref['fit_cpu_s']:.2f}x"
+        + (f", target < 1.0: {verdict(cpu[at] < ref['fit_cpu_s'])}" if targeted else "")
+    )
+
 
 def summary(rows) -> str:
     "The issue's targets, checked on the rows of one run."
@@ -132,102 +197,158 @@ def summary(rows) -> str:
     lines = ["ML-XGB / XDCC targets"]
     for r in rows:
         b = ref.get((r["dataset"], r["config"], r["threads"]))
-        if r["impl"] != "mlc_lit" or b is None: continue
+        if r["impl"] != "mlc_lit" or b is None:
+            continue
         q = r["fit_cpu_s"] / b["fit_cpu_s"]
         if r["config"] == "hist":
             d = r["example_f1"] - b["example_f1"]
-            lines.append(f"hist, {r['dataset']}: CPU {q:.2f}x of XGBoost's multi-output trees, target <= 0.5: {verdict(q <= 0.5)}; "
-                         f"example F1 {d:+.4f}, target within 0.01: {verdict(abs(d) <= 0.01)}")
+            lines.append(
+                f"hist, {r['dataset']}: CPU {q:.2f}x of XGBoost's multi-output trees, target <= 0.5: {verdict(q <= 0.5)}; "
+                f"example F1 {d:+.4f}, target within 0.01: {verdict(abs(d) <= 0.01)}"
+            )
         elif r["config"] == "exact":
-            lines.append(f"exact, {r['dataset']}: CPU {q:.2f}x of XGBoost's exact trees per label, target <= 1.0: {verdict(q <= 1.0)}")
+            lines.append(
+                f"exact, {r['dataset']}: CPU {q:.2f}x of XGBoost's exact trees per label, target <= 1.0: {verdict(q <= 1.0)}"
+            )
         elif r["config"].startswith("chain") and "staged_example_f1" in r:
             lines.append(_chain_target(r, b))
     return "\n".join(lines)
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #417967a5
-TABLE3_DATASETS = ("emotions", "scene", "flags", "yeast", "birds", "tmc2007-500", "genbase", "medical", "enron",
-                   "bibtex", "cal500")
+TABLE3_DATASETS = (
+    "emotions",
+    "scene",
+    "flags",
+    "yeast",
+    "birds",
+    "tmc2007-500",
+    "genbase",
+    "medical",
+    "enron",
+    "bibtex",
+    "cal500",
+)
 TABLE3_MEASURES = ("hamming_acc", "subset_acc", "example_f1", "train_cpu_s")
+
 
 def _table3_methods(rounds):
     from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
-    return {"BR": MultiOutputClassifier(MLXGBClassifier(**rounds)),
-            "CC": ClassifierChain(MLXGBClassifier(**rounds), order="random", random_state=0),
-            "ML-XGB": MLXGBClassifier(**rounds),
-            "XDCC": XDCCClassifier(**rounds, chain_length="cardinality", cv=None, random_state=0)}   # the paper's in-sample chain
+
+    return {
+        "BR": MultiOutputClassifier(MLXGBClassifier(**rounds)),
+        "CC": ClassifierChain(MLXGBClassifier(**rounds), order="random", random_state=0),
+        "ML-XGB": MLXGBClassifier(**rounds),
+        "XDCC": XDCCClassifier(**rounds, chain_length="cardinality", cv=None, random_state=0),
+    }  # the paper's in-sample chain
+
 
 def table3_rows(name, data_dir, rounds=ROUNDS) -> list[dict]:
     "Table 3's measures of every method on data set `name` (one row each; process CPU seconds of `fit`)."
     from mlc_lit.bench import load_split
+
     Xtr, Ytr, Xte, Yte, _ = load_split(name, data_dir)
     rows = []
     for method, est in _table3_methods(rounds).items():
-        t0 = time.process_time(); est.fit(Xtr, Ytr); t = time.process_time() - t0
+        t0 = time.process_time()
+        est.fit(Xtr, Ytr)
+        t = time.process_time() - t0
         preds = {method: est.predict(Xte)}
-        if method == "XDCC":                   # one chain, read out with and without cumulation
-            preds = {"XDCC cum": est.predict(Xte)}; est.set_params(cumulated=False); preds["XDCC"] = est.predict(Xte)
+        if method == "XDCC":  # one chain, read out with and without cumulation
+            preds = {"XDCC cum": est.predict(Xte)}
+            est.set_params(cumulated=False)
+            preds["XDCC"] = est.predict(Xte)
         for m, P in preds.items():
             P = np.asarray(P).astype(int)
-            rows.append(dict(suite="xdcc_table3", dataset=name, method=m, n_labels=Ytr.shape[1],
-                             hamming_acc=1 - hamming_loss(Yte, P), subset_acc=1 - subset_zero_one_loss(Yte, P),
-                             example_f1=example_f1(Yte, P), train_cpu_s=t))
+            rows.append(
+                dict(
+                    suite="xdcc_table3",
+                    dataset=name,
+                    method=m,
+                    n_labels=Ytr.shape[1],
+                    hamming_acc=1 - hamming_loss(Yte, P),
+                    subset_acc=1 - subset_zero_one_loss(Yte, P),
+                    example_f1=example_f1(Yte, P),
+                    train_cpu_s=t,
+                )
+            )
     return rows
+
 
 def average_ranks(rows) -> list[dict]:
     "Average rank of each method per measure over the data sets of `rows` (1 = best; time: fastest)."
     from scipy.stats import rankdata
+
     methods = list(dict.fromkeys(r["method"] for r in rows))
     names = list(dict.fromkeys(r["dataset"] for r in rows))
     by = {(r["dataset"], r["method"]): r for r in rows}
-    names = [d for d in names if all((d, m) in by for m in methods)]      # data sets with every method
+    names = [d for d in names if all((d, m) in by for m in methods)]  # data sets with every method
     out = [dict(method=m) for m in methods]
     for k in TABLE3_MEASURES:
         ranks = np.zeros(len(methods))
         for d in names:
             v = np.array([by[d, m][k] for m in methods], float)
             ranks += rankdata(v if k == "train_cpu_s" else -v)
-        for o, r in zip(out, ranks / max(len(names), 1)): o[k] = r
+        for o, r in zip(out, ranks / max(len(names), 1)):
+            o[k] = r
     return out
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #f2206a22
-TUNE_GRID = dict(max_depth=(5, 10), learning_rate=(0.1, 0.3), n_estimators=(10, 20, 50, 100), split=SPLITS,
-                 xdcc_n_estimators=(100,))     # XDCC's chain is refit for every rounds value: one value only
-TUNE_BUDGET_S = 60.0            # CPU seconds of grid search per method and data set
-
+TUNE_GRID = dict(
+    max_depth=(5, 10), learning_rate=(0.1, 0.3), n_estimators=(10, 20, 50, 100), split=SPLITS, xdcc_n_estimators=(100,)
+)  # XDCC's chain is refit for every rounds value: one value only
+TUNE_BUDGET_S = 60.0  # CPU seconds of grid search per method and data set
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #505fca1b
 def _first_trees(model, t):
     "A shallow copy of a fitted `MLXGBClassifier` (or a scikit-learn BR/CC of them) that predicts with its first `t` trees."
     if not isinstance(model, MLXGBClassifier):
-        out = copy.copy(model); out.estimators_ = [_first_trees(e, t) for e in model.estimators_]; return out
-    if not 1 <= t <= len(model.tree_ptr_) - 1: raise ValueError(f"t must be between 1 and {len(model.tree_ptr_) - 1}, got {t}.")
-    out = copy.copy(model); out.tree_ptr_ = model.tree_ptr_[:t + 1]; return out
-
+        out = copy.copy(model)
+        out.estimators_ = [_first_trees(e, t) for e in model.estimators_]
+        return out
+    if not 1 <= t <= len(model.tree_ptr_) - 1:
+        raise ValueError(f"t must be between 1 and {len(model.tree_ptr_) - 1}, got {t}.")
+    out = copy.copy(model)
+    out.tree_ptr_ = model.tree_ptr_[: t + 1]
+    return out
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #3b2dac2a
 def _grid(method, grid=None):
     "The configurations searched for `method`, cheapest trees first; each is fit once (rounds: read at every value)."
     g = TUNE_GRID if grid is None else grid
-    splits = g["split"] if method in ("ML-XGB", "XDCC") else ("sum_gain",)     # the paper tunes the split for these two
+    splits = g["split"] if method in ("ML-XGB", "XDCC") else ("sum_gain",)  # the paper tunes the split for these two
     rounds = g["xdcc_n_estimators"] if method == "XDCC" else (max(g["n_estimators"]),)
-    return [dict(max_depth=d, learning_rate=lr, split=s, n_estimators=t)
-            for d in g["max_depth"] for lr in g["learning_rate"] for t in rounds for s in splits]
+    return [
+        dict(max_depth=d, learning_rate=lr, split=s, n_estimators=t)
+        for d in g["max_depth"]
+        for lr in g["learning_rate"]
+        for t in rounds
+        for s in splits
+    ]
+
 
 def _make(method, params):
     from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
-    if method == "BR": return MultiOutputClassifier(MLXGBClassifier(**params))
-    if method == "CC": return ClassifierChain(MLXGBClassifier(**params), order="random", random_state=0)
-    if method == "ML-XGB": return MLXGBClassifier(**params)
-    if method == "XDCC": return XDCCClassifier(**params, chain_length="cardinality", cv=None, random_state=0)
+
+    if method == "BR":
+        return MultiOutputClassifier(MLXGBClassifier(**params))
+    if method == "CC":
+        return ClassifierChain(MLXGBClassifier(**params), order="random", random_state=0)
+    if method == "ML-XGB":
+        return MLXGBClassifier(**params)
+    if method == "XDCC":
+        return XDCCClassifier(**params, chain_length="cardinality", cv=None, random_state=0)
     raise ValueError(f"Unknown method {method!r}; choose from 'BR', 'CC', 'ML-XGB', 'XDCC'.")
+
 
 def _readouts(method, model, X, rounds):
     "{(read-out, params update): 0/1 predictions} of one fitted model: every rounds value, or XDCC's two read-outs."
     if method == "XDCC":
-        cum = model.predict(X); model.set_params(cumulated=False); std = model.predict(X); model.set_params(cumulated=True)
+        cum = model.predict(X)
+        model.set_params(cumulated=False)
+        std = model.predict(X)
+        model.set_params(cumulated=True)
         return {("XDCC cum", ()): cum, ("XDCC", ()): std}
     return {(method, (("n_estimators", t),)): _first_trees(model, t).predict(X) for t in rounds}
-
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #425d462f
 def tune(method, X, Y, Xv, Yv, grid=None, budget_s=TUNE_BUDGET_S) -> dict:
@@ -236,65 +357,109 @@ def tune(method, X, Y, Xv, Yv, grid=None, budget_s=TUNE_BUDGET_S) -> dict:
     best, tried, t0 = {}, 0, time.process_time()
     configs = _grid(method, g)
     for params in configs:
-        model = _make(method, params).fit(X, Y); tried += 1
+        model = _make(method, params).fit(X, Y)
+        tried += 1
         for (name, upd), P in _readouts(method, model, Xv, g["n_estimators"]).items():
             f1 = example_f1(Yv, np.asarray(P).astype(int))
-            if name not in best or f1 > best[name][0]: best[name] = (f1, dict(params, **dict(upd)))
-        if time.process_time() - t0 > budget_s: break
+            if name not in best or f1 > best[name][0]:
+                best[name] = (f1, dict(params, **dict(upd)))
+        if time.process_time() - t0 > budget_s:
+            break
     return dict(best=best, tried=tried, grid_size=len(configs), tune_cpu_s=time.process_time() - t0)
 
-def tuned_table3_rows(name, data_dir, methods=("BR", "CC", "ML-XGB", "XDCC"), grid=None, budget_s=TUNE_BUDGET_S,
-                      val_size=0.2, seed=0) -> list[dict]:
+
+def tuned_table3_rows(
+    name, data_dir, methods=("BR", "CC", "ML-XGB", "XDCC"), grid=None, budget_s=TUNE_BUDGET_S, val_size=0.2, seed=0
+) -> list[dict]:
     """Paper 3's protocol on data set `name`: tune each method on a random `val_size` of the training set (example F1),
     refit the best configuration on the whole training set, and measure it on the test set as `table3_rows` does."""
     from mlc_lit.bench import load_split
+
     Xtr, Ytr, Xte, Yte, _ = load_split(name, data_dir)
-    n = Ytr.shape[0]; perm = np.random.default_rng(seed).permutation(n); nv = int(round(val_size * n))
+    n = Ytr.shape[0]
+    perm = np.random.default_rng(seed).permutation(n)
+    nv = int(round(val_size * n))
     va, fi = np.sort(perm[:nv]), np.sort(perm[nv:])
     rows = []
     for method in methods:
         res = tune(method, Xtr[fi], Ytr[fi], Xtr[va], Ytr[va], grid, budget_s)
         for m, (vf1, params) in res["best"].items():
             est = _make(method, params)
-            t0 = time.process_time(); est.fit(Xtr, Ytr); t = time.process_time() - t0
-            if m == "XDCC": est.set_params(cumulated=False)
+            t0 = time.process_time()
+            est.fit(Xtr, Ytr)
+            t = time.process_time() - t0
+            if m == "XDCC":
+                est.set_params(cumulated=False)
             P = np.asarray(est.predict(Xte)).astype(int)
-            rows.append(dict(suite="xdcc_table3_tuned", dataset=name, method=m, n_labels=Ytr.shape[1],
-                             hamming_acc=1 - hamming_loss(Yte, P), subset_acc=1 - subset_zero_one_loss(Yte, P),
-                             example_f1=example_f1(Yte, P), train_cpu_s=t, val_example_f1=vf1,
-                             params=json.dumps(params, sort_keys=True), configs_tried=res["tried"],
-                             grid_size=res["grid_size"], tune_cpu_s=res["tune_cpu_s"]))
+            rows.append(
+                dict(
+                    suite="xdcc_table3_tuned",
+                    dataset=name,
+                    method=m,
+                    n_labels=Ytr.shape[1],
+                    hamming_acc=1 - hamming_loss(Yte, P),
+                    subset_acc=1 - subset_zero_one_loss(Yte, P),
+                    example_f1=example_f1(Yte, P),
+                    train_cpu_s=t,
+                    val_example_f1=vf1,
+                    params=json.dumps(params, sort_keys=True),
+                    configs_tried=res["tried"],
+                    grid_size=res["grid_size"],
+                    tune_cpu_s=res["tune_cpu_s"],
+                )
+            )
     return rows
+
 
 def run_tuned(names, data_dir, path, **kw) -> list[dict]:
     "`tuned_table3_rows` for each data set in `names`, the file at `path` rewritten after each (a stopped run keeps its rows)."
     from mlc_lit.bench import read_rows, write_rows
+
     rows = read_rows(path) if os.path.isfile(path) else []
     for name in names:
-        if any(r["dataset"] == name for r in rows): continue
-        rows += tuned_table3_rows(name, data_dir, **kw); write_rows(rows, path)
+        if any(r["dataset"] == name for r in rows):
+            continue
+        rows += tuned_table3_rows(name, data_dir, **kw)
+        write_rows(rows, path)
     return rows
-
 
 # %% ../../nbs/06c_bench_xdcc.ipynb #51949c20
 def fig2_rows(data_dir, settings, name="yeast", length=None) -> list[dict]:
     """Paper 3's Fig. 2 under several settings: one XDCC chain per `(label, tree params, cv)` in `settings`, read after every
     round (standard and cumulated), plus how certain its in-sample label-features are (the round-1 model on its own training set)."""
     from mlc_lit.bench import load_split
+
     Xtr, Ytr, Xte, Yte, _ = load_split(name, data_dir)
     rows = []
     for label, params, cv in settings:
         first = MLXGBClassifier(**params).fit(Xtr, Ytr)
-        fit_sa = 1 - subset_zero_one_loss(Ytr, first.predict(Xtr)); test_sa = 1 - subset_zero_one_loss(Yte, first.predict(Xte))
-        P1 = first.predict_proba(Xtr); gap = float(np.abs(P1 - Ytr).mean())
+        fit_sa = 1 - subset_zero_one_loss(Ytr, first.predict(Xtr))
+        test_sa = 1 - subset_zero_one_loss(Yte, first.predict(Xte))
+        P1 = first.predict_proba(Xtr)
+        gap = float(np.abs(P1 - Ytr).mean())
         chain = XDCCClassifier(**params, chain_length=length, cv=cv, random_state=0).fit(Xtr, Ytr)
-        cum = list(chain.staged_predict(Xte)); chain.set_params(cumulated=False); std = list(chain.staged_predict(Xte))
+        cum = list(chain.staged_predict(Xte))
+        chain.set_params(cumulated=False)
+        std = list(chain.staged_predict(Xte))
         for r, (C, S, t) in enumerate(zip(cum, std, chain.fit_times_)):
             C, S = np.asarray(C).astype(int), np.asarray(S).astype(int)
-            rows.append(dict(suite="xdcc_fig2", dataset=name, setting=label, cv=cv if cv is not None else "", length=r + 1,
-                             cum_subset_acc=1 - subset_zero_one_loss(Yte, C), std_subset_acc=1 - subset_zero_one_loss(Yte, S),
-                             cum_hamming_acc=1 - hamming_loss(Yte, C), std_hamming_acc=1 - hamming_loss(Yte, S),
-                             cum_example_f1=example_f1(Yte, C), fit_cpu_s=t, round1_train_subset_acc=fit_sa,
-                             round1_test_subset_acc=test_sa, round1_train_abs_error=gap, params=json.dumps(params, sort_keys=True)))
+            rows.append(
+                dict(
+                    suite="xdcc_fig2",
+                    dataset=name,
+                    setting=label,
+                    cv=cv if cv is not None else "",
+                    length=r + 1,
+                    cum_subset_acc=1 - subset_zero_one_loss(Yte, C),
+                    std_subset_acc=1 - subset_zero_one_loss(Yte, S),
+                    cum_hamming_acc=1 - hamming_loss(Yte, C),
+                    std_hamming_acc=1 - hamming_loss(Yte, S),
+                    cum_example_f1=example_f1(Yte, C),
+                    fit_cpu_s=t,
+                    round1_train_subset_acc=fit_sa,
+                    round1_test_subset_acc=test_sa,
+                    round1_train_abs_error=gap,
+                    params=json.dumps(params, sort_keys=True),
+                )
+            )
     return rows
-

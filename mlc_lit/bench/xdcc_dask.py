@@ -24,10 +24,12 @@ GENERATED = dict(n=1_000_000, n_test=100_000, F=100, K=20)
 STACKED = ("scene", "yeast")
 STACK_ROWS = 100_000
 
+
 def log_loss(Y, P, eps=1e-15):
     "Mean label-wise binary log loss of probabilities P (n, K) for 0/1 labels Y."
     P = np.clip(np.asarray(P, np.float64), eps, 1 - eps)
     return float(-np.mean(Y * np.log(P) + (1 - Y) * np.log1p(-P)))
+
 
 def stacked(X, Y, rows):
     "X and Y repeated (whole copies, then a head) to `rows` rows."
@@ -39,10 +41,11 @@ def generated(n, F, K, seed, chunk_rows):
     """A linear-threshold multi-label problem made on the workers: X ~ N(0, 1) (n, F) as a Dask array; label k is
     [x·w_k + noise > its 70th percentile], with a fixed w (F, K) drawn from `seed`."""
     import dask.array as da
+
     X = da.random.RandomState(seed).normal(size=(n, F), chunks=(chunk_rows, F))
     Wt = np.random.default_rng(seed + 1000).normal(size=(F, K)) / np.sqrt(F)
     noise = da.random.RandomState(seed + 1).normal(scale=0.5, size=(n, K), chunks=(chunk_rows, K))
-    Y = ((X @ Wt + noise) > 0.52).astype(np.int8)           # 0.52: about 30 % positives per label
+    Y = ((X @ Wt + noise) > 0.52).astype(np.int8)  # 0.52: about 30 % positives per label
     return X, Y
 
 # %% ../../nbs/06j_bench_xdcc_dask.ipynb #f354b7eb
@@ -51,9 +54,12 @@ def _own_status_kib(field):
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith(field + ":"): return float(line.split()[1])
-    except OSError: pass
+                if line.startswith(field + ":"):
+                    return float(line.split()[1])
+    except OSError:
+        pass
     return None
+
 
 def _own_peak_kib():
     """This process's peak resident memory (KiB): Linux's VmHWM, which starts afresh with the process's own program;
@@ -62,100 +68,167 @@ def _own_peak_kib():
     kib = _own_status_kib("VmHWM")
     return kib if kib is not None else float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
+
 def _own_rss_kib():
     "This process's resident memory now (KiB): Linux's VmRSS; NaN where /proc is missing."
     kib = _own_status_kib("VmRSS")
     return kib if kib is not None else float("nan")
 
+
 def _peak_MiB(client):
     "Peak resident memory of each worker process so far (MiB)."
     return [v / 1024 for v in client.run(_own_peak_kib).values()]
 
+
 def _rss_MiB(client):
     "Resident memory of each worker process now (MiB)."
     return [v / 1024 for v in client.run(_own_rss_kib).values()]
+
 
 def _row_state_bytes(F, K):
     """Bytes our fit keeps per row besides X: bins (uint16 per feature), gradients and Hessians (2K float64), scores
     (K float64), labels (K int8), slot and weight (8 bytes each), two flags (inside, active)."""
     return 2 * F + 2 * K * 8 + K * 8 + K + 8 + 8 + 2
 
+
 def _fit_ours(client, X, Y, params):
     from mlc_lit.mlxgb import MLXGBClassifier
+
     return MLXGBClassifier(**params, tree_method="hist").fit(X, Y, client=client)
+
 
 def _fit_xgb(client, X, Y, params):
     import xgboost as xgb
     import xgboost.dask  # noqa: F401  (a sub-module: not imported by `import xgboost`)
+
     dtrain = xgb.dask.DaskDMatrix(client, X, Y)
-    p = dict(objective="binary:logistic", tree_method="hist", multi_strategy="multi_output_tree", max_depth=params["max_depth"],
-             eta=params["learning_rate"], max_bin=params["max_bins"], nthread=1)
+    p = dict(
+        objective="binary:logistic",
+        tree_method="hist",
+        multi_strategy="multi_output_tree",
+        max_depth=params["max_depth"],
+        eta=params["learning_rate"],
+        max_bin=params["max_bins"],
+        nthread=1,
+    )
     return xgb.dask.train(client, p, dtrain, num_boost_round=params["n_estimators"])["booster"]
+
 
 def _proba(impl, client, model, Xte):
     if impl == "xgboost":
         import xgboost as xgb
+
         return np.asarray(xgb.dask.predict(client, model, Xte).compute()).reshape(Xte.shape[0], -1)
     return model.predict_proba(Xte).compute()
 
+
 def _row(name, config, impl, threads, fit_s, P, Yte, **extra):
     Yhat = (P >= 0.5).astype(int)
-    return dict(suite="xdcc-dask", dataset=name, config=config, impl=impl, threads=threads, fit_s=fit_s, fit_cpu_s=None,
-                predict_s=None, subset01=subset_zero_one_loss(Yte, Yhat), hamming=hamming_loss(Yte, Yhat),
-                example_f1=example_f1(Yte, Yhat), log_loss=log_loss(Yte, P), **extra)
+    return dict(
+        suite="xdcc-dask",
+        dataset=name,
+        config=config,
+        impl=impl,
+        threads=threads,
+        fit_s=fit_s,
+        fit_cpu_s=None,
+        predict_s=None,
+        subset01=subset_zero_one_loss(Yte, Yhat),
+        hamming=hamming_loss(Yte, Yhat),
+        example_f1=example_f1(Yte, Yhat),
+        log_loss=log_loss(Yte, P),
+        **extra,
+    )
 
 # %% ../../nbs/06j_bench_xdcc_dask.ipynb #07389deb
 def _bytes_per_level(client, Xd, Yd, params):
     """One profiled tree, on its split level with the most histograms built: the bytes the workers sent, the packed
     histograms that crossed workers (reached bins only, where that is smaller), the formula's dense bound, nodes, built."""
     from mlc_lit.mlxgb import MLXGBClassifier
+
     m = MLXGBClassifier(**dict(params, n_estimators=1), tree_method="hist").fit(Xd, Yd, client=client, profile=True)
     nb, K = int(np.sum(np.diff(m.cuts_[0]) + 2)), Yd.shape[1]
     W = len(worker_threads(client))
     lv = [r for r in m.dask_levels_ if r["depth"] < params["max_depth"]]
     top = max(lv, key=lambda r: (r["n_built"], r["n_nodes"]))
-    bound = (W - 1) * (top["n_built"] * nb + W * top["n_nodes"]) * (2 * K + 1) * 8   # node sums travel with each range
+    bound = (W - 1) * (top["n_built"] * nb + W * top["n_nodes"]) * (2 * K + 1) * 8  # node sums travel with each range
     # what a worker holds of histograms while a level is assembled: its built nodes for every range, its range's sum,
     # the assembled level and the parent level (its range), dense; the most over the levels
-    hold = max((r["n_built"] * nb + (r["n_built"] + r["n_nodes"] + q["n_nodes"]) * nb / W) * (2 * K + 1) * 8
-               for q, r in zip([dict(n_nodes=0)] + lv, lv))
+    hold = max(
+        (r["n_built"] * nb + (r["n_built"] + r["n_nodes"] + q["n_nodes"]) * nb / W) * (2 * K + 1) * 8
+        for q, r in zip([dict(n_nodes=0)] + lv, lv)
+    )
     return top["bytes"], top["payload"], bound, top["n_nodes"], top["n_built"], hold / 2**20
+
 
 def _one(name, make_data, params, workers, chunk_rows):
     "Rows of one data set: ours and xgboost.dask on a fresh LocalCluster each, and ours in one process with one thread."
     from distributed import Client, LocalCluster
     from mlc_lit.mlxgb import MLXGBClassifier
+
     rows, config = [], f"hist-{workers}workers"
     for impl, fit in (("mlc_lit", _fit_ours), ("xgboost", _fit_xgb)):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cl, Client(cl) as client:
-            fresh = max(_rss_MiB(client))                                           # a worker before any data or fit
+        with (
+            LocalCluster(n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cl,
+            Client(cl) as client,
+        ):
+            fresh = max(_rss_MiB(client))  # a worker before any data or fit
             Xd, Yd, Xte, Yte = make_data(chunk_rows)
             Xd, Yd, Xte = client.persist([Xd, Yd, Xte])
-            fit(client, Xd[:2000], Yd[:2000], dict(params, n_estimators=2))       # compile / warm up on the workers
-            t0 = time.perf_counter(); model = fit(client, Xd, Yd, params); fit_s = time.perf_counter() - t0
-            rounds = len(model.tree_ptr_) - 1 if impl == "mlc_lit" else model.num_boosted_rounds()   # learned, not asked
+            fit(client, Xd[:2000], Yd[:2000], dict(params, n_estimators=2))  # compile / warm up on the workers
+            t0 = time.perf_counter()
+            model = fit(client, Xd, Yd, params)
+            fit_s = time.perf_counter() - t0
+            rounds = len(model.tree_ptr_) - 1 if impl == "mlc_lit" else model.num_boosted_rounds()  # learned, not asked
             P = _proba(impl, client, model, Xte)
-            extra = dict(peak_worker_MiB=max(_peak_MiB(client)), fresh_worker_MiB=fresh, loadavg=os.getloadavg()[0],
-                         data_share_MiB=(Xd.nbytes + Yd.nbytes + Xte.nbytes) / workers / 2**20)   # what the cluster holds of the data
+            extra = dict(
+                peak_worker_MiB=max(_peak_MiB(client)),
+                fresh_worker_MiB=fresh,
+                loadavg=os.getloadavg()[0],
+                data_share_MiB=(Xd.nbytes + Yd.nbytes + Xte.nbytes) / workers / 2**20,
+            )  # what the cluster holds of the data
             if impl == "mlc_lit":
                 sent, payload, formula, nodes, built, hist = _bytes_per_level(client, Xd, Yd, params)
-                extra.update(bytes_level=sent, bytes_payload=payload, bytes_formula=formula, level_nodes=nodes, level_built=built,
-                             hist_MiB=hist, row_state_MiB=Xd.shape[0] / workers * _row_state_bytes(Xd.shape[1], Yd.shape[1]) / 2**20)
+                extra.update(
+                    bytes_level=sent,
+                    bytes_payload=payload,
+                    bytes_formula=formula,
+                    level_nodes=nodes,
+                    level_built=built,
+                    hist_MiB=hist,
+                    row_state_MiB=Xd.shape[0] / workers * _row_state_bytes(Xd.shape[1], Yd.shape[1]) / 2**20,
+                )
             rows.append(_row(name, config, impl, workers, fit_s, P, Yte, n_estimators=rounds, **extra))
     Xd, Yd, Xte, Yte = make_data(chunk_rows)
     X, Y, Xt = Xd.compute(), Yd.compute(), Xte.compute()
     MLXGBClassifier(**dict(params, n_estimators=2)).fit(X[:2000], Y[:2000])
-    t0 = time.perf_counter(); m = MLXGBClassifier(**params, n_jobs=1).fit(X, Y); fit_s = time.perf_counter() - t0
-    rows.append(_row(name, "1process-1thread", "mlc_lit", 1, fit_s, m.predict_proba(Xt), Yte, loadavg=os.getloadavg()[0],
-                     n_estimators=len(m.tree_ptr_) - 1))
+    t0 = time.perf_counter()
+    m = MLXGBClassifier(**params, n_jobs=1).fit(X, Y)
+    fit_s = time.perf_counter() - t0
+    rows.append(
+        _row(
+            name,
+            "1process-1thread",
+            "mlc_lit",
+            1,
+            fit_s,
+            m.predict_proba(Xt),
+            Yte,
+            loadavg=os.getloadavg()[0],
+            n_estimators=len(m.tree_ptr_) - 1,
+        )
+    )
     return rows
 
 # %% ../../nbs/06j_bench_xdcc_dask.ipynb #3f65a20e
-def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = False, n=None, workers: int = 2) -> list[dict]:
+def run(
+    data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = False, n=None, workers: int = 2
+) -> list[dict]:
     """Rows for `mlc_lit.bench.suites.report`: the generated problem (`GENERATED`, n rows) and `STACKED` data sets
     repeated to `STACK_ROWS` rows, each fitted by ours and by xgboost.dask on `LocalCluster(workers, 1 thread)`, and
     by ours in one process. `quick`: 20,000 generated rows, 5,000 stacked, 3 rounds. `threads`/`repeats` unused."""
     import dask.array as da
+
     params = dict(PARAMS, n_estimators=3) if quick else dict(PARAMS)
     n = n or (20_000 if quick else GENERATED["n"])
     n_test, F, K = min(GENERATED["n_test"], max(n // 10, 1000)), GENERATED["F"], GENERATED["K"]
@@ -164,17 +237,27 @@ def run(data_dir=None, datasets=None, threads=None, repeats=1, quick: bool = Fal
     rows = []
     for name in names:
         if name == "generated":
+
             def make(chunk_rows):
                 X, Y = generated(n + n_test, F, K, 0, chunk_rows)
                 return X[:n], Y[:n], X[n:], Y[n:].compute()
+
             rows += _one(f"generated-{n}x{F}x{K}", make, params, workers, max(n // (2 * workers), 1))
         else:
             Xtr, Ytr, Xte, Yte, *_ = load_split(name, data_dir)
-            Xtr, Ytr = stacked(np.asarray(Xtr.toarray() if hasattr(Xtr, "toarray") else Xtr, np.float64), np.asarray(Ytr), stack)
+            Xtr, Ytr = stacked(
+                np.asarray(Xtr.toarray() if hasattr(Xtr, "toarray") else Xtr, np.float64), np.asarray(Ytr), stack
+            )
             Xte = np.asarray(Xte.toarray() if hasattr(Xte, "toarray") else Xte, np.float64)
+
             def make(chunk_rows, Xtr=Xtr, Ytr=Ytr, Xte=Xte, Yte=Yte):
-                return (da.from_array(Xtr, chunks=(chunk_rows, -1)), da.from_array(Ytr, chunks=(chunk_rows, -1)),
-                        da.from_array(Xte, chunks=(max(len(Xte) // 2, 1), -1)), np.asarray(Yte))
+                return (
+                    da.from_array(Xtr, chunks=(chunk_rows, -1)),
+                    da.from_array(Ytr, chunks=(chunk_rows, -1)),
+                    da.from_array(Xte, chunks=(max(len(Xte) // 2, 1), -1)),
+                    np.asarray(Yte),
+                )
+
             rows += _one(f"{name}-x{stack}", make, params, workers, -(-stack // (2 * workers)))
     return rows
 
@@ -187,25 +270,41 @@ def summary(rows) -> str:
         ours = next((r for (i, c), r in by.items() if i == "mlc_lit" and c.startswith("hist-")), None)
         ref = next((r for (i, c), r in by.items() if i == "xgboost"), None)
         one = by.get(("mlc_lit", "1process-1thread"))
-        if ours is None: continue
+        if ours is None:
+            continue
         line = f"{name}:"
         if ref is not None:
             ratio, dl = ours["fit_s"] / ref["fit_s"], ours["log_loss"] - ref["log_loss"]
-            line += (f" fit {ours['fit_s']:.1f} s vs xgboost.dask {ref['fit_s']:.1f} s = {ratio:.2f}x (target <= 1.0: {verdict(ratio <= 1.0)});"
-                     f" log loss {ours['log_loss']:.4f} vs {ref['log_loss']:.4f} (|d| <= 1e-3: {verdict(abs(dl) <= 1e-3)});")
+            line += (
+                f" fit {ours['fit_s']:.1f} s vs xgboost.dask {ref['fit_s']:.1f} s = {ratio:.2f}x (target <= 1.0: {verdict(ratio <= 1.0)});"
+                f" log loss {ours['log_loss']:.4f} vs {ref['log_loss']:.4f} (|d| <= 1e-3: {verdict(abs(dl) <= 1e-3)});"
+            )
         if one is not None:
             r1 = ours["fit_s"] / one["fit_s"]
-            line += f" {ours['threads']} workers / 1 process = {r1:.2f}x" + (f" (target <= 0.6: {verdict(r1 <= 0.6)})" if name.startswith("generated-1000000") else "") + ";"
+            line += (
+                f" {ours['threads']} workers / 1 process = {r1:.2f}x"
+                + (f" (target <= 0.6: {verdict(r1 <= 0.6)})" if name.startswith("generated-1000000") else "")
+                + ";"
+            )
         if ours.get("bytes_level") is not None:
-            line += (f" bytes on the {ours['level_nodes']}-node level ({ours.get('level_built', ours['level_nodes'])} built) {int(ours['bytes_level']):,}"
-                     f" vs packed histograms {int(ours.get('bytes_payload', ours['bytes_formula'])):,}, dense bound {int(ours['bytes_formula']):,};"
-                     f" peak worker {ours['peak_worker_MiB']:.0f} MiB (data share {ours['data_share_MiB']:.0f} MiB)")
+            line += (
+                f" bytes on the {ours['level_nodes']}-node level ({ours.get('level_built', ours['level_nodes'])} built) {int(ours['bytes_level']):,}"
+                f" vs packed histograms {int(ours.get('bytes_payload', ours['bytes_formula'])):,}, dense bound {int(ours['bytes_formula']):,};"
+                f" peak worker {ours['peak_worker_MiB']:.0f} MiB (data share {ours['data_share_MiB']:.0f} MiB)"
+            )
             if ours.get("hist_MiB") is not None and ours.get("fresh_worker_MiB") is not None:
-                grown, budget = ours["peak_worker_MiB"] - ours["fresh_worker_MiB"], ours["data_share_MiB"] + ours["hist_MiB"]
-                line += (f" = fresh worker {ours['fresh_worker_MiB']:.0f} + {grown:.0f} MiB grown, against data share + histograms"
-                         f" {ours['data_share_MiB']:.0f} + {ours['hist_MiB']:.0f} = {budget:.0f} MiB ({verdict(grown <= budget)});"
-                         f" per-row state besides X {ours['row_state_MiB']:.0f} MiB")
+                grown, budget = (
+                    ours["peak_worker_MiB"] - ours["fresh_worker_MiB"],
+                    ours["data_share_MiB"] + ours["hist_MiB"],
+                )
+                line += (
+                    f" = fresh worker {ours['fresh_worker_MiB']:.0f} + {grown:.0f} MiB grown, against data share + histograms"
+                    f" {ours['data_share_MiB']:.0f} + {ours['hist_MiB']:.0f} = {budget:.0f} MiB ({verdict(grown <= budget)});"
+                    f" per-row state besides X {ours['row_state_MiB']:.0f} MiB"
+                )
                 if ref is not None and ref.get("fresh_worker_MiB") is not None:
-                    line += f"; xgboost.dask peak {ref['peak_worker_MiB']:.0f} MiB (fresh {ref['fresh_worker_MiB']:.0f})"
+                    line += (
+                        f"; xgboost.dask peak {ref['peak_worker_MiB']:.0f} MiB (fresh {ref['fresh_worker_MiB']:.0f})"
+                    )
         out.append(line)
     return "\n".join(out)

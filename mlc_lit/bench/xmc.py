@@ -19,15 +19,26 @@ __all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'SEEDS', 'SETTINGS', '
            'xmc_metrics', 'run_one', 'run', 'summary', 'compare_settings', 'compare_strategies']
 
 # %% ../../nbs/06g_bench_xmc.ipynb #85e28ead
-def make_clustered_classes(n: int, n_classes: int = 1000, n_features: int = 128, *, clusters: int = 2, latent: int = 16,
-                           noise: float = 0.25, seed: int = 0, concept_seed: int = 0):
+def make_clustered_classes(
+    n: int,
+    n_classes: int = 1000,
+    n_features: int = 128,
+    *,
+    clusters: int = 2,
+    latent: int = 16,
+    noise: float = 0.25,
+    seed: int = 0,
+    concept_seed: int = 0,
+):
     """`(X, y)`: `n` examples of `n_classes` classes, one per example, with `n_features` dense features. Each class
     owns `clusters` random centres in a `latent`-dimensional space (the concept, fixed by `concept_seed`); an
     example is one of its class's centres plus Gaussian noise (sd `noise`), mapped to `n_features` by a fixed
     random isometry (scaled to unit variance per feature) plus noise of half that size (`seed`)."""
     if min(n, n_classes, n_features, clusters, latent) < 1 or latent > n_features:
-        raise ValueError(f"need positive n, n_classes, n_features, clusters, latent with latent <= n_features; "
-                         f"got {n}, {n_classes}, {n_features}, {clusters}, {latent}.")
+        raise ValueError(
+            f"need positive n, n_classes, n_features, clusters, latent with latent <= n_features; "
+            f"got {n}, {n_classes}, {n_features}, {clusters}, {latent}."
+        )
     crng = np.random.default_rng(concept_seed)
     centres = crng.standard_normal((n_classes * clusters, latent))
     A = np.linalg.qr(crng.standard_normal((n_features, latent)))[0].T * np.sqrt(n_features / latent)
@@ -37,17 +48,23 @@ def make_clustered_classes(n: int, n_classes: int = 1000, n_features: int = 128,
     return Z @ A + 0.5 * noise * rng.standard_normal((n, n_features)), y
 
 # %% ../../nbs/06g_bench_xmc.ipynb #77eaef47
-SHARED = ("bibtex", "cal500", "corel5k")     # the shared data sets with at least 100 labels
-GENERATED = {"clusters1000": dict(n_train=10000, n_test=2000), "clusters1000_quick": dict(n_train=3000, n_test=1000),
-             "lshtc": dict(shape="lshtc", scale=0.002, n_train=8000, n_test=2000),
-             "lshtc_quick": dict(shape="lshtc", scale=0.0005, n_train=2000, n_test=500)}
+SHARED = ("bibtex", "cal500", "corel5k")  # the shared data sets with at least 100 labels
+GENERATED = {
+    "clusters1000": dict(n_train=10000, n_test=2000),
+    "clusters1000_quick": dict(n_train=3000, n_test=1000),
+    "lshtc": dict(shape="lshtc", scale=0.002, n_train=8000, n_test=2000),
+    "lshtc_quick": dict(shape="lshtc", scale=0.0005, n_train=2000, n_test=500),
+}
+
 
 def xmc_split(name: str, data_dir):
     """`(X, Y, X_test, Y_test)` (CSR X, int8 0/1 Y) of a shared data set, of the generated problem, or — when `name`
     is a file — of an Extreme Classification Repository file (`fixed_split` of its rows)."""
     from mlc_lit.data import fixed_split, load_svmlight
-    if name in GENERATED and "shape" in GENERATED[name]:      # make_extreme_multilabel's shape: the first rows train
+
+    if name in GENERATED and "shape" in GENERATED[name]:  # make_extreme_multilabel's shape: the first rows train
         from mlc_lit.data import make_extreme_multilabel
+
         g = GENERATED[name]
         X, Y = make_extreme_multilabel(g["shape"], g["scale"], n=g["n_train"] + g["n_test"], seed=0)
         Y, m = np.asarray(Y.toarray(), dtype=np.int8), g["n_train"]
@@ -63,8 +80,14 @@ def xmc_split(name: str, data_dir):
         X, Y, Xt, Yt = fixed_split(sp.csr_matrix(X), Y)
         return X, np.asarray(Y, dtype=np.int8), Xt, np.asarray(Yt, dtype=np.int8)
     from mlc_lit.bench import load_split
+
     X, Y, Xt, Yt, _ = load_split(name, data_dir)
-    return sp.csr_matrix(X, dtype=np.float64), np.asarray(Y, dtype=np.int8), sp.csr_matrix(Xt, dtype=np.float64), np.asarray(Yt, dtype=np.int8)
+    return (
+        sp.csr_matrix(X, dtype=np.float64),
+        np.asarray(Y, dtype=np.int8),
+        sp.csr_matrix(Xt, dtype=np.float64),
+        np.asarray(Yt, dtype=np.int8),
+    )
 
 # %% ../../nbs/06g_bench_xmc.ipynb #7231ad2d
 def _ranked(lists, k: int, n_labels: int) -> np.ndarray:
@@ -76,9 +99,11 @@ def _ranked(lists, k: int, n_labels: int) -> np.ndarray:
         out[i] = seen + [next(fill) for _ in range(k - len(seen))]
     return out
 
+
 def xmc_metrics(Y_test, top, Y_train) -> dict:
     "P@1/3/5, nDCG@3/5, PSP@1/3/5 (propensities of `Y_train`, A = 0.55, B = 1.5) of the (n, 5) ranking `top`."
     from mlc_lit.metrics import label_propensities, ndcg_at_k, precision_at_k, psp_at_k
+
     p = label_propensities(Y_train)
     out = {f"p@{k}": precision_at_k(Y_test, top_k=top, k=k) for k in (1, 3, 5)}
     out.update({f"ndcg@{k}": ndcg_at_k(Y_test, top_k=top, k=k) for k in (3, 5)})
@@ -88,40 +113,68 @@ def xmc_metrics(Y_test, top, Y_train) -> dict:
 # %% ../../nbs/06g_bench_xmc.ipynb #1016ffcf
 METHODS = ("rembed", "rembed_cv", "napkinxc_plt", "omikuji")
 
-def _fit_predict(method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir: str, params: dict | None = None,
-                 seed: int = 0):
+
+def _fit_predict(
+    method: str, X, Y, Xt, k: int, cv_budget: float | None, workdir: str, params: dict | None = None, seed: int = 0
+):
     """Fit `method` on (X, Y) with one thread and rank the top `k` labels of Xt; (top, fit_s, predict_s, compile_s).
     `params` override `RandomizedEmbeddingClassifier`'s defaults for 'rembed', `RandomizedEmbeddingCV`'s for
     'rembed_cv'; `seed` seeds every method that takes one (not omikuji). Our kernels are compiled (or loaded
     from Numba's cache) by a fit on 50 rows first, timed apart as `compile_s`, as in every suite."""
     import time
+
     t0, compile_s = time.perf_counter(), 0.0
     if method in ("rembed", "rembed_cv"):
         from mlc_lit.rembed import RandomizedEmbeddingClassifier, RandomizedEmbeddingCV, default_search_space
-        make = lambda: RandomizedEmbeddingClassifier(**{"random_state": seed, "n_jobs": 1, **((params or {}) if method == "rembed" else {})})
+
+        make = lambda: RandomizedEmbeddingClassifier(
+            **{"random_state": seed, "n_jobs": 1, **((params or {}) if method == "rembed" else {})}
+        )
         make().fit(X[:50], Y[:50]).predict_top_k(Xt[:5], k)
-        compile_s = time.perf_counter() - t0; t0 = time.perf_counter()
-        space = {**default_search_space(), "loss": ["squared"]}   # closed-form read-outs: a candidate costs about one default fit
-        est = (make() if method == "rembed" else
-               RandomizedEmbeddingCV(space, **{"time_budget": cv_budget, "random_state": seed, "n_jobs": 1, **(params or {})})).fit(X, Y)
-        t1 = time.perf_counter(); top = est.predict_top_k(Xt, k)
+        compile_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        space = {
+            **default_search_space(),
+            "loss": ["squared"],
+        }  # closed-form read-outs: a candidate costs about one default fit
+        est = (
+            make()
+            if method == "rembed"
+            else RandomizedEmbeddingCV(
+                space, **{"time_budget": cv_budget, "random_state": seed, "n_jobs": 1, **(params or {})}
+            )
+        ).fit(X, Y)
+        t1 = time.perf_counter()
+        top = est.predict_top_k(Xt, k)
     elif method == "napkinxc_plt":
         from napkinxc.models import PLT
+
         est = PLT(os.path.join(workdir, "plt"), threads=1, seed=seed)
         est.fit(X, sp.csr_matrix(Y, dtype=np.float64))
-        t1 = time.perf_counter(); top = _ranked(est.predict(Xt, top_k=k), k, Y.shape[1])
+        t1 = time.perf_counter()
+        top = _ranked(est.predict(Xt, top_k=k), k, Y.shape[1])
     elif method == "omikuji":
         import omikuji
+
         path = _write_xc(os.path.join(workdir, "train.txt"), X, Y)
-        t0 = time.perf_counter()                    # writing the file omikuji trains from is not counted
+        t0 = time.perf_counter()  # writing the file omikuji trains from is not counted
         est = omikuji.Model.train_on_data(path, omikuji.Model.default_hyper_param(), n_threads=1)
         t1 = time.perf_counter()
         est.init_prediction_thread_pool(1)
-        rows = [list(zip(Xt.indices[Xt.indptr[i]:Xt.indptr[i + 1]].tolist(), Xt.data[Xt.indptr[i]:Xt.indptr[i + 1]].tolist()))
-                for i in range(Xt.shape[0])]
+        rows = [
+            list(
+                zip(
+                    Xt.indices[Xt.indptr[i] : Xt.indptr[i + 1]].tolist(),
+                    Xt.data[Xt.indptr[i] : Xt.indptr[i + 1]].tolist(),
+                )
+            )
+            for i in range(Xt.shape[0])
+        ]
         top = _ranked([[l for l, _ in est.predict(r, top_k=k)] for r in rows], k, Y.shape[1])
-    else: raise ValueError(f"unknown method {method!r}; choose from {METHODS}.")
+    else:
+        raise ValueError(f"unknown method {method!r}; choose from {METHODS}.")
     return top, t1 - t0, time.perf_counter() - t1, compile_s
+
 
 def _write_xc(path, X, Y) -> str:
     "X (CSR) and Y (0/1) in the Extreme Classification Repository's text format (header, 0-based ids)."
@@ -129,14 +182,26 @@ def _write_xc(path, X, Y) -> str:
     with open(path, "w") as fh:
         fh.write(f"{X.shape[0]} {X.shape[1]} {Y.shape[1]}\n")
         for i in range(X.shape[0]):
-            labs = ",".join(map(str, Ys.indices[Ys.indptr[i]:Ys.indptr[i + 1]]))
-            feats = " ".join(f"{j}:{v:.9g}" for j, v in zip(X.indices[X.indptr[i]:X.indptr[i + 1]], X.data[X.indptr[i]:X.indptr[i + 1]]))
+            labs = ",".join(map(str, Ys.indices[Ys.indptr[i] : Ys.indptr[i + 1]]))
+            feats = " ".join(
+                f"{j}:{v:.9g}"
+                for j, v in zip(X.indices[X.indptr[i] : X.indptr[i + 1]], X.data[X.indptr[i] : X.indptr[i + 1]])
+            )
             fh.write(f"{labs} {feats}\n")
     return path
 
 # %% ../../nbs/06g_bench_xmc.ipynb #84414775
-_ONE_THREAD = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
-                                 "RAYON_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
+_ONE_THREAD = {
+    v: "1"
+    for v in (
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "NUMBA_NUM_THREADS",
+        "RAYON_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS",
+    )
+}
 
 _CHILD = """
 import json, resource, sys
@@ -155,23 +220,45 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps(dict(fit_s=fit_s, predict_s=predict_s, compile_s=compile_s, peak_mb=peak / 2**20, model_mb=(peak - rss0) / 2**20, **xmc_metrics(Yt, top, Y))))
 """
 
-def run_one(method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: dict | None = None, seed: int = 0) -> dict:
+
+def run_one(
+    method: str, X, Y, Xt, Yt, cv_budget: float | None = None, params: dict | None = None, seed: int = 0
+) -> dict:
     """One method on one split, in a fresh process with one thread for every library: its metrics, fit and
     predict seconds, its process's peak memory (`peak_mb`) and the part of it above the process with all three libraries
     imported and the data loaded (`model_mb`). `params`: settings of `RandomizedEmbeddingClassifier` for 'rembed';
     `seed`: the methods' seed."""
     with tempfile.TemporaryDirectory() as work:
         npz = os.path.join(work, "data.npz")
-        np.savez(npz, Xdata=X.data, Xindices=X.indices, Xindptr=X.indptr, Xshape=X.shape, Y=np.asarray(Y, dtype=np.int8),
-                 Xtdata=Xt.data, Xtindices=Xt.indices, Xtindptr=Xt.indptr, Xtshape=Xt.shape, Yt=np.asarray(Yt, dtype=np.int8))
-        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([method, npz, work, cv_budget, params, seed])],
-                             env={**os.environ, **_ONE_THREAD}, capture_output=True, text=True)
-    if out.returncode: raise RuntimeError(f"{method} failed in its process:\n{out.stderr[-2000:]}")
+        np.savez(
+            npz,
+            Xdata=X.data,
+            Xindices=X.indices,
+            Xindptr=X.indptr,
+            Xshape=X.shape,
+            Y=np.asarray(Y, dtype=np.int8),
+            Xtdata=Xt.data,
+            Xtindices=Xt.indices,
+            Xtindptr=Xt.indptr,
+            Xtshape=Xt.shape,
+            Yt=np.asarray(Yt, dtype=np.int8),
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, json.dumps([method, npz, work, cv_budget, params, seed])],
+            env={**os.environ, **_ONE_THREAD},
+            capture_output=True,
+            text=True,
+        )
+    if out.returncode:
+        raise RuntimeError(f"{method} failed in its process:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 # %% ../../nbs/06g_bench_xmc.ipynb #1fefd19d
-CV_FACTOR = 7.0   # the search's time budget in default fits: with the refit and one slower candidate, within the 10x target
-SEEDS = (0, 1, 2)           # every method runs once per seed (omikuji, which has none, as many draws); its row is the mean
+CV_FACTOR = (
+    7.0  # the search's time budget in default fits: with the refit and one slower candidate, within the 10x target
+)
+SEEDS = (0, 1, 2)  # every method runs once per seed (omikuji, which has none, as many draws); its row is the mean
+
 
 def _mean_of_runs(runs: list[dict]) -> dict:
     "One row from several runs of a method: the mean of every figure, the runs and the range of P@1."
@@ -179,56 +266,101 @@ def _mean_of_runs(runs: list[dict]) -> dict:
     p1 = [r["p@1"] for r in runs]
     return {**row, "runs": len(runs), "p@1_min": min(p1), "p@1_max": max(p1)}
 
+
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
     """The xmc suite: every method of `METHODS` on each data set (default: the shared sets with >= 100 labels and
     the two generated problems; `data_dir` may also be one Extreme Classification Repository file), one
     thread each; every method runs once per seed of `SEEDS` and gets the mean row. `quick`: cal500 and small versions of
     the generated problems; `threads` and `repeats` other than 1 are refused."""
     if tuple(threads) != (1,) or repeats != 1:
-        raise ValueError("the xmc suite runs every method once per seed of SEEDS with one thread (threads=(1,), repeats=1).")
+        raise ValueError(
+            "the xmc suite runs every method once per seed of SEEDS with one thread (threads=(1,), repeats=1)."
+        )
     if datasets is None:
-        datasets = [data_dir] if os.path.isfile(data_dir) else (["cal500", "clusters1000_quick", "lshtc_quick"] if quick else [*SHARED, "clusters1000", "lshtc"])
+        datasets = (
+            [data_dir]
+            if os.path.isfile(data_dir)
+            else (["cal500", "clusters1000_quick", "lshtc_quick"] if quick else [*SHARED, "clusters1000", "lshtc"])
+        )
     rows = []
     for name in datasets:
         X, Y, Xt, Yt = xmc_split(name, data_dir)
-        base = dict(suite="xmc", dataset=os.path.basename(name), config="default", threads=1, n_train=X.shape[0],
-                    n_test=Xt.shape[0], n_features=X.shape[1], n_labels=Y.shape[1])
+        base = dict(
+            suite="xmc",
+            dataset=os.path.basename(name),
+            config="default",
+            threads=1,
+            n_train=X.shape[0],
+            n_test=Xt.shape[0],
+            n_features=X.shape[1],
+            n_labels=Y.shape[1],
+        )
         budget = None
         for method in METHODS:
             r = _mean_of_runs([run_one(method, X, Y, Xt, Yt, cv_budget=budget, seed=s) for s in SEEDS])
-            if method == "rembed": budget = CV_FACTOR * r["fit_s"]
+            if method == "rembed":
+                budget = CV_FACTOR * r["fit_s"]
             ours = method.startswith("rembed")
-            rows.append({**base, "config": "cv" if method == "rembed_cv" else "default",
-                         "impl": "mlc_lit" if ours else method.split("_")[0], "method": method, **r})
+            rows.append(
+                {
+                    **base,
+                    "config": "cv" if method == "rembed_cv" else "default",
+                    "impl": "mlc_lit" if ours else method.split("_")[0],
+                    "method": method,
+                    **r,
+                }
+            )
     return rows
 
 # %% ../../nbs/06g_bench_xmc.ipynb #fba1d4b2
 def summary(rows: list[dict]) -> str:
     "The issue's targets per data set: default P@1 and fit time against the better peer, the search above both, memory."
     from mlc_lit.bench import format_table, verdict
+
     out = []
     for ds in dict.fromkeys(r["dataset"] for r in rows if r.get("suite") == "xmc"):
         by = {r["method"]: r for r in rows if r.get("suite") == "xmc" and r["dataset"] == ds}
         peers = [by[m] for m in ("napkinxc_plt", "omikuji") if m in by]
-        if "rembed" not in by or not peers: continue
+        if "rembed" not in by or not peers:
+            continue
         d, best = by["rembed"], max(p["p@1"] for p in peers)
-        row = dict(dataset=ds, best_peer_p1=best, default_p1=d["p@1"],
-                   default_p1_target=verdict(d["p@1"] >= best - 0.01),
-                   default_fit_target=verdict(d["fit_s"] <= min(p["fit_s"] for p in peers)),
-                   memory_target=verdict(max(by[m]["peak_mb"] for m in ("rembed", "rembed_cv") if m in by)
-                                         <= 2 * max(p["peak_mb"] for p in peers)))
+        row = dict(
+            dataset=ds,
+            best_peer_p1=best,
+            default_p1=d["p@1"],
+            default_p1_target=verdict(d["p@1"] >= best - 0.01),
+            default_fit_target=verdict(d["fit_s"] <= min(p["fit_s"] for p in peers)),
+            memory_target=verdict(
+                max(by[m]["peak_mb"] for m in ("rembed", "rembed_cv") if m in by)
+                <= 2 * max(p["peak_mb"] for p in peers)
+            ),
+        )
         if "rembed_cv" in by:
-            row.update(cv_p1=by["rembed_cv"]["p@1"], cv_p1_target=verdict(by["rembed_cv"]["p@1"] > best),
-                       cv_fit_over_default=by["rembed_cv"]["fit_s"] / d["fit_s"])
+            row.update(
+                cv_p1=by["rembed_cv"]["p@1"],
+                cv_p1_target=verdict(by["rembed_cv"]["p@1"] > best),
+                cv_fit_over_default=by["rembed_cv"]["fit_s"] / d["fit_s"],
+            )
         out.append(row)
-    return "targets (P@1 within 1 point of the better peer, fit no slower than the faster; the search above both; " \
-           "peak memory at most 2x the larger peer's)\n" + format_table(out)
+    return (
+        "targets (P@1 within 1 point of the better peer, fit no slower than the faster; the search above both; "
+        "peak memory at most 2x the larger peer's)\n" + format_table(out)
+    )
 
 # %% ../../nbs/06g_bench_xmc.ipynb #f644e4e4
-SETTINGS = {"defaults": {}, "l2_link=0.1": {"l2_link": 0.1}, "l2_link=min(0.1,50/n)": lambda n: {"l2_link": min(0.1, 50 / n)},
-            "l2_link=min(0.1,100/n)": lambda n: {"l2_link": min(0.1, 100 / n)}, "l2_link=0.01": {"l2_link": 0.01},
-            "bandwidth=1": {"bandwidth": 1.0}, "l2=0.1": {"l2": 0.1}, "n_random_features=2000": {"n_random_features": 2000},
-            "kernel=cauchy": {"kernel": "cauchy"}, "kernel=linear": {"kernel": "linear"}}
+SETTINGS = {
+    "defaults": {},
+    "l2_link=0.1": {"l2_link": 0.1},
+    "l2_link=min(0.1,50/n)": lambda n: {"l2_link": min(0.1, 50 / n)},
+    "l2_link=min(0.1,100/n)": lambda n: {"l2_link": min(0.1, 100 / n)},
+    "l2_link=0.01": {"l2_link": 0.01},
+    "bandwidth=1": {"bandwidth": 1.0},
+    "l2=0.1": {"l2": 0.1},
+    "n_random_features=2000": {"n_random_features": 2000},
+    "kernel=cauchy": {"kernel": "cauchy"},
+    "kernel=linear": {"kernel": "linear"},
+}
+
 
 def compare_settings(data_dir, datasets=None, settings: dict | None = None) -> list[dict]:
     """`run_one('rembed', ...)` with each of `settings` ({name: parameters changed from the defaults, or a function of
@@ -240,8 +372,11 @@ def compare_settings(data_dir, datasets=None, settings: dict | None = None) -> l
         X, Y, Xt, Yt = xmc_split(name, data_dir)
         for label, params in settings.items():
             params = params(X.shape[0]) if callable(params) else params
-            rows.append(dict(dataset=os.path.basename(name), setting=label, **run_one("rembed", X, Y, Xt, Yt, params=params)))
+            rows.append(
+                dict(dataset=os.path.basename(name), setting=label, **run_one("rembed", X, Y, Xt, Yt, params=params))
+            )
     return rows
+
 
 def compare_strategies(data_dir, datasets=None, strategies=("local", "random")) -> list[dict]:
     """The search with each of `strategies` on each data set (default: those of `run`), with the budget `run` gives it
@@ -251,6 +386,12 @@ def compare_strategies(data_dir, datasets=None, strategies=("local", "random")) 
         X, Y, Xt, Yt = xmc_split(name, data_dir)
         budget = CV_FACTOR * run_one("rembed", X, Y, Xt, Yt)["fit_s"]
         for s in strategies:
-            rows.append(dict(dataset=os.path.basename(name), strategy=s, budget_s=budget,
-                             **run_one("rembed_cv", X, Y, Xt, Yt, cv_budget=budget, params={"strategy": s})))
+            rows.append(
+                dict(
+                    dataset=os.path.basename(name),
+                    strategy=s,
+                    budget_s=budget,
+                    **run_one("rembed_cv", X, Y, Xt, Yt, cv_budget=budget, params={"strategy": s}),
+                )
+            )
     return rows
