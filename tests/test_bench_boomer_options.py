@@ -64,6 +64,7 @@ def test_option_table():
         run(DATA, datasets=["emotions"], configs=["no_such_configuration"], reference=False)
 
 
+@pytest.mark.slow  # a benchmark run on real data
 @needs_data
 def test_tiny_run_of_our_side_and_its_csv_rows(tmp_path):
     configs = ["plain", "post_pruning", "no_default_rule", "gfm_calibrated", "marginalized"]

@@ -13,6 +13,7 @@ DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 needs_data = pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "emotions")), reason="no ../shared/data")
 
 
+@pytest.mark.slow  # a benchmark run on real data
 @needs_data
 def test_suite_rows_and_two_bins_equal_four_percent_on_six_labels():
     rows = run(DATA, datasets=["emotions"], binnings=["none", "4%", "2 bins"], reference=False, max_rules=15)
@@ -39,6 +40,7 @@ def test_reference_split_for_cal500_and_llog():
     assert (X.shape[0], Xt.shape[0], Y.shape[1]) == (973, 487, 75)
 
 
+@pytest.mark.slow  # a benchmark run on real data
 @needs_data
 def test_peak_memory_in_a_fresh_process():
     big = np.ones(600 * 2**17)  # 600 MiB resident here must not count in the child (ru_maxrss did)

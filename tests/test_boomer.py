@@ -60,13 +60,22 @@ def _assert_same_model(a, b):
     [
         BoomerClassifier(max_rules=20, random_state=0),
         BoomerClassifier(max_rules=10, loss="logistic_example_wise", random_state=0),
-        BoomerClassifier(max_rules=10, head="single", single_label="abs_score", random_state=0),
         BoomerClassifier(
             max_rules=10, loss="logistic_example_wise", label_binning="equal_width", exact_binning=True, random_state=0
         ),
     ]
 )
 def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
+@parametrize_with_checks(
+    [
+        BoomerClassifier(max_rules=10, head="single", single_label="abs_score", random_state=0),
+    ]
+)
+def test_sklearn_contract_more(estimator, check):
     check(estimator)
 
 

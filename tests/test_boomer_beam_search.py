@@ -146,10 +146,19 @@ def test_bad_values(bad, msg):
 @parametrize_with_checks(
     [
         BoomerClassifier(max_rules=10, random_state=0, **OPTIONS[0]),
-        BoomerClassifier(max_rules=10, random_state=0, **OPTIONS[5]),
     ]
 )
 def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
+@parametrize_with_checks(
+    [
+        BoomerClassifier(max_rules=10, random_state=0, **OPTIONS[5]),
+    ]
+)
+def test_sklearn_contract_more(estimator, check):
     check(estimator)
 
 

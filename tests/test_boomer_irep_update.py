@@ -68,6 +68,7 @@ def test_bad_values(bad, msg):
         BoomerClassifier(max_rules=5, instance_sampling="subsample", **bad).fit(X, Y)
 
 
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
 @parametrize_with_checks([BoomerClassifier(max_rules=10, random_state=0, **CASES[0])])
 def test_sklearn_contract(estimator, check):
     check(estimator)

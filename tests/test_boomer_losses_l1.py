@@ -180,10 +180,20 @@ def _by_design(est):
 @parametrize_with_checks(
     [
         BoomerClassifier(max_rules=10, random_state=0, loss="squared_hinge_label_wise", l1=0.1),
+    ],
+    expected_failed_checks=lambda est: _by_design(est),
+)
+def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
+@parametrize_with_checks(
+    [
         BoomerClassifier(max_rules=10, random_state=0, loss="squared_hinge_example_wise"),
         BoomerClassifier(max_rules=10, random_state=0, loss="squared_error_example_wise", l1=0.1),
     ],
     expected_failed_checks=lambda est: _by_design(est),
 )
-def test_sklearn_contract(estimator, check):
+def test_sklearn_contract_more(estimator, check):
     check(estimator)

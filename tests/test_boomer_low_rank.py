@@ -56,6 +56,7 @@ def test_memory_estimate_delicious_shape():
     assert packed > 45 * 2**30 and low < 1.5 * 2**30
 
 
+@pytest.mark.slow  # real data, 40 fits
 @pytest.mark.parametrize("name, rules", [("emotions", 60), ("yeast", 8)])
 @pytest.mark.parametrize("config", ["b", "c", "single", "nominal", "beam"])
 @pytest.mark.parametrize("sampling", [None, "bootstrap"])

@@ -108,11 +108,21 @@ def _by_design(est):
 @parametrize_with_checks(
     [
         BoomerClassifier(max_rules=10, random_state=0, **OPTIONS[0]),
+    ],
+    expected_failed_checks=lambda est: _by_design(est),
+)
+def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
+@parametrize_with_checks(
+    [
         BoomerClassifier(max_rules=10, random_state=0, **OPTIONS[2]),
         BoomerClassifier(max_rules=10, random_state=0, **OPTIONS[5]),
         BoomerClassifier(max_rules=40, random_state=0, time_limit=60.0, default_rule=False),
     ],
     expected_failed_checks=lambda est: _by_design(est),
 )
-def test_sklearn_contract(estimator, check):
+def test_sklearn_contract_more(estimator, check):
     check(estimator)

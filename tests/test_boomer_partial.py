@@ -119,6 +119,7 @@ def test_bad_options(bad, msg):
         BoomerClassifier(max_rules=5, **bad).fit(X, Y)
 
 
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
 @parametrize_with_checks(
     [
         BoomerClassifier(max_rules=10, random_state=0, **OPTIONS[0]),

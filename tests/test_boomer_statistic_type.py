@@ -80,6 +80,7 @@ def test_bad_statistic_type(bad):
         BoomerClassifier(max_rules=3, statistic_type=bad).fit(X, Y)
 
 
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
 @parametrize_with_checks([BoomerClassifier(max_rules=8, random_state=0, statistic_type="float32")])
 def test_sklearn_contract(estimator, check):
     check(estimator)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # fresh processes compiling from an empty Numba cache
+
 import mlc_lit
 
 PKG = Path(mlc_lit.__file__).resolve().parent

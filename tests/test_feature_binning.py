@@ -100,10 +100,19 @@ def test_bad_options(bad, msg):
 @parametrize_with_checks(
     [
         BoomerClassifier(max_rules=10, random_state=0, feature_binning="equal_width"),
-        BoomerClassifier(max_rules=10, random_state=0, feature_binning="equal_frequency", feature_max_bins=4),
     ]
 )
 def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
+@parametrize_with_checks(
+    [
+        BoomerClassifier(max_rules=10, random_state=0, feature_binning="equal_frequency", feature_max_bins=4),
+    ]
+)
+def test_sklearn_contract_more(estimator, check):
     check(estimator)
 
 

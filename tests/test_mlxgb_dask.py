@@ -53,6 +53,20 @@ def assert_same_trees(a, b, tol=1e-12):
 KW = dict(n_estimators=4, max_depth=3, max_bins=16)
 
 
+def test_same_trees_on_threads_of_one_process():
+    "The fast tier's check of the module: two in-process workers, awkward partitions, cuts given."
+    X, Y = problem()
+    ref = MLXGBClassifier(**KW).fit(X, Y)
+    chunks = (100, 0, 1, 199, 100)
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None):
+        Xd, Yd = da.from_array(X, chunks=(chunks, 5)), da.from_array(Y, chunks=(chunks, 4))
+        m = MLXGBClassifier(**KW).fit(Xd, Yd, cuts=single_process_cuts(X, 16))
+        proba = m.predict_proba(Xd).compute()
+    assert_same_trees(m, ref)
+    np.testing.assert_allclose(proba, ref.predict_proba(X), rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow  # a LocalCluster of worker processes
 @pytest.mark.parametrize("chunks", [(400,), (100, 0, 1, 199, 100), (1,) * 7 + (393,)])
 def test_same_trees_for_any_partitioning_with_cuts_given(client, chunks):
     X, Y = problem()
@@ -65,6 +79,7 @@ def test_same_trees_for_any_partitioning_with_cuts_given(client, chunks):
     np.testing.assert_allclose(m.predict_proba(Xd).compute(), ref.predict_proba(X), rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_csr_chunks_dataframe_weights_and_subsample(client):
     X, Y = problem()
     Xs = sp.random(400, 5, density=0.3, random_state=1, format="csr")
@@ -82,6 +97,7 @@ def test_csr_chunks_dataframe_weights_and_subsample(client):
     assert_same_trees(MLXGBClassifier(**kw).fit(df, Y), MLXGBClassifier(**kw).fit(np.nan_to_num(X), Y))
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_merged_cuts_and_bytes_per_level(client):
     X, Y = problem(n=1000)
     Xd, Yd = da.from_array(X, chunks=(250, 5)), da.from_array(Y, chunks=(250, 4))
@@ -102,6 +118,7 @@ def test_merged_cuts_and_bytes_per_level(client):
     )  # sparse pays deep down
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_empty_and_bad_input(client):
     X, Y = problem()
     with pytest.raises(ValueError, match="only 0 and 1"):
@@ -128,6 +145,7 @@ def _kill_one_worker_later(client, after_s):
     return t
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_worker_killed_mid_fit_gives_the_same_model_or_a_clear_error(client):
     X, Y = problem(n=1000)
     Xd, Yd = da.from_array(X, chunks=(250, 5)), da.from_array(Y, chunks=(250, 4))
@@ -151,6 +169,7 @@ def test_worker_killed_mid_fit_gives_the_same_model_or_a_clear_error(client):
     print("worker killed mid-fit: recomputed, same model")
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_pickled_cluster_model_predicts_without_dask(client, tmp_path):
     X, Y = problem()
     m = MLXGBClassifier(**KW).fit(da.from_array(X, chunks=(100, 5)), da.from_array(Y, chunks=(100, 4)))
@@ -166,6 +185,7 @@ def test_pickled_cluster_model_predicts_without_dask(client, tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True, cwd=os.getcwd())
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_xdcc_on_the_cluster(client):
     from mlc_lit.xdcc import XDCCClassifier
 

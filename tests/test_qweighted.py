@@ -42,9 +42,22 @@ DATASETS = [
 # No check is waived. (predict records n_evaluations_ for multi-label targets; check_dict_unchanged uses a 1-D
 # multiclass target, which the base class predicts through decision_function, so it does not see that.)
 @parametrize_with_checks(
-    [CalibratedPairwiseClassifier(), CalibratedPairwiseClassifier(voting="full"), BinaryRelevancePerceptron()]
+    [
+        CalibratedPairwiseClassifier(),
+        BinaryRelevancePerceptron(),
+    ]
 )
 def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
+@parametrize_with_checks(
+    [
+        CalibratedPairwiseClassifier(voting="full"),
+    ]
+)
+def test_sklearn_contract_more(estimator, check):
     check(estimator)
 
 

@@ -17,9 +17,14 @@ from mlc_lit.rembed import (
 SMALL = {"n_random_features": [20, 40], "l2": [0.01, 1.0], "bandwidth": [1.0, 2.0]}
 
 
+@parametrize_with_checks([RandomizedEmbeddingCV(SMALL, n_iter=2, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # further configurations' scikit-learn checks (the fast tier checks one per code path)
 @parametrize_with_checks(
     [
-        RandomizedEmbeddingCV(SMALL, n_iter=2, random_state=0),
         RandomizedEmbeddingCV(
             {"loss": ["squared", "logistic"], "kernel": ["cauchy", "student"]},
             n_iter=2,
@@ -29,7 +34,7 @@ SMALL = {"n_random_features": [20, 40], "l2": [0.01, 1.0], "bandwidth": [1.0, 2.
         ),
     ]
 )
-def test_sklearn_compatible(estimator, check):
+def test_sklearn_compatible_more(estimator, check):
     check(estimator)
 
 

@@ -137,6 +137,7 @@ def client():
         yield c
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_local_cluster_rembed_and_pairwise(client, sparse_problem):
     X, Y = sparse_problem
     kw = dict(rank=6, n_random_features=0, random_state=0)
@@ -154,6 +155,7 @@ def test_local_cluster_rembed_and_pairwise(client, sparse_problem):
     )
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_local_cluster_sums_like_the_thread_pool_of_as_many_threads(client, sparse_problem):
     # two one-thread workers and a pool of two threads sum every pass in the same two chains: the same bits,
     # conjugate gradients (40 passes here) and random features included
@@ -171,6 +173,7 @@ def test_local_cluster_sums_like_the_thread_pool_of_as_many_threads(client, spar
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_joblib_dask_backend_grid_search_and_cross_validate(client):
     import joblib
     from sklearn.model_selection import GridSearchCV, cross_validate
@@ -197,6 +200,7 @@ def test_joblib_dask_backend_grid_search_and_cross_validate(client):
         np.testing.assert_array_equal(got, cross_validate(est, X, Y, cv=3)["test_score"])
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_local_cluster_worker_killed_mid_fit_gives_the_same_model(client, monkeypatch):
     import mlc_lit.scale as scale
 

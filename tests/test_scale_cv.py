@@ -94,6 +94,7 @@ def test_bad_dask_input(problem):
         RandomizedEmbeddingCV(SPACE, n_iter=1).fit(Xd, da.from_array(2 * Y.toarray(), chunks=(250, 15)))
 
 
+@pytest.mark.slow  # a LocalCluster of worker processes
 def test_local_cluster_search_equals_in_memory(problem):
     X, Y = problem
     kw = dict(n_iter=2, random_state=5)
