@@ -5,7 +5,6 @@
 # %% ../nbs/01a_boomer.ipynb #02934e1a
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 import sys
@@ -15,9 +14,6 @@ from numbers import Integral, Real
 import numba
 import numpy as np
 import scipy.sparse as sp
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
@@ -29,6 +25,8 @@ from mlc_lit.core import (
     POSITIVE,
     UNIT_INTERVAL,
     MultiLabelClassifier,
+    _CLOCK_ID,
+    _monotonic,
     _renamed,
     borrow,
     by_constant,
@@ -69,7 +67,7 @@ from mlc_lit.losses import (
     reg_newton_step,
     reg_single_label_quality,
 )
-from .losses import _diag_col, _grows, l1_newton_quality, regularised
+from .losses import _diag_col, _grows, l1_newton_quality, regularised, sigmoid
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
@@ -345,31 +343,6 @@ def _has_one_value(ptr, val) -> bool:
     return bool(len(nz) < len(ptr) - 1 or np.any(val[ptr[nz]] == val[ptr[nz + 1] - 1]))
 
 # %% ../nbs/01a_boomer.ipynb #tclock01
-_CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)  # the clock of time.perf_counter on Linux; None on Windows
-
-
-@intrinsic
-def _monotonic(typingctx):
-    "Seconds of the monotonic clock, from inside a kernel (`clock_gettime`; NaN where the platform has none)."
-
-    def codegen(context, builder, signature, args):
-        f64 = ir.DoubleType()
-        if _CLOCK_ID is None:
-            return ir.Constant(f64, float("nan"))
-        c_long = ir.IntType(8 * ctypes.sizeof(ctypes.c_long))
-        timespec = ir.LiteralStructType([c_long, c_long])
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]), "clock_gettime"
-        )
-        ts = cgutils.alloca_once(builder, timespec)
-        builder.call(fn, [ir.Constant(ir.IntType(32), _CLOCK_ID), ts])
-        sec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 0)), f64)
-        nsec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 1)), f64)
-        return builder.fadd(sec, builder.fmul(nsec, ir.Constant(f64, 1e-9)))
-
-    return types.float64(), codegen
-
-
 @kernel()
 def _clock():
     return _monotonic()
@@ -2036,7 +2009,7 @@ def _boomer_marginals(loss, S):
         return clipped_proba(S, slope=0.5)
     if loss.startswith("squared_hinge"):
         return clipped_proba(S, centre=_HINGE_THRESHOLD)
-    return 1.0 / (1.0 + np.exp(-S))
+    return sigmoid(S)
 
 
 def _rules_as_text(est, feature_names=None, label_names=None, value_names=None, decimals=2):
