@@ -437,8 +437,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core._Kernel.compile': ('core.html#_kernel.compile', 'mlc_lit/core.py'),
                               'mlc_lit.core._Kernel.enable_caching': ('core.html#_kernel.enable_caching', 'mlc_lit/core.py'),
                               'mlc_lit.core._Kernel.get_call_template': ('core.html#_kernel.get_call_template', 'mlc_lit/core.py'),
-                              'mlc_lit.core._Kernel.get_overload': ('core.html#_kernel.get_overload', 'mlc_lit/core.py'),
-                              'mlc_lit.core._Kernel.signatures': ('core.html#_kernel.signatures', 'mlc_lit/core.py'),
                               'mlc_lit.core._KernelCache': ('core.html#_kernelcache', 'mlc_lit/core.py'),
                               'mlc_lit.core._KernelCache.__init__': ('core.html#_kernelcache.__init__', 'mlc_lit/core.py'),
                               'mlc_lit.core._Notice': ('core.html#_notice', 'mlc_lit/core.py'),

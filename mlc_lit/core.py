@@ -159,44 +159,29 @@ def _package_stamp() -> str:
 
 
 class _KernelCache(FunctionCache):
-    """Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file);
-    `tag` names the files of a second kernel compiled from the same function (Numba's index does not tell them apart)."""
+    "Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file)."
 
-    def __init__(self, py_func, tag: str = ""):
+    def __init__(self, py_func):
         super().__init__(py_func)
         stamp = (self._cache_file._source_stamp, _package_stamp())
-        base = self._impl.filename_base + (f"-{tag}" if tag else "")
-        self._cache_file = IndexDataCacheFile(self._cache_path, base, stamp)
+        self._cache_file = IndexDataCacheFile(self._cache_path, self._impl.filename_base, stamp)
 
 # %% ../nbs/00_core.ipynb #numba05
 class _Kernel(CPUDispatcher):
     """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
-    passed by a calling kernel lose their literal type, except for the parameters named in `literal`. Calls from
-    other kernels go to `_inner`, the same function compiled without the entry points Python calls through."""
+    passed by a calling kernel lose their literal type, except for the parameters named in `literal`."""
 
     _literal = frozenset()
-    _inner = None
 
     def get_call_template(self, args, kws):
         keep = self._literal
         names = self._compiler.pysig.parameters
         args = tuple(a if name in keep else nbtypes.unliteral(a) for a, name in zip(args, names))
         kws = {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()}
-        if self._inner is not None:
-            return self._inner.get_call_template(args, kws)
         return super().get_call_template(args, kws)
 
-    def get_overload(self, sig):  # the code a calling kernel links in
-        return self._inner.get_overload(sig) if self._inner is not None else super().get_overload(sig)
-
-    @property
-    def signatures(self):
-        "Every specialization compiled: for calls from Python, then those only kernels call."
-        inner = [] if self._inner is None else [s for s in self._inner.overloads if s not in self.overloads]
-        return list(self.overloads) + inner
-
-    def enable_caching(self, tag: str = ""):
-        self._cache = _KernelCache(self.py_func, tag)
+    def enable_caching(self):
+        self._cache = _KernelCache(self.py_func)
 
     def compile(self, sig):
         if tuple(sig) in self.overloads:
@@ -208,17 +193,11 @@ class _Kernel(CPUDispatcher):
             _watch.on_end()
 
 
-def _dispatcher(py_func, options: dict, literal=(), inner: bool = True):
-    """A cached `_Kernel` of `py_func` compiled with Numba's `options`; with `inner`, its `_inner` twin compiled without
-    the entry points, to which calls from other kernels go (see *Calls from other kernels*)."""
+def _dispatcher(py_func, options: dict, literal=()):
+    "A cached `_Kernel` of `py_func` compiled with Numba's `options`, keeping the literal types of the parameters `literal`."
     disp = _Kernel(py_func=py_func, locals={}, targetoptions=options)
     disp._literal = frozenset(literal)
     disp.enable_caching()
-    if inner:
-        bare = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-        disp._inner = _Kernel(py_func=py_func, locals={}, targetoptions=bare)
-        disp._inner._literal = disp._literal
-        disp._inner.enable_caching("inner")
     return disp
 
 
@@ -339,7 +318,7 @@ def kernel(
         if numba.config.DISABLE_JIT:
             return f
         py_func = _renamed(f, "_parallel") if parallel else f
-        disp = _dispatcher(py_func, options, literal, inner=not inline)  # inlined: copied into its callers instead
+        disp = _dispatcher(py_func, options, literal)
         disp._options = dict(fastmath=fastmath, vectorize=vectorize, reassoc=reassoc)  # what `specialize` copies
         return disp
 
