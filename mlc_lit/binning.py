@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from .core import kernel
+from .core import distinct_values, kernel
 from .losses import _complete_head, _diagonal_head, packed_index
 
 # %% auto #0
@@ -474,13 +474,7 @@ def feature_bin_bounds(x: np.ndarray, n_zeros: int, n_bins: int, method: str) ->
             occupied[min(int((0.0 - lo) / width), n_bins - 1)] = True
         used = np.flatnonzero(occupied)
         return lo + (used[:-1] + 1) * width  # the upper edge of every occupied bin but the last
-    values, counts = np.unique(x, return_counts=True)
-    if n_zeros:
-        j = np.searchsorted(values, 0.0)
-        if j < values.size and values[j] == 0.0:
-            counts[j] += n_zeros
-        else:
-            values, counts = np.insert(values, j, 0.0), np.insert(counts, j, n_zeros)
+    values, counts = distinct_values(x, n_zeros)
     out = np.empty(max(values.size - 1, 0))
     m = _frequency_cuts(values, counts.astype(np.int64), -(-(x.size + n_zeros) // n_bins), out)
     return out[:m]

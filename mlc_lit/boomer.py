@@ -5,7 +5,6 @@
 # %% ../nbs/01a_boomer.ipynb #02934e1a
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 import sys
@@ -15,9 +14,6 @@ from numbers import Integral, Real
 import numba
 import numpy as np
 import scipy.sparse as sp
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from . import calibration as _calibration, pruning as _pruning
@@ -29,6 +25,8 @@ from mlc_lit.core import (
     POSITIVE,
     UNIT_INTERVAL,
     MultiLabelClassifier,
+    _CLOCK_ID,
+    _monotonic,
     _renamed,
     borrow,
     by_constant,
@@ -52,6 +50,9 @@ from mlc_lit.losses import (
     LOSSES,
     LOSS_LOGISTIC_EXAMPLE_WISE,
     LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK,
+    LOSS_LOGISTIC_LABEL_WISE,
+    LOSS_SQUARED_ERROR_LABEL_WISE,
+    LOSS_SQUARED_HINGE_LABEL_WISE,
     _complete_head,
     _decomposable_head,
     _label_wise_stats,
@@ -69,7 +70,7 @@ from mlc_lit.losses import (
     reg_newton_step,
     reg_single_label_quality,
 )
-from .losses import _diag_col, _grows, l1_newton_quality, regularised
+from .losses import _diag_col, _grows, l1_newton_quality, regularised, sigmoid
 
 # %% auto #0
 __all__ = ['Rules', 'BoomerClassifier']
@@ -345,31 +346,6 @@ def _has_one_value(ptr, val) -> bool:
     return bool(len(nz) < len(ptr) - 1 or np.any(val[ptr[nz]] == val[ptr[nz + 1] - 1]))
 
 # %% ../nbs/01a_boomer.ipynb #tclock01
-_CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)  # the clock of time.perf_counter on Linux; None on Windows
-
-
-@intrinsic
-def _monotonic(typingctx):
-    "Seconds of the monotonic clock, from inside a kernel (`clock_gettime`; NaN where the platform has none)."
-
-    def codegen(context, builder, signature, args):
-        f64 = ir.DoubleType()
-        if _CLOCK_ID is None:
-            return ir.Constant(f64, float("nan"))
-        c_long = ir.IntType(8 * ctypes.sizeof(ctypes.c_long))
-        timespec = ir.LiteralStructType([c_long, c_long])
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]), "clock_gettime"
-        )
-        ts = cgutils.alloca_once(builder, timespec)
-        builder.call(fn, [ir.Constant(ir.IntType(32), _CLOCK_ID), ts])
-        sec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 0)), f64)
-        nsec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 1)), f64)
-        return builder.fadd(sec, builder.fmul(nsec, ir.Constant(f64, 1e-9)))
-
-    return types.float64(), codegen
-
-
 @kernel()
 def _clock():
     return _monotonic()
@@ -745,17 +721,21 @@ def _randbelow(state, n):
     return min(int((_next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * n), n - 1)
 
 
+INSTANCES_ALL, INSTANCES_BOOTSTRAP, INSTANCES_SUBSAMPLE, INSTANCES_GIVEN = 0, 1, 2, 3  # `_sample_instances`' modes
+
+
 @kernel()
 def _sample_instances(state, mode, sample_size, w, perm):
-    "Example weights: 0 none (all 1), 1 bootstrap (n draws with replacement), 2 `sample_size` without replacement, 3 given."
+    """Example weights by `mode`: `INSTANCES_ALL` (all 1), `INSTANCES_BOOTSTRAP` (n draws with replacement),
+    `INSTANCES_SUBSAMPLE` (`sample_size` without replacement), `INSTANCES_GIVEN` (left as the caller drew them)."""
     n = w.shape[0]
-    if mode == 3:
+    if mode == INSTANCES_GIVEN:
         return  # drawn by the caller (stratified sampling, `_stratified_draw`)
-    if mode == 0:
+    if mode == INSTANCES_ALL:
         w[:] = 1
         return
     w[:] = 0
-    if mode == 1:
+    if mode == INSTANCES_BOOTSTRAP:
         for _ in range(n):
             w[_randbelow(state, n)] += 1
         return
@@ -803,13 +783,15 @@ def _draw_more(state, perm_f, tried, n_feat):
     return nf
 
 # %% ../nbs/01a_boomer.ipynb #osamp02
-_OUTPUT_SAMPLING = {None: 0, "round_robin": 1, "without_replacement": 2}
+OUTPUTS_ALL, OUTPUTS_ROUND_ROBIN, OUTPUTS_DRAWN = 0, 1, 2  # `_sample_outputs`' modes
+_OUTPUT_SAMPLING = {None: OUTPUTS_ALL, "round_robin": OUTPUTS_ROUND_ROBIN, "without_replacement": OUTPUTS_DRAWN}
 
 
 @kernel()
 def _sample_outputs(state, mode, n_sample, next_out, perm, sel):
-    "The outputs a rule may predict, ascending, into `sel`; returns how many: mode 1 `next_out` alone, 2 `n_sample` drawn."
-    if mode == 1:
+    """The outputs a rule may predict, ascending, into `sel`; returns how many: `OUTPUTS_ROUND_ROBIN` `next_out` alone,
+    `OUTPUTS_DRAWN` `n_sample` drawn."""
+    if mode == OUTPUTS_ROUND_ROBIN:
         sel[0] = next_out
         return 1
     K = perm.shape[0]
@@ -890,7 +872,7 @@ def _irep_depth(stats, w, covered, depth, cols, mode, hd, low_rank, acc, t):
     what `_quality` takes besides the mode (`scores`, `work` scratch, as `acc` and `t`)."""
     numba.literally(mode)
     K, label, l2, scores, work = hd
-    single = mode == 1 or mode == 3
+    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     acc[:] = 0.0
     cnt, best_d, best_q = 0, depth, math.inf
     for d in range(depth, 0, -1):  # longest prefix first; each step adds the examples of level d
@@ -935,7 +917,7 @@ def _prefix_update(covered, depth, grown, stats, cols, n_sum, low_rank, K, acc, 
 # %% ../nbs/01a_boomer.ipynb #916c0ba1
 def _default_head_impl(g, K, label, l2, work, head):
     "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
-    if HEAD_MODE == 0:
+    if HEAD_MODE == HEAD_DECOMPOSABLE:
         reg_decomposable_head(g[:K], g[K:], l2, head)
     else:
         _quality(g, HEAD_MODE, K, label, l2, head, work)  # modes 2, 4 and 7 write their head into `head`
@@ -960,7 +942,7 @@ def _rule_start(state, cfg, data, ws, covered, total, tim):
     _sample_instances(state, sampling, sample_size, w, perm_n)
     covered[:] = 0
     t = _clock() if tim is not None else 0.0
-    kept = sampling == 0 and not LOW_RANK
+    kept = sampling == INSTANCES_ALL and not LOW_RANK
     if kept and dirty[-1] == 0:
         for c in range(total.shape[0]):
             if dirty[c]:
@@ -990,22 +972,28 @@ def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
     K, abs_score, out_sampling, out_sample_size = cfg[1], cfg[8], cfg[9], cfg[10]
     cols, total, tmp_full = ws[5], ws[6], ws[7]
     mode = HEAD_MODE
-    W, single = total.shape[0], mode == 1 or mode == 3
+    W, single = total.shape[0], mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     nc, label = W, -2 if abs_score and single else -1
     if fixed_label >= 0 and single:  # keep the label: only its two columns, as after a first condition
         label = fixed_label
         cols[0] = label
-        cols[1] = _diag_col(label, K, mode != 1)
+        cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
         g0, h0 = total[cols[0]], total[cols[1]]
         total[0] = g0
         total[1] = h0
         nc = 2
     sub, kf = 0, 1
-    if OPTS and out_sampling > 0 and fixed_label < 0:  # output sampling: the rule's outputs are fixed from the start
+    if (
+        OPTS and out_sampling != OUTPUTS_ALL and fixed_label < 0
+    ):  # output sampling: the rule's outputs are fixed from the start
         kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
         for c in range(W):
             tmp_full[c] = total[c]
-        layout = (0 if mode == 1 else 2) if single else (1 if mode == 2 or mode == 6 else 0)
+        layout = (
+            (0 if mode == HEAD_SINGLE else 2)
+            if single
+            else (1 if mode == HEAD_COMPLETE or mode == HEAD_PARTIAL_PACKED else 0)
+        )
         nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
         sub = 1
         if single and kf == 1:
@@ -1059,7 +1047,7 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
     K, l2, nc, label, sub, kf = at
     (total, cnt), (best, v, buf, scores, work) = sums, outs
     mode = HEAD_MODE
-    single = mode == 1 or mode == 3
+    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     if SCALAR and nc == 2 and (label >= 0 or not single) and not nominal:  # two statistics: scalar sweep
         _search_numeric_frozen(
             f, X, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2, (best, v[:2]), row_t
@@ -1075,7 +1063,7 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
     ):  # label not chosen yet: one scalar sweep per label
         best[3] = -1.0
         for k in range(K):
-            ch = _diag_col(k, K, mode != 1)
+            ch = _diag_col(k, K, mode != HEAD_SINGLE)
             _search_numeric_frozen(
                 f, X, stats, k, ch, sel, (total[k], total[ch], cnt), k, l2, (best, buf[0, :2]), row_t
             )
@@ -1119,7 +1107,7 @@ def _search_slot_binned(s, f, codes, hbufs, one_pass, stats, cols, sel, sums, at
     K, l2, nc, label, sub, kf = at
     (total, cnt), (best, v, buf, scores, work), (hs, hs2, hcn, cnt_fs) = sums, outs, hbufs
     mode = HEAD_MODE
-    single = mode == 1 or mode == 3
+    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     if SCALAR and nc == 2 and (label >= 0 or not single):  # a frozen label's two sums
         _search_binned_frozen(
             f,
@@ -1186,7 +1174,7 @@ def _narrow(s, at, ws):
     K, l2, nc, label, sub, kf = at
     cols, total, slot_best, slot_v, work = ws[5], ws[6], ws[8], ws[9], ws[12]
     mode = HEAD_MODE
-    if (mode == 1 or mode == 3) and label < 0:  # freeze the label: keep only its two columns
+    if (mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED) and label < 0:  # freeze the label: keep only its two columns
         if OPTS and sub == 1:  # chosen among sampled outputs: sums and columns are restricted
             j = int(slot_best[s, 3])
             cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
@@ -1195,11 +1183,13 @@ def _narrow(s, at, ws):
         else:
             label = int(slot_best[s, 3])
             cols[0] = label
-            cols[1] = _diag_col(label, K, mode != 1)
+            cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
             total[0] = slot_v[s, cols[0]]
             total[1] = slot_v[s, cols[1]]
         nc = 2
-    elif OPTS and (mode == 5 or mode == 6) and sub == 0:  # a partial head keeps the outputs of its first condition
+    elif (
+        OPTS and (mode == HEAD_PARTIAL or mode == HEAD_PARTIAL_PACKED) and sub == 0
+    ):  # a partial head keeps the outputs of its first condition
         kf, sel = _partial_select(slot_v[s], K, l2, mode - 5, work[0])
         nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[s])
         sub = 1
@@ -1234,13 +1224,13 @@ def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
     into `total`). `scores`, `work`: scratch rows."""
     K, l2, nc, label, sub, kf = at
     mode = HEAD_MODE
-    if mode == 1 or mode == 3:
+    if mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:
         head[:] = 0.0
         head[label] = reg_newton_step(sums[label], sums[cols[1]], l2, shrinkage)
     elif OPTS and sub == 1:  # the head on the chosen outputs only
         for c in range(nc):
             total[c] = sums[cols[c]]
-        if FROZEN_MODE == 2:
+        if FROZEN_MODE == HEAD_COMPLETE:
             _complete_head(total[:kf], total[kf:nc], l2, scores[0], work)
         else:
             _decomposable_head(total[:kf], total[kf:nc], l2, scores[0])
@@ -1248,7 +1238,7 @@ def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
         for c in range(kf):
             head[cols[c]] = shrinkage * scores[0, c]
     else:
-        if mode == 0:
+        if mode == HEAD_DECOMPOSABLE:
             reg_decomposable_head(sums[:K], sums[K:], l2, head)
         else:
             _quality(sums, mode, K, label, l2, head, work)  # the same compiled code as the search's
@@ -1262,7 +1252,7 @@ def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
     numbers or its row on one-entry slices. Marks in `dirty` the statistics columns it changed (its last entry: all of
     them), whose sums the next rule computes again (`_rule_start`)."""
     K = S.shape[1]
-    single = HEAD_MODE == 1 or HEAD_MODE == 3
+    single = HEAD_MODE == HEAD_SINGLE or HEAD_MODE == HEAD_SINGLE_PACKED
     for c in range(n_entries):  # entry by entry: one place decides which entries change
         l = label if n_entries == 1 and single else cols[c]
         dirty[l] = 1
@@ -1270,7 +1260,7 @@ def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
         for r in range(m):
             i = rows[r]
             S[i, l] += head[l]
-            if LOSS == 0 or LOSS == 4:
+            if LOSS == LOSS_LOGISTIC_LABEL_WISE or LOSS == LOSS_SQUARED_HINGE_LABEL_WISE:
                 g1, h1 = _label_wise_stats(LOSS, float(Y[i, l]), S[i, l])
                 stats[i, l] = g1
                 stats[i, K + l] = h1
@@ -1296,19 +1286,19 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
     loss, shrinkage, Y, S, stats = cfg[0], cfg[3], data[7], data[8], data[9]
     w, rows_buf, cols, total, tmp_full, scores, work, head = ws[0], ws[4], ws[5], ws[6], ws[7], ws[11], ws[12], ws[13]
     K, l2, nc, label, sub, kf = at
-    single, W, grown = HEAD_MODE == 1 or HEAD_MODE == 3, tmp_full.shape[0], depth
+    single, W, grown = HEAD_MODE == HEAD_SINGLE or HEAD_MODE == HEAD_SINGLE_PACKED, tmp_full.shape[0], depth
     if IREP and depth > 1:  # 5. rule_pruning='irep' (compiled in only then)
         depth = _irep_depth(
             stats, w, covered, depth, cols, HEAD_MODE, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full, head
         )
-        if IREP != 2:  # (2: the levels stay; `_prefix_update` reads them)
+        if IREP != IREP_LAST_PREFIX:  # (2: the levels stay; `_prefix_update` reads them)
             for i in range(w.shape[0]):
                 if covered[i] > depth:
                     covered[i] = depth
     t = _clock() if tim is not None else 0.0
     tmp_full[:] = 0.0  # 6. the head, on all covered training examples
     n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
-    if IREP == 2 and grown > 1:  # irep_update='last_prefix': mlrl-boomer's examples to update
+    if IREP == IREP_LAST_PREFIX and grown > 1:  # irep_update='last_prefix': mlrl-boomer's examples to update
         m = _prefix_update(covered, depth, grown, stats, cols, n_sum, LOW_RANK, K, tmp_full, rows_buf, head)
     else:
         m = _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, tmp_full, rows_buf, head)
@@ -1317,10 +1307,14 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
         tim[2] += t1 - t
         t = t1
     _rule_head(tmp_full, total, at, cols, shrinkage, scores, work[0], head)
-    label_wise = loss == 0 or loss == 2 or loss == 4  # 7. the update; a label-wise loss: only the head's labels change
+    label_wise = (  # 7. the update; a label-wise loss: only the head's labels change
+        loss == LOSS_LOGISTIC_LABEL_WISE
+        or loss == LOSS_SQUARED_ERROR_LABEL_WISE
+        or loss == LOSS_SQUARED_HINGE_LABEL_WISE
+    )
     n_entries = (
         1
-        if single and HEAD_MODE == 1 and label_wise
+        if single and HEAD_MODE == HEAD_SINGLE and label_wise
         else (kf if OPTS and sub == 1 and not single and label_wise else 0)
     )
     _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws[18])  # ws[18]: `dirty`
@@ -1470,6 +1464,27 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
     return _finish_rule(cfg, data, ws, covered, depth, (K, l2, nc, label, sub, kf), False, tim, osel)  # 5.–7.
 
 # %% ../nbs/01a_boomer.ipynb #bc2cc288
+IREP_LAST_PREFIX = 2  # IREP's mode for irep_update='last_prefix' (1, or True: 'pruned_rule')
+_DEFAULT_HEAD_MODE = {  # by a fit's head mode: the mode of its default rule's head (`_default_head_impl`)
+    HEAD_DECOMPOSABLE: HEAD_DECOMPOSABLE,
+    HEAD_SINGLE: HEAD_DECOMPOSABLE,
+    HEAD_COMPLETE: HEAD_COMPLETE,
+    HEAD_SINGLE_PACKED: HEAD_COMPLETE,
+    HEAD_BINNED: HEAD_BINNED,
+    HEAD_PARTIAL: HEAD_DECOMPOSABLE,
+    HEAD_PARTIAL_PACKED: HEAD_COMPLETE,
+    HEAD_TWO_BINS: HEAD_TWO_BINS,
+}
+_FROZEN_HEAD_MODE = {  # by a fit's head mode: the mode a frozen feature's sweep scores heads in, with `opts` (`FROZEN_MODE`)
+    HEAD_DECOMPOSABLE: HEAD_DECOMPOSABLE,
+    HEAD_SINGLE: HEAD_SINGLE,
+    HEAD_COMPLETE: HEAD_COMPLETE,
+    HEAD_SINGLE_PACKED: HEAD_SINGLE,
+    HEAD_BINNED: HEAD_DECOMPOSABLE,
+    HEAD_PARTIAL: HEAD_DECOMPOSABLE,
+    HEAD_PARTIAL_PACKED: HEAD_COMPLETE,
+    HEAD_TWO_BINS: HEAD_DECOMPOSABLE,
+}
 IREP = False  # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
 SCALAR = GENERAL = FROZEN = True  # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
 
@@ -1506,9 +1521,11 @@ def _grow_rule_kernel(
     never freezes a label, so it needs the scalar sweeps only for one output and the frozen general sweep only with
     `opts`. (The kernels copy arrays with loops, not `a[:] = b`: a slice assignment makes Numba compile its
     shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
-    head = kernel()(specialize(_default_head_impl, HEAD_MODE=(0, 0, 2, 2, 4, 0, 2, 7)[mode]))
-    frozen = (0, 1, 2, 1, 0, 0, 2, 0)[mode] if opts else 0
-    extra = {1: dict(IREP=True), 2: dict(IREP=2)}.get(int(irep), {})  # True: the kernel (and cache entry) as before
+    head = kernel()(specialize(_default_head_impl, HEAD_MODE=_DEFAULT_HEAD_MODE[mode]))
+    frozen = _FROZEN_HEAD_MODE[mode] if opts else HEAD_DECOMPOSABLE
+    extra = {1: dict(IREP=True), IREP_LAST_PREFIX: dict(IREP=IREP_LAST_PREFIX)}.get(
+        int(irep), {}
+    )  # True: the kernel (and cache entry) as before
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
     sweeps = dict(
         SCALAR=bool(single or opts or one_output),
@@ -2036,7 +2053,7 @@ def _boomer_marginals(loss, S):
         return clipped_proba(S, slope=0.5)
     if loss.startswith("squared_hinge"):
         return clipped_proba(S, centre=_HINGE_THRESHOLD)
-    return 1.0 / (1.0 + np.exp(-S))
+    return sigmoid(S)
 
 
 def _rules_as_text(est, feature_names=None, label_names=None, value_names=None, decimals=2):
@@ -2221,24 +2238,28 @@ def _use_low_rank(loss, K):
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
     head = est.head if est.head != "auto" else ("complete" if packed_layout(LOSSES[est.loss]) else "single")
-    sampling = {"bootstrap": 1, "subsample": 2, None: 0, "stratified_output_wise": 3, "stratified_example_wise": 3}[
-        est.instance_sampling
-    ]
+    sampling = {
+        None: INSTANCES_ALL,
+        "bootstrap": INSTANCES_BOOTSTRAP,
+        "subsample": INSTANCES_SUBSAMPLE,
+        "stratified_output_wise": INSTANCES_GIVEN,
+        "stratified_example_wise": INSTANCES_GIVEN,
+    }[est.instance_sampling]
     _check_instance_sample_size(est)
     if est.post_optimization is not None:
         _post_optimization_options(est)  # its options checked before any rule
     _rule_induction_options(est)
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head.split("_")[0])]
-    if est.label_binning == "equal_width" and mode == 2:
-        mode = 4  # complete heads on label bins (paper 2)
-    opts = mode >= 5 or est.output_sampling is not None  # partial heads, output sampling: their own kernels
-    if opts and mode == 4:
+    if est.label_binning == "equal_width" and mode == HEAD_COMPLETE:
+        mode = HEAD_BINNED  # complete heads on label bins (paper 2)
+    opts = mode >= HEAD_PARTIAL or est.output_sampling is not None  # partial heads, output sampling: their own kernels
+    if opts and mode == HEAD_BINNED:
         raise ValueError(
             "output_sampling does not combine with label_binning (complete heads on label bins); "
             "set label_binning=None."
         )
-    if est.l1 and mode == 4:
+    if est.l1 and mode == HEAD_BINNED:
         raise ValueError("l1 > 0 is not supported with label_binning; use label_binning=None or l1=0.")
     if est.l1 and opts:
         raise ValueError("l1 > 0 is not supported with partial heads or output_sampling; set l1=0.")
@@ -2350,13 +2371,13 @@ def _head_buffers(est, Y, mode, n_feat):
     if est.l1 and est.l1_step == "mlrl_boomer":
         reg = (*reg, 1.0)  # the triple: mlrl-boomer's L1 step
     head, work = np.zeros(K), np.empty((n_feat, max(P, 1) + (K if est.l1 else 0)))  # L1 complete heads: K more
-    if mode == 4:
+    if mode == HEAD_BINNED:
         work = binning_rows(K, n_feat, est.bin_ratio, est.min_bins, est.max_bins, exact=est.exact_binning, min_size=P)
-    if mode >= 5:  # partial heads: their parameters at the end of each work row
+    if mode >= HEAD_PARTIAL:  # partial heads: their parameters at the end of each work row
         work = _partial_work(
             K,
             n_feat,
-            mode == 6,
+            mode == HEAD_PARTIAL_PACKED,
             _n_partial_outputs(est, Y) if est.head == "partial_fixed" else 0,
             float(est.partial_threshold),
             float(est.partial_exponent),
@@ -2388,8 +2409,8 @@ def _rule_kernels(
     mode, search_mode = _kernel_head_mode(est, mode, K), _kernel_head_mode(est, search_mode, K)
     default_head = _grow_rule_kernel(mode, False)[0]
     irep = 0  # IREP compiled in: 1 the pruned rule's update, 2 mlrl-boomer's
-    if est.rule_pruning == "irep" and sampling != 0:
-        irep = 2 if _rule_induction_options(est)["irep_update"] == "last_prefix" else 1
+    if est.rule_pruning == "irep" and sampling != INSTANCES_ALL:
+        irep = IREP_LAST_PREFIX if _rule_induction_options(est)["irep_update"] == "last_prefix" else 1
     grow = _grow_rule_kernel(
         search_mode,
         n_threads(est.n_jobs) > 1,
@@ -2550,7 +2571,7 @@ def _fit_rules(
     sample_size = max(
         1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n))
     )
-    stratified = _stratified_sampler(est, Y, seeds) if sampling == 3 else None
+    stratified = _stratified_sampler(est, Y, seeds) if sampling == INSTANCES_GIVEN else None
     c0 = _clock_cost(1000) if diagnostics else 0.0  # the clock's own cost, taken out of every timed interval
     cfg = (
         loss,
@@ -3163,13 +3184,13 @@ def _beam_advance(cur, m_new, beam, data, K, max_head):
         lab = mi[cur, p, 1]
         if lab >= 0:
             mtot[nxt, j, :2] = nb_v[j, :2]
-        elif mode == 1 or mode == 3:
+        elif mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:
             mi[nxt, j, 2] = int(nb[j, 5])
             if max_head > 0 and d + 1 >= max_head:  # freeze the label: keep only its two sums
                 k = int(nb[j, 5])
                 mi[nxt, j, 1] = k
                 mtot[nxt, j, 0] = nb_v[j, k]
-                mtot[nxt, j, 1] = nb_v[j, _diag_col(k, K, mode != 1)]
+                mtot[nxt, j, 1] = nb_v[j, _diag_col(k, K, mode != HEAD_SINGLE)]
             else:
                 mtot[nxt, j, :] = nb_v[j, :]
         else:
@@ -3211,13 +3232,13 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
     ) = ws
     opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = beam
     mode, W, F = HEAD_MODE, tmp_full.shape[0], perm_f.shape[0]
-    single, B, max_head = mode == 1 or mode == 3, int(opts[1]), int(opts[2])
+    single, B, max_head = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED, int(opts[1]), int(opts[2])
     cnt = _rule_start(state, cfg, data, ws, cov[0, 0], mtot[0, 0], None)
     mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if abs_score and single else -1, -1, 1, cnt
     mq[0, 0] = 0.0
     if fixed_label >= 0 and single:  # post-optimisation keeps the label: its two sums only
         tot0 = mtot[0, 0]
-        g0, h0 = tot0[fixed_label], tot0[_diag_col(fixed_label, K, mode != 1)]
+        g0, h0 = tot0[fixed_label], tot0[_diag_col(fixed_label, K, mode != HEAD_SINGLE)]
         tot0[0] = g0
         tot0[1] = h0
         mi[0, 0, 1] = fixed_label
@@ -3235,7 +3256,7 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
                 depth, lab = mi[cur, m, 0], mi[cur, m, 1]
                 if lab >= 0:
                     fcols[0] = lab
-                    fcols[1] = _diag_col(lab, K, mode != 1)
+                    fcols[1] = _diag_col(lab, K, mode != HEAD_SINGLE)
                 for s in numba.prange(nf):  # (tuples built per slot: a parallel loop takes no tuple of arrays)
                     cand[s, :, 0] = bound
                     cand[s, :, 4] = 0.0
@@ -3274,7 +3295,7 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
         cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
     if single:
         cols[0] = label
-        cols[1] = _diag_col(label, K, mode != 1)
+        cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
     return _finish_rule(cfg, data, ws, cov[cur, 0], depth, (K, l2, W, label, 0, 1), opts[3] == 0.0, None, None)
 
 # %% ../nbs/01a_boomer.ipynb #beam18e03
@@ -3360,7 +3381,7 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
             "runs the beam kernel, which does not support partial heads (head='partial_fixed' / "
             "'partial_dynamic') or output_sampling; use the default greedy search for those."
         )
-    if irep == 2:
+    if irep == IREP_LAST_PREFIX:
         raise ValueError(
             f"rule_induction={est.rule_induction!r} with rule_induction_options {est.rule_induction_options!r} "
             "runs the beam kernel, which does not support irep_update='last_prefix'; use the default "
@@ -3416,12 +3437,14 @@ def _move_rule_impl(loss, Y, S, stats, rows, labels, scores, sign):
         n = rows[r]
         for j in range(labels.shape[0]):
             S[n, labels[j]] += sign * scores[j]
-        if LOSS == 0 or LOSS == 4:  # label-wise logistic, squared hinge: two numbers per entry
+        if (
+            LOSS == LOSS_LOGISTIC_LABEL_WISE or LOSS == LOSS_SQUARED_HINGE_LABEL_WISE
+        ):  # label-wise logistic, squared hinge: two numbers per entry
             for l in labels:
                 g1, h1 = _label_wise_stats(LOSS, float(Y[n, l]), S[n, l])
                 stats[n, l] = g1
                 stats[n, K + l] = h1
-        elif LOSS == 2:  # label-wise squared error: its row on one-entry slices
+        elif LOSS == LOSS_SQUARED_ERROR_LABEL_WISE:  # label-wise squared error: its row on one-entry slices
             for l in labels:
                 _loss_row(LOSS, Y[n, l : l + 1], S[n, l : l + 1], stats[n, l : l + 1], stats[n, K + l : K + l + 1])
         else:

@@ -5,11 +5,13 @@
 # %% ../nbs/00_core.ipynb #2cbe4611
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import inspect
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -19,9 +21,7 @@ from contextlib import contextmanager
 from numbers import Integral, Real
 
 import numba
-from numba.core import cgutils, types as nbtypes
-from numba.core.caching import FunctionCache, IndexDataCacheFile
-from numba.core.registry import CPUDispatcher
+from numba import types as nbtypes
 from numba.extending import intrinsic, overload
 import numpy as np
 import scipy.sparse as sp
@@ -34,10 +34,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'kernel', 'compiled', 'by_constant',
-           'borrow', 'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'current_client',
-           'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map',
-           'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba',
+__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'borrow', 'kernel', 'compiled',
+           'by_constant', 'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'distinct_values',
+           'current_client', 'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads',
+           'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba',
            'MultiLabelClassifier']
 
 # %% ../nbs/00_core.ipynb #7575b093
@@ -97,30 +97,6 @@ def specialize(f, steps=(), calls=(), **constants):
         c.__globals__.update(named)  # steps may call steps
     return _renamed(f, suffix(constants), {**constants, **named})
 
-# %% ../nbs/00_core.ipynb #e7d335a8
-@functools.cache
-def _package_stamp() -> str:
-    "SHA-256 of every module of the installed package: kernels call each other across modules."
-    import mlc_lit
-
-    h = hashlib.sha256()
-    for path in sorted(os.listdir(os.path.dirname(mlc_lit.__file__))):
-        if path.endswith(".py"):
-            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh:
-                h.update(path.encode() + fh.read())
-    return h.hexdigest()
-
-
-class _KernelCache(FunctionCache):
-    """Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file);
-    `tag` names the files of a second kernel compiled from the same function (Numba's index does not tell them apart)."""
-
-    def __init__(self, py_func, tag: str = ""):
-        super().__init__(py_func)
-        stamp = (self._cache_file._source_stamp, _package_stamp())
-        base = self._impl.filename_base + (f"-{tag}" if tag else "")
-        self._cache_file = IndexDataCacheFile(self._cache_path, base, stamp)
-
 # %% ../nbs/00_core.ipynb #61f7539a
 class _CompileWatch:
     """Seconds spent compiling kernels — Numba's compilation, and writing or loading its cache — counting the
@@ -149,35 +125,63 @@ class _CompileWatch:
 
 _watch = _CompileWatch()
 
-# %% ../nbs/00_core.ipynb #13c61676
+# %% ../nbs/00_core.ipynb #numba02
+# Numba's internals: every use of them in the package is in this section, down to `_prefetch`.
+from llvmlite import ir
+from numba.core import cgutils
+from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.registry import CPUDispatcher
+
+_NUMBA_TESTED = ("0.68", "0.69")  # from the first release up to, not including, the second (as pyproject.toml pins it)
+
+
+def _release(version: str) -> tuple:
+    "(major, minor) of a version string such as '0.68.1' or '0.69.0rc1'."
+    return tuple(int(p) for p in re.match(r"(\d+)\.(\d+)", version).groups())
+
+
+def _numba_tested(version: str) -> bool:
+    "Whether Numba `version` lies in the range the internals below were tested with, `_NUMBA_TESTED`."
+    return _release(_NUMBA_TESTED[0]) <= _release(version) < _release(_NUMBA_TESTED[1])
+
+# %% ../nbs/00_core.ipynb #e7d335a8
+@functools.cache
+def _package_stamp() -> str:
+    "SHA-256 of every module of the installed package: kernels call each other across modules."
+    import mlc_lit
+
+    h = hashlib.sha256()
+    for path in sorted(os.listdir(os.path.dirname(mlc_lit.__file__))):
+        if path.endswith(".py"):
+            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh:
+                h.update(path.encode() + fh.read())
+    return h.hexdigest()
+
+
+class _KernelCache(FunctionCache):
+    "Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file)."
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        stamp = (self._cache_file._source_stamp, _package_stamp())
+        self._cache_file = IndexDataCacheFile(self._cache_path, self._impl.filename_base, stamp)
+
+# %% ../nbs/00_core.ipynb #numba05
 class _Kernel(CPUDispatcher):
     """Numba's CPU dispatcher with `_KernelCache`, compiling one specialization per argument types: constants
-    passed by a calling kernel lose their literal type, except for the parameters named in `literal`. Calls from
-    other kernels go to `_inner`, the same function compiled without the entry points Python calls through."""
+    passed by a calling kernel lose their literal type, except for the parameters named in `literal`."""
 
     _literal = frozenset()
-    _inner = None
 
     def get_call_template(self, args, kws):
         keep = self._literal
         names = self._compiler.pysig.parameters
         args = tuple(a if name in keep else nbtypes.unliteral(a) for a, name in zip(args, names))
         kws = {k: v if k in keep else nbtypes.unliteral(v) for k, v in kws.items()}
-        if self._inner is not None:
-            return self._inner.get_call_template(args, kws)
         return super().get_call_template(args, kws)
 
-    def get_overload(self, sig):  # the code a calling kernel links in
-        return self._inner.get_overload(sig) if self._inner is not None else super().get_overload(sig)
-
-    @property
-    def signatures(self):
-        "Every specialization compiled: for calls from Python, then those only kernels call."
-        inner = [] if self._inner is None else [s for s in self._inner.overloads if s not in self.overloads]
-        return list(self.overloads) + inner
-
-    def enable_caching(self, tag: str = ""):
-        self._cache = _KernelCache(self.py_func, tag)
+    def enable_caching(self):
+        self._cache = _KernelCache(self.py_func)
 
     def compile(self, sig):
         if tuple(sig) in self.overloads:
@@ -189,89 +193,17 @@ class _Kernel(CPUDispatcher):
             _watch.on_end()
 
 
-def kernel(
-    parallel: bool = False,
-    fastmath: bool = True,
-    inline: bool = False,
-    vectorize: bool = False,
-    literal: tuple = (),
-    reassoc: bool = True,
-):
-    """Decorator for a cached Numba kernel, compiled lazily through `_Kernel`.
+def _dispatcher(py_func, options: dict, literal=()):
+    "A cached `_Kernel` of `py_func` compiled with Numba's `options`, keeping the literal types of the parameters `literal`."
+    disp = _Kernel(py_func=py_func, locals={}, targetoptions=options)
+    disp._literal = frozenset(literal)
+    disp.enable_caching()
+    return disp
 
-    `parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for
-    guarded divisions in a loop LLVM should vectorise, `literal`: names of parameters whose constants are
-    compiled in, one specialization per value. `reassoc=False`: the fast-math flags without reassociation, for a
-    kernel whose bits must not depend on where LLVM inlines its code (see *Fast-math and the kernel cache*)."""
-    flags = (_FASTMATH if reassoc else _FASTMATH - {"reassoc"}) if fastmath else False
-    options = dict(
-        nopython=True,
-        nogil=True,
-        parallel=parallel,
-        fastmath=flags,
-        inline="always" if inline else "never",
-        error_model="numpy" if vectorize else "python",
-    )
 
-    def compile_lazily(f):
-        if numba.config.DISABLE_JIT:
-            return f
-        py_func = _renamed(f, "_parallel") if parallel else f
-        disp = _Kernel(py_func=py_func, locals={}, targetoptions=options)
-        disp._literal = frozenset(literal)
-        disp._options = dict(fastmath=fastmath, vectorize=vectorize, reassoc=reassoc)  # what `specialize` copies
-        disp.enable_caching()
-        if not inline:  # (an inlined kernel's code is copied into its callers instead)
-            bare = dict(options, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-            disp._inner = _Kernel(py_func=py_func, locals={}, targetoptions=bare)
-            disp._inner._literal = disp._literal
-            disp._inner.enable_caching("inner")
-        return disp
-
-    return compile_lazily
-
-# %% ../nbs/00_core.ipynb #870c6788
-def compiled(kern, *args):
-    """The compiled code of kernel `kern` for the types of `args`, compiled or loaded now: a function to call many
-    times with arguments of exactly those types. It checks none of them (an array of another dtype would be read as
-    the wrong bits) and so skips the dispatcher's type lookup on every call. A plain function (or any function under
-    `NUMBA_DISABLE_JIT=1`) comes back as it is."""
-    if not isinstance(kern, _Kernel):
-        return kern
+def _entry_point(kern, args):
+    "The compiled code of `_Kernel` `kern` for the types of `args`, compiled or loaded now (see `compiled`)."
     return kern.compile(tuple(kern.typeof_pyval(a) for a in args))
-
-# %% ../nbs/00_core.ipynb #5fbd893b
-def _forwarder(f, callee):
-    "A plain function with `f`'s parameters that returns `callee(<the same arguments>)`."
-    params = ", ".join(inspect.signature(f).parameters)
-    namespace = {"_callee": callee}
-    exec(f"def {f.__name__}({params}): return _callee({params})", namespace)
-    return namespace[f.__name__]
-
-
-def by_constant(param: str, impls: dict):
-    """Decorator: the function runs `impls[<value of param>]`; in a kernel only that implementation is compiled.
-
-    All implementations share the function's signature. Called from Python, the value is looked up at run time;
-    inside a kernel, where `param` is a compile-time constant, only the chosen implementation is compiled (a
-    kernel that passes it on keeps it constant with `kernel(literal=(param,))`). Each implementation is a
-    kernel of its own, compiled once per argument types whatever the other constants."""
-
-    def decorate(f):
-        pos = list(inspect.signature(f).parameters).index(param)
-        kernels = {value: kernel()(impl) for value, impl in impls.items()}
-
-        def typer(*args):
-            t = args[pos]
-            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels:
-                return None
-            return _forwarder(f, kernels[t.literal_value])
-
-        typer.__signature__ = inspect.signature(f)
-        overload(f, prefer_literal=True, inline="always")(typer)  # the forwarder vanishes into its caller
-        return f
-
-    return decorate
 
 # %% ../nbs/00_core.ipynb #borrow02
 @intrinsic
@@ -307,6 +239,133 @@ if numba.config.DISABLE_JIT:  # plain Python (NUMBA_DISABLE_JIT=1): the arrays t
 
     def borrow(*arrays):
         return arrays if len(arrays) > 1 else arrays[0]
+
+# %% ../nbs/00_core.ipynb #numba08
+_CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)  # the clock of time.perf_counter on Linux; None on Windows
+
+
+@intrinsic
+def _monotonic(typingctx):
+    "Seconds of the monotonic clock, from inside a kernel (`clock_gettime`; NaN where the platform has none)."
+
+    def codegen(context, builder, signature, args):
+        f64 = ir.DoubleType()
+        if _CLOCK_ID is None:
+            return ir.Constant(f64, float("nan"))
+        c_long = ir.IntType(8 * ctypes.sizeof(ctypes.c_long))
+        timespec = ir.LiteralStructType([c_long, c_long])
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]), "clock_gettime"
+        )
+        ts = cgutils.alloca_once(builder, timespec)
+        builder.call(fn, [ir.Constant(ir.IntType(32), _CLOCK_ID), ts])
+        sec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 0)), f64)
+        nsec = builder.sitofp(builder.load(cgutils.gep_inbounds(builder, ts, 0, 1)), f64)
+        return builder.fadd(sec, builder.fmul(nsec, ir.Constant(f64, 1e-9)))
+
+    return nbtypes.float64(), codegen
+
+
+@intrinsic
+def _prefetch(typingctx, W, p, f):
+    "Ask the CPU to fetch the cache line of W[p, f] (a 2-D C-contiguous array) ahead of its use; no effect on results."
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        idx = [context.cast(builder, a, t, nbtypes.intp) for a, t in zip(args[1:], sig.args[1:])]
+        ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, idx)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0"
+        )
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return nbtypes.void(W, p, f), codegen
+
+
+if numba.config.DISABLE_JIT:  # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch
+
+    def _prefetch(W, p, f):
+        pass
+
+# %% ../nbs/00_core.ipynb #13c61676
+def kernel(
+    parallel: bool = False,
+    fastmath: bool = True,
+    inline: bool = False,
+    vectorize: bool = False,
+    literal: tuple = (),
+    reassoc: bool = True,
+):
+    """Decorator for a cached Numba kernel, compiled lazily through `_Kernel`.
+
+    `parallel=True` for a `prange` variant, `inline=True` for a small per-candidate one, `vectorize=True` for
+    guarded divisions in a loop LLVM should vectorise, `literal`: names of parameters whose constants are
+    compiled in, one specialization per value. `reassoc=False`: the fast-math flags without reassociation, for a
+    kernel whose bits must not depend on where LLVM inlines its code (see *Fast-math and the kernel cache*)."""
+    flags = (_FASTMATH if reassoc else _FASTMATH - {"reassoc"}) if fastmath else False
+    options = dict(
+        nopython=True,
+        nogil=True,
+        parallel=parallel,
+        fastmath=flags,
+        inline="always" if inline else "never",
+        error_model="numpy" if vectorize else "python",
+    )
+
+    def compile_lazily(f):
+        if numba.config.DISABLE_JIT:
+            return f
+        py_func = _renamed(f, "_parallel") if parallel else f
+        disp = _dispatcher(py_func, options, literal)
+        disp._options = dict(fastmath=fastmath, vectorize=vectorize, reassoc=reassoc)  # what `specialize` copies
+        return disp
+
+    return compile_lazily
+
+# %% ../nbs/00_core.ipynb #870c6788
+def compiled(kern, *args):
+    """The compiled code of kernel `kern` for the types of `args`, compiled or loaded now: a function to call many
+    times with arguments of exactly those types. It checks none of them (an array of another dtype would be read as
+    the wrong bits) and so skips the dispatcher's type lookup on every call. A plain function (or any function under
+    `NUMBA_DISABLE_JIT=1`) comes back as it is."""
+    if not isinstance(kern, _Kernel):
+        return kern
+    return _entry_point(kern, args)
+
+# %% ../nbs/00_core.ipynb #5fbd893b
+def _forwarder(f, callee):
+    "A plain function with `f`'s parameters that returns `callee(<the same arguments>)`."
+    params = ", ".join(inspect.signature(f).parameters)
+    namespace = {"_callee": callee}
+    exec(f"def {f.__name__}({params}): return _callee({params})", namespace)
+    return namespace[f.__name__]
+
+
+def by_constant(param: str, impls: dict):
+    """Decorator: the function runs `impls[<value of param>]`; in a kernel only that implementation is compiled.
+
+    All implementations share the function's signature. Called from Python, the value is looked up at run time;
+    inside a kernel, where `param` is a compile-time constant, only the chosen implementation is compiled (a
+    kernel that passes it on keeps it constant with `kernel(literal=(param,))`). Each implementation is a
+    kernel of its own, compiled once per argument types whatever the other constants."""
+
+    def decorate(f):
+        pos = list(inspect.signature(f).parameters).index(param)
+        kernels = {value: kernel()(impl) for value, impl in impls.items()}
+
+        def typer(*args):
+            t = args[pos]
+            if not isinstance(t, nbtypes.IntegerLiteral) or t.literal_value not in kernels:
+                return None
+            return _forwarder(f, kernels[t.literal_value])
+
+        typer.__signature__ = inspect.signature(f)
+        overload(f, prefer_literal=True, inline="always")(typer)  # the forwarder vanishes into its caller
+        return f
+
+    return decorate
 
 # %% ../nbs/00_core.ipynb #372840d3
 logger = logging.getLogger("mlc_lit")
@@ -423,6 +482,19 @@ def csr_arrays(X):
         np.ascontiguousarray(X.indices, dtype=np.int64),
         np.ascontiguousarray(X.data, dtype=np.float64),
     )
+
+# %% ../nbs/00_core.ipynb #dval02
+def distinct_values(x: np.ndarray, n_zeros: int = 0):
+    """The sorted distinct values of `x` and how often each occurs (int64), with `n_zeros` more values 0 counted in (a
+    sparse column's zeros that are not stored): a 0 already among the values has its count raised, else it is inserted."""
+    values, counts = np.unique(x, return_counts=True)
+    if n_zeros:
+        j = np.searchsorted(values, 0.0)
+        if j < values.size and values[j] == 0.0:
+            counts[j] += n_zeros
+        else:
+            values, counts = np.insert(values, j, 0.0), np.insert(counts, j, n_zeros)
+    return values, counts
 
 # %% ../nbs/00_core.ipynb #c11f26e9
 def current_client():

@@ -11,9 +11,9 @@ __all__ = ['label_wise_logistic', 'example_wise_logistic', 'example_wise_logisti
            'HEAD_BINNED', 'label_wise_logistic_loss', 'example_wise_logistic_loss', 'label_wise_squared_error_loss',
            'label_wise_squared_hinge_loss', 'example_wise_squared_hinge_loss', 'example_wise_squared_error_loss',
            'reg_newton_step', 'reg_decomposable_quality', 'reg_decomposable_head', 'reg_single_label_quality',
-           'packed_index', 'packed_layout', 'mean_loss', 'newton_step', 'newton_quality', 'decomposable_quality',
-           'single_label_quality', 'soft_threshold', 'l1_shrunk', 'l1_newton_step', 'l1_newton_quality', 'regularised',
-           'reg_complete_head']
+           'packed_index', 'sigmoid', 'packed_layout', 'mean_loss', 'newton_step', 'newton_quality',
+           'decomposable_quality', 'single_label_quality', 'soft_threshold', 'l1_shrunk', 'l1_newton_step',
+           'l1_newton_quality', 'regularised', 'reg_complete_head']
 
 # %% ../nbs/01_taylor_boosting.ipynb #ddb20d49
 import functools
@@ -51,6 +51,11 @@ def _sigmoid_pair(x):
 def _softplus(x):
     "log(1 + exp(x)) without overflow."
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+# %% ../nbs/01_taylor_boosting.ipynb #sigm02
+def sigmoid(S):
+    "σ(S) = 1 / (1 + exp(-S)) of an array of scores, elementwise (NumPy): the probability a logistic loss gives a score."
+    return 1.0 / (1.0 + np.exp(-S))
 
 # %% ../nbs/01_taylor_boosting.ipynb #963e9cd9
 @kernel(inline=True)
@@ -665,7 +670,7 @@ def _single_label_quality_l1(v, K, l2, packed, by_abs):
 # %% ../nbs/01_taylor_boosting.ipynb #9b36e8ab
 import inspect
 
-from numba.core import types as _nbtypes
+from numba import types as _nbtypes
 from numba.extending import overload as _overload
 
 from .core import _forwarder, borrow as _borrow

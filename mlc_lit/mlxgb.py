@@ -23,6 +23,7 @@ from mlc_lit.core import (
     MultiLabelClassifier,
     csr_arrays,
     borrow,
+    distinct_values,
     int_at_least,
     kernel,
     n_threads,
@@ -30,7 +31,7 @@ from mlc_lit.core import (
     spawn_seeds,
     specialize,
 )
-from .losses import label_wise_logistic
+from .losses import label_wise_logistic, sigmoid
 
 # %% auto #0
 __all__ = ['SPLITS', 'BIN_KERNEL_VALUES', 'MLXGBClassifier']
@@ -240,14 +241,7 @@ def _bin_features(X, max_bins, active=None):
     bins = np.empty(len(data) if sp.issparse(X) else (F, n), np.uint16)
     for f, col in enumerate(cols):
         ok = col[~np.isnan(col) & used[f]]
-        u, c = np.unique(ok, return_counts=True)
-        n_zero = n_active - int(used[f].sum())
-        if sp.issparse(X) and n_zero > 0:  # implicit zeros are values
-            z = np.searchsorted(u, 0.0)
-            if z < len(u) and u[z] == 0.0:
-                c[z] += n_zero
-            else:
-                u, c = np.insert(u, z, 0.0), np.insert(c, z, n_zero)
+        u, c = distinct_values(ok, n_active - int(used[f].sum()))  # CSR: the implicit zeros are values (dense: none)
         cf = _feature_cuts(u, c, max_bins) if len(u) else np.empty(0)
         n_bins[f] = len(cf) + 1
         if not by_kernel:
@@ -1060,7 +1054,7 @@ class _Trees(MultiLabelClassifier):
         return S
 
     def _predict_proba(self, X):
-        return 1.0 / (1.0 + np.exp(-self._decision_function(X)))
+        return sigmoid(self._decision_function(X))
 
     def _predict(self, X):
         return (self._decision_function(X) >= 0.0).astype(np.int8)

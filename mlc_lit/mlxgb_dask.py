@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core import as_float64, check_Y, current_client, kernel, spawn_seeds, worker_threads
-from .losses import _label_wise_logistic_row
+from .losses import _label_wise_logistic_row, sigmoid
 from mlc_lit.mlxgb import (
     _EPS_GAIN,
     Bins,
@@ -1077,7 +1077,7 @@ def _scores_chunk(Xc, base, roots, *tree):
 
 
 def _proba_chunk(Xc, base, *trees):
-    return 1.0 / (1.0 + np.exp(-_scores_chunk(Xc, base, *trees)))
+    return sigmoid(_scores_chunk(Xc, base, *trees))
 
 
 def _labels_chunk(Xc, base, *trees):

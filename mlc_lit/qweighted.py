@@ -10,11 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-import numba
-from llvmlite import ir
-from numba import prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import prange
 
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -22,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from mlc_lit.core import (
     N_JOBS,
     MultiLabelClassifier,
+    _prefetch,
     borrow,
     check_memory,
     csr_arrays,
@@ -461,30 +458,6 @@ def _book(g, s, mode, labels, i):
         _accept(g, s, a, labels, i)
         lead = True
     return lead
-
-# %% ../nbs/04_qweighted.ipynb #a73bbad5
-@intrinsic
-def _prefetch(typingctx, W, p, f):
-    "Ask the CPU to fetch the cache line of W[p, f] (a 2-D C-contiguous array) ahead of its use; no effect on results."
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        idx = [context.cast(builder, a, t, types.intp) for a, t in zip(args[1:], sig.args[1:])]
-        ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, idx)
-        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0"
-        )
-        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return types.void(W, p, f), codegen
-
-
-if numba.config.DISABLE_JIT:  # plain Python (NUMBA_DISABLE_JIT=1): nothing to prefetch (core's borrow
-
-    def _prefetch(W, p, f):
-        pass  # returns the arrays themselves there)
 
 # %% ../nbs/04_qweighted.ipynb #1d2f3a4b
 class _Outcome(NamedTuple):

@@ -35,6 +35,7 @@ from mlc_lit.core import (
     parallel_map,
     spawn_seeds,
 )
+from .losses import _sigmoid_pair, _softplus
 
 # %% auto #0
 __all__ = ['Embedding', 'randomized_embedding', 'SGDParams', 'SGDState', 'readout_moments', 'sgd_setup', 'sgd_readout_chunk',
@@ -391,8 +392,8 @@ def _logistic_residual(S, indptr, indices):
             loss -= S[i, indices[p]]
         for j in range(S.shape[1]):
             s = S[i, j]
-            loss += max(s, 0.0) + np.log1p(np.exp(-abs(s)))
-            S[i, j] = 1.0 / (1.0 + np.exp(-s)) if s >= 0 else np.exp(s) / (1.0 + np.exp(s))
+            loss += _softplus(s)
+            S[i, j] = _sigmoid_pair(s)[0]
         for p in range(indptr[i], indptr[i + 1]):
             S[i, indices[p]] -= 1.0
     return loss

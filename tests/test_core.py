@@ -76,3 +76,32 @@ def test_seeds_do_not_depend_on_the_worker():
     seeds = spawn_seeds(42, 8)
     per_task = parallel_map(lambda i: np.random.default_rng(seeds[i]).random(), range(8), n_jobs=2)
     assert per_task == [np.random.default_rng(s).random() for s in seeds]
+
+
+def test_numba_is_a_tested_release():
+    "core's fenced section reaches into Numba's internals; it has been run on the releases `_NUMBA_TESTED` names only."
+    import numba
+
+    from mlc_lit.core import _NUMBA_TESTED, _numba_tested
+
+    low, high = _NUMBA_TESTED
+    assert _numba_tested(numba.__version__), (
+        f"Numba {numba.__version__} is installed, but mlc_lit's use of Numba's internals (the fenced section of "
+        f"00_core: its dispatcher, kernel cache and intrinsics) was tested with Numba >={low},<{high} only. Install a "
+        f"tested release, or run tests/test_core.py, tests/test_losses.py and one BOOMER fit under this one and then "
+        f"widen _NUMBA_TESTED and the pin in pyproject.toml together."
+    )
+
+
+def test_pyproject_pins_the_tested_numba():
+    "pyproject.toml asks pip for exactly the range `_NUMBA_TESTED` names."
+    import tomllib
+    from pathlib import Path
+
+    from mlc_lit.core import _NUMBA_TESTED
+
+    deps = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"][
+        "dependencies"
+    ]
+    low, high = _NUMBA_TESTED
+    assert f"numba>={low},<{high}" in deps, f"pyproject.toml's numba requirement should be numba>={low},<{high}: {deps}"
