@@ -108,7 +108,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                  'mlc_lit/bench/xdcc.py'),
                                     'mlc_lit.bench.xdcc._OneLabelXGB.predict_proba': ( 'bench_xdcc.html#_onelabelxgb.predict_proba',
                                                                                        'mlc_lit/bench/xdcc.py'),
-                                    'mlc_lit.bench.xdcc._chain_target': ('bench_xdcc.html#_chain_target', 'mlc_lit/bench/xdcc.py'),
+                                    'mlc_lit.bench.xdcc._chain_reach': ('bench_xdcc.html#_chain_reach', 'mlc_lit/bench/xdcc.py'),
                                     'mlc_lit.bench.xdcc._first_trees': ('bench_xdcc.html#_first_trees', 'mlc_lit/bench/xdcc.py'),
                                     'mlc_lit.bench.xdcc._grid': ('bench_xdcc.html#_grid', 'mlc_lit/bench/xdcc.py'),
                                     'mlc_lit.bench.xdcc._make': ('bench_xdcc.html#_make', 'mlc_lit/bench/xdcc.py'),

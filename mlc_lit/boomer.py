@@ -2979,7 +2979,7 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
 def _at_most_two_bins(bins, nominal) -> bool:
     """Whether no feature of `bins` (a `FeatureBins`) has more than two bins (`_bin_counts`: a binary feature, a
     constant one, or a nominal one): binning then leaves every feature as it was, one bin a value, so the fit runs the
-    exact search on the codes, which is faster there than the histograms (06i, *Feature binning on binary features*)."""
+    exact search on the codes, which is faster there than the histograms (06i, *Every option, side by side*)."""
     return bool(np.all(_bin_counts(bins, nominal) <= 2))
 
 # %% ../nbs/01a_boomer.ipynb #beam18e01

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 # %% auto #0
 __all__ = ['QUALITY', 'DATA_ENV', 'DEFAULT_DATA', 'Timing', 'measure', 'ratio_table', 'format_table', 'load_split', 'data_folder',
-           'nominal_features', 'verdict', 'write_rows', 'read_rows']
+           'nominal_features', 'write_rows', 'read_rows']
 
 # %% ../../nbs/06_benchmarks.ipynb #342baa28
 @dataclass
@@ -140,11 +140,6 @@ def nominal_features(meta) -> list[int]:
     return [j for j, cats in meta.nominal.items() if len(cats) > 2]
 
 # %% ../../nbs/06_benchmarks.ipynb #c03cf71c
-def verdict(ok: bool) -> str:
-    "How a suite's `summary` marks a target: 'met' or 'MISSED'."
-    return "met" if ok else "MISSED"
-
-
 def write_rows(rows: list[dict], path) -> None:
     "Write suite rows to a CSV file (columns: every key of any row, in first-seen order)."
     import csv

@@ -80,7 +80,7 @@ def run_suite(suite: str, data_dir=None, **kwargs) -> list[dict]:
 # %% ../../nbs/06z_bench_suites.ipynb #992eb6f6
 def report(rows: list[dict], out=print, loadavg: bool = True) -> None:
     """Print raw rows, the mlc_lit-vs-reference ratio table and each suite's own `summary(rows)` where it has one,
-    then (with `loadavg`; not for rows read back from a file) this machine's load average now."""
+    then (with `loadavg`; not for rows read back from a file) the machine's load average now."""
     cols = ["suite", "dataset", "config", "impl", "threads", "fit_s", "fit_cpu_s", "predict_s", *QUALITY]
     extra = [k for r in rows for k in r if k not in cols]
     out(format_table(rows, cols + list(dict.fromkeys(extra))))
@@ -88,7 +88,7 @@ def report(rows: list[dict], out=print, loadavg: bool = True) -> None:
     if ratios:
         out("\nratios (time: mlc_lit / reference, < 1 means mlc_lit is faster; d_*: mlc_lit - reference)")
         out(format_table(ratios))
-    for suite in dict.fromkeys(r.get("suite") for r in rows):  # a suite may add its own summary (targets, tables)
+    for suite in dict.fromkeys(r.get("suite") for r in rows):  # a suite may add its own table or ratios
         summary = SUITES[suite].summary if suite in SUITES else None
         if summary is not None:
             out("\n" + summary(rows))
