@@ -332,6 +332,19 @@ class XDCCClassifier(_Chain):
         self.select, self.cumulate, self.cv = select, cumulate, cv
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
 
+    def explain(self, X):
+        """One `Explanation` per chain step: TreeSHAP of that step's trees on the margin they add up to, over the
+        features and the label-features the chain feeds the step when predicting X (`mlc_lit.models.explain_chain`)."""
+        from mlc_lit.models import explain_chain
+
+        return explain_chain(self, X)
+
+    def save_model(self, path):
+        "Write the fitted model to a .json or .npz file that `mlc_lit.models.load_model` reads without running code."
+        from mlc_lit.models import save_model
+
+        save_model(self, path)
+
 # %% ../nbs/03a_xdcc.ipynb #9c7ab94e
 def _block_of(Xc):
     "A chunk of X as the trees take it: float64, dense C-contiguous or canonical CSR."
