@@ -723,7 +723,7 @@ def load_model(path):
     except Exception as e:  # a file may fail anywhere in numpy, json or zipfile: one kind of error for the caller
         raise ValueError(f"Not a valid model file: {path}: {type(e).__name__}: {e}") from e
 
-# %% ../nbs/09_models.ipynb #4c729de3
+# %% ../nbs/09_models.ipynb #53d64aea
 def plot_waterfall(ex, i, label, top=8, ax=None):
     "Waterfall of example `i`'s score for label index `label` in `Explanation` `ex`: base, the `top` largest parts, the rest."
     import matplotlib.pyplot as plt
