@@ -728,18 +728,22 @@ def plot_waterfall(ex, i, label, top=8, ax=None):
     "Waterfall of example `i`'s score for label index `label` in `Explanation` `ex`: base, the `top` largest parts, the rest."
     import matplotlib.pyplot as plt
 
-    ax = ax or plt.subplots(figsize=(6, 0.35 * top + 1.2))[1]
     v = ex.values[i, label]
     order = [j for j in np.argsort(-np.abs(v), kind="stable")[:top] if v[j] != 0]
     rest = v.sum() - v[order].sum()
     steps = [("base value", ex.base_values[i, label])] + [(ex.names[j], v[j]) for j in order]
     steps += [("all other parts", rest)] if rest != 0 else []
+    ax = ax or plt.subplots(figsize=(6, 0.3 * len(steps) + 1))[1]
     start = 0.0
     for y, (name, dv) in enumerate(steps):
-        ax.barh(y, dv, left=start, color="tab:grey" if y == 0 else ("tab:red" if dv > 0 else "tab:blue"))
+        ax.barh(y, dv, left=start, height=0.6, color="tab:grey" if y == 0 else ("tab:red" if dv > 0 else "tab:blue"))
         start += dv
+        ax.text(start, y, f" {dv:+.3f} ", va="center", ha="left" if dv >= 0 else "right", fontsize=7)
     ax.set_yticks(range(len(steps)), [n if len(n) < 60 else n[:57] + "…" for n, _ in steps], fontsize=7)
     ax.invert_yaxis()
+    ax.use_sticky_edges = False  # room for the numbers beside the bars
+    ax.margins(x=0.15)
+    ax.axvline(0, color="grey", lw=0.5)
     ax.axvline(start, color="k", lw=0.8)
     ax.set_title(f"{ex.labels[label]}: score {start:+.3f}", fontsize=9)
     return ax
