@@ -1017,6 +1017,8 @@ class _Trees(MultiLabelClassifier):
             return fit(self, X, y, sample_weight, **dask_options)
         if dask_options:
             raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
+        cols = getattr(y, "columns", None)  # a pandas y names the labels (for explanations)
+        self.label_names_ = None if cols is None else [str(c) for c in cols]
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
     def predict(self, X):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -188,7 +189,7 @@ def explain_features(est, X, background=None):
             h = slice(est.head_ptr_[r], est.head_ptr_[r + 1])
             for k, s in zip(est.head_label_[h], est.head_score_[h]):
                 values[a:b, k, feats] += s * phi
-    base = np.repeat(est.decision_function(Z).mean(0)[None, :], n, axis=0)
+    base = np.repeat(np.asarray(est._decision_function(Z), dtype=np.float64).mean(0)[None, :], n, axis=0)
     return Explanation(values, base, _names(est, F)[0], _names(est, F)[1])
 
 # %% ../nbs/09_models.ipynb #00427e23
@@ -421,6 +422,8 @@ def _encode(v, arrays):
         return {"dtype": str(v)}
     if isinstance(v, np.generic):
         return {"scalar": _encode(np.asarray(v), arrays)}
+    if isinstance(v, np.ndarray) and v.dtype == object and v.ndim == 1 and all(type(x) is str for x in v):
+        return {"strings": v.tolist()}  # feature names, kept in the document even in an .npz
     if isinstance(v, np.ndarray):
         if str(v.dtype) not in _DTYPES:
             raise TypeError(f"cannot save an array of dtype {v.dtype}")
@@ -496,6 +499,8 @@ def _decode(v, arrays, where="state"):
         return a[()]
     if tag == "array":
         return _decode_array(body, arrays, where)
+    if tag == "strings" and isinstance(body, list) and all(type(x) is str for x in body):
+        return np.array(body, dtype=object)
     if tag in ("list", "tuple") and isinstance(body, list):
         items = [_decode(x, arrays, f"{where}[{i}]") for i, x in enumerate(body)]
         return items if tag == "list" else tuple(items)
@@ -618,6 +623,18 @@ def _check_model(est):
         "n_features_in_ and n_labels_ must be positive integers",
     )
     est._validate_params()
+    names = getattr(est, "feature_names_in_", None)
+    _check(
+        names is None or isinstance(names, np.ndarray) and names.dtype == object and names.shape == (F,),
+        name,
+        "feature_names_in_ must be n_features_in_ strings",
+    )
+    labels = getattr(est, "label_names_", None)
+    _check(
+        labels is None or isinstance(labels, list) and len(labels) == K and all(type(x) is str for x in labels),
+        name,
+        "label_names_ must be n_labels_ strings",
+    )
     if name == "BoomerClassifier":
         _check_rules(est, F, K, name)
     elif name == "MLXGBClassifier":
@@ -708,9 +725,11 @@ def _load(path):
     est = _decode({"object": name, "state": doc.get("state")}, arrays, name)
     _check_model(est)
     Z = np.zeros((2, est.n_features_in_))
-    est.predict(Z)
-    if hasattr(est, "decision_function"):
-        est.decision_function(Z)
+    with warnings.catch_warnings():  # Z has no feature names, whatever the model was fitted on
+        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+        est.predict(Z)
+        if hasattr(est, "decision_function"):
+            est.decision_function(Z)
     return est
 
 

@@ -5,6 +5,7 @@ import itertools
 import json
 import math
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -117,6 +118,7 @@ def _mutate(doc, rng):
     doc = json.loads(json.dumps(doc))
     hostile = [None, -1, 2**70, 1e308, "nan", [], {}, {"object": "os.system", "state": {}}, True, "x" * 3, [1, 2]]
     hostile += [{"array": {"dtype": "object", "shape": [1], "data": [1]}}, {"tuple": [1]}, -(2**31), 10**6]
+    hostile += [{"strings": ["a", "b"]}, {"strings": [1]}]
     node, path = doc, []
     while isinstance(node, (dict, list)) and len(node) and rng.random() < 0.85:
         keys = list(node) if isinstance(node, dict) else list(range(len(node)))
@@ -167,6 +169,26 @@ def test_loader_fuzz(models, tmp_path):
             seen.add(_loads_or_refuses(p))
         assert time.perf_counter() - t0 < 30
     assert "refused" in seen
+
+
+def test_names_round_trip(tmp_path):
+    "A model fitted on pandas frames keeps its feature and label names through both formats, and loads without warnings."
+    pd = pytest.importorskip("pandas")
+    Xp, Yp = pd.DataFrame(XF, columns=["a", "b", "c", "d"]), pd.DataFrame(Y, columns=["u", "v", "w"])
+    for m in (BoomerClassifier(max_rules=4, random_state=0).fit(Xp, Yp), MLXGBClassifier(n_estimators=2).fit(Xp, Yp)):
+        for ext in (".json", ".npz"):
+            m.save_model(tmp_path / f"m{ext}")
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                back = load_model(tmp_path / f"m{ext}")
+                np.testing.assert_array_equal(back.decision_function(Xp), m.decision_function(Xp))
+            assert list(back.feature_names_in_) == list("abcd") and back.label_names_ == ["u", "v", "w"]
+            assert back.explain(Xp[:2]).labels == ["u", "v", "w"]
+    doc = json.loads((tmp_path / "m.json").read_text())
+    doc["state"]["feature_names_in_"] = {"strings": ["a"]}
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="feature_names_in_"):
+        load_model(tmp_path / "bad.json")
 
 
 def test_pickle_inside_npz_refused(tmp_path):
