@@ -744,14 +744,14 @@ def load_model(path):
 
 # %% ../nbs/09_models.ipynb #53d64aea
 def plot_waterfall(ex, i, label, top=8, ax=None):
-    "Waterfall of example `i`'s score for label index `label` in `Explanation` `ex`: base, the `top` largest parts, the rest."
+    "Waterfall of example `i`'s score for label index `label` in `Explanation` `ex`: base, the `top` largest parts, the other nonzero parts summed."
     import matplotlib.pyplot as plt
 
     v = ex.values[i, label]
-    order = [j for j in np.argsort(-np.abs(v), kind="stable")[:top] if v[j] != 0]
-    rest = v.sum() - v[order].sum()
+    nonzero = [j for j in np.argsort(-np.abs(v), kind="stable") if v[j] != 0]
+    order, others = nonzero[:top], nonzero[top:]
     steps = [("base value", ex.base_values[i, label])] + [(ex.names[j], v[j]) for j in order]
-    steps += [("all other parts", rest)] if rest != 0 else []
+    steps += [(f"{len(others)} other parts", v[others].sum())] if others else []
     ax = ax or plt.subplots(figsize=(6, 0.3 * len(steps) + 1))[1]
     start = 0.0
     for y, (name, dv) in enumerate(steps):
