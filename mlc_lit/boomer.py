@@ -2196,6 +2196,28 @@ class BoomerClassifier(MultiLabelClassifier):
         x0, x1, … and y0, y1, …), `value_names` maps a nominal feature's index to the names of its codes 0, 1, …"""
         return _rules_as_text(self, feature_names, label_names, value_names, decimals)
 
+    def rules_frame(self, X=None):
+        """The rules as a table, one row per rule (the default rule first): conditions, head and text, plus the number and
+        share of the rows of `X` each covers where `X` is given (`mlc_lit.models.rules_table`)."""
+        from mlc_lit.models import rules_table
+
+        return rules_table(self, X)
+
+    def explain(self, X, by="rule", background=None):
+        """Exact additive parts of `decision_function(X)` per label: by rule (the default rule is the base value), or by
+        feature, the Shapley values of each rule's conjunction against `background` (`mlc_lit.models`)."""
+        from mlc_lit.models import BY_FEATURE, BY_RULE, explain_features, explain_rules
+
+        if by not in (BY_RULE, BY_FEATURE):
+            raise ValueError(f"by must be {BY_RULE!r} or {BY_FEATURE!r}, got {by!r}.")
+        return explain_rules(self, X) if by == BY_RULE else explain_features(self, X, background)
+
+    def save_model(self, path):
+        "Write the fitted model to a .json or .npz file that `mlc_lit.models.load_model` reads without running code."
+        from mlc_lit.models import save_model
+
+        save_model(self, path)
+
 # %% ../nbs/01a_boomer.ipynb #6421a64e
 def _n_sampled_features(spec, F):
     "Number of features tried per refinement for `feature_sampling=spec` (validated by `_parameter_constraints`)."

@@ -1011,6 +1011,8 @@ class _Trees(MultiLabelClassifier):
             return fit(self, X, y, sample_weight, **dask_options)
         if dask_options:
             raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
+        cols = getattr(y, "columns", None)  # a pandas y names the labels (for explanations)
+        self.label_names_ = None if cols is None else [str(c) for c in cols]
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
     def predict(self, X):
@@ -1044,6 +1046,9 @@ class _Trees(MultiLabelClassifier):
         (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_, self.left_, self.right_, self.value_) = (
             _concat_trees(trees, Y.shape[1])
         )
+        from mlc_lit.models import tree_cover
+
+        self.cover_ = tree_cover(self, X, sample_weight)  # training rows reaching each node, for explain
 
     def _decision_function(self, X):
         S = np.repeat(self.base_margin_[None, :], X.shape[0], axis=0)
@@ -1058,6 +1063,24 @@ class _Trees(MultiLabelClassifier):
 
     def _predict(self, X):
         return (self._decision_function(X) >= 0.0).astype(np.int8)
+
+    def trees_frame(self):
+        "The trees as a table, one row per node (`mlc_lit.models.trees_table`)."
+        from mlc_lit.models import trees_table
+
+        return trees_table(self)
+
+    def explain(self, X):
+        "Path-dependent TreeSHAP per label: `values.sum(-1) + base_values == decision_function(X)` (`mlc_lit.models`)."
+        from mlc_lit.models import explain_trees
+
+        return explain_trees(self, X, self.n_jobs)
+
+    def save_model(self, path):
+        "Write the fitted model to a .json or .npz file that `mlc_lit.models.load_model` reads without running code."
+        from mlc_lit.models import save_model
+
+        save_model(self, path)
 
 # %% ../nbs/03_mlxgb.ipynb #55d2b993
 class MLXGBClassifier(_Trees):

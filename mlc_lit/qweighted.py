@@ -774,6 +774,12 @@ class CalibratedPairwiseClassifier(_CalibratedPairwise):
         )
         self.scale = scale
 
+    def save_model(self, path):
+        "Write the fitted model to a .json or .npz file that `mlc_lit.models.load_model` reads without running code."
+        from mlc_lit.models import save_model
+
+        save_model(self, path)
+
 # %% ../nbs/04_qweighted.ipynb #6b0ca0a3
 class BinaryRelevancePerceptron(MultiLabelClassifier):
     """One perceptron per label (binary relevance): the calibration perceptrons of `CalibratedPairwiseClassifier`.

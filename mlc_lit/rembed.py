@@ -874,6 +874,12 @@ class RandomizedEmbeddingClassifier(_DaskInput):
     def _dask_method(self, name):
         return functools.partial(getattr(_scale(), name), self)
 
+    def save_model(self, path):
+        "Write the fitted model to a .json or .npz file that `mlc_lit.models.load_model` reads without running code."
+        from mlc_lit.models import save_model
+
+        save_model(self, path)
+
 # %% ../nbs/05_rembed.ipynb #0ba123c9
 def _checked_rank(est: RandomizedEmbeddingClassifier, n_labels: int) -> int | None:
     "The rank to use (None: 'spectral90'); the parameters' types and ranges are validated by `fit` already."

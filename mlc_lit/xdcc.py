@@ -195,6 +195,8 @@ class _Chain(MultiLabelClassifier):
             return _fit_chain_dask(self, X, y, sample_weight, **dask_options)
         if dask_options:
             raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
+        cols = getattr(y, "columns", None)  # a pandas y names the labels (for explanations)
+        self.label_names_ = None if cols is None else [str(c) for c in cols]
         return self._validate_and_fit(X, y, sample_weight=sample_weight)
 
     def predict(self, X):
@@ -331,6 +333,19 @@ class XDCCClassifier(_Chain):
         self.chain_length, self.cumulated, self.separate_and_conquer = chain_length, cumulated, separate_and_conquer
         self.select, self.cumulate, self.cv = select, cumulate, cv
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
+
+    def explain(self, X):
+        """One `Explanation` per chain step: TreeSHAP of that step's trees on the margin they add up to, over the
+        features and the label-features the chain feeds the step when predicting X (`mlc_lit.models.explain_chain`)."""
+        from mlc_lit.models import explain_chain
+
+        return explain_chain(self, X)
+
+    def save_model(self, path):
+        "Write the fitted model to a .json or .npz file that `mlc_lit.models.load_model` reads without running code."
+        from mlc_lit.models import save_model
+
+        save_model(self, path)
 
 # %% ../nbs/03a_xdcc.ipynb #9c7ab94e
 def _block_of(Xc):
