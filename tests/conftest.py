@@ -15,6 +15,7 @@ FAST_CASES = {
     "test_boomer.py::test_n_jobs_invariance": 1,
     "test_boomer.py::test_constant_feature_samples_draw_more": 1,
     "test_boomer.py::test_diagnostics_do_not_change_the_model": 1,
+    "test_boomer.py::test_training_scores_equal_model_scores": 2,
     "test_boomer_beam_search.py::test_dense_equals_csr": 1,
     "test_boomer_beam_search.py::test_width_one_is_the_greedy_search": 1,
     "test_boomer_beam_search.py::test_pickle_round_trip": 1,

@@ -115,23 +115,23 @@ def test_random_state_reproducible_and_matters():
     assert not np.array_equal(a.head_score_, c.head_score_)
 
 
-def test_training_scores_equal_model_scores():
+@pytest.mark.parametrize("kw", VARIANTS)
+def test_training_scores_equal_model_scores(kw):
     """The learner's incremental scores equal the scores of the stored rules (checked via the training loss)."""
     X, Y = _data()
-    for kw in VARIANTS:
-        clf = BoomerClassifier(max_rules=15, random_state=0, verbose=0, **kw).fit(X, Y)
-        S = clf.decision_function(X)
-        # each rule's stored head must be exactly what covers its examples: recompute coverage by brute force
-        S2 = np.zeros_like(S)
-        for r in range(clf.n_rules_):
-            cov = np.ones(len(X), bool)
-            for c in range(clf.cond_ptr_[r], clf.cond_ptr_[r + 1]):
-                x, t, op = X[:, clf.cond_feature_[c]], clf.cond_threshold_[c], clf.cond_op_[c]
-                with np.errstate(invalid="ignore"):
-                    cov &= [x <= t, x > t, x == t, x != t][op] & ~np.isnan(x)
-            for h in range(clf.head_ptr_[r], clf.head_ptr_[r + 1]):
-                S2[cov, clf.head_label_[h]] += clf.head_score_[h]
-        np.testing.assert_allclose(S, S2, rtol=1e-12, atol=1e-12)
+    clf = BoomerClassifier(max_rules=15, random_state=0, verbose=0, **kw).fit(X, Y)
+    S = clf.decision_function(X)
+    # each rule's stored head must be exactly what covers its examples: recompute coverage by brute force
+    S2 = np.zeros_like(S)
+    for r in range(clf.n_rules_):
+        cov = np.ones(len(X), bool)
+        for c in range(clf.cond_ptr_[r], clf.cond_ptr_[r + 1]):
+            x, t, op = X[:, clf.cond_feature_[c]], clf.cond_threshold_[c], clf.cond_op_[c]
+            with np.errstate(invalid="ignore"):
+                cov &= [x <= t, x > t, x == t, x != t][op] & ~np.isnan(x)
+        for h in range(clf.head_ptr_[r], clf.head_ptr_[r + 1]):
+            S2[cov, clf.head_label_[h]] += clf.head_score_[h]
+    np.testing.assert_allclose(S, S2, rtol=1e-12, atol=1e-12)
 
 
 def test_missing_values_and_nominal_features():
