@@ -1,4 +1,4 @@
-"""BoomerClassifier's rule_induction='top_down_beam_search' and rule_induction_options (issue 18): width 1 = the greedy
+"""BoomerClassifier's rule_induction='top_down_beam_search' and rule_induction_options: width 1 = the greedy
 search, dense = CSR, n_jobs invariance, pickle, the options' effects, bad values, no new kernel on default fits and
 scikit-learn's estimator checks."""
 

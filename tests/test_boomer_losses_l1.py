@@ -1,4 +1,4 @@
-"""BoomerClassifier with mlrl-boomer's other losses and L1 regularisation (issue 18; mlc_lit.losses): heads and
+"""BoomerClassifier with mlrl-boomer's other losses and L1 regularisation (mlc_lit.losses): heads and
 predictors per loss, the L1 wiring, dense = CSR, n_jobs invariance, pickle, scikit-learn's estimator checks."""
 
 import functools

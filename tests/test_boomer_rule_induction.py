@@ -1,4 +1,4 @@
-"""BoomerClassifier's rule-induction options of issue 18 (stratified instance sampling, IREP rule pruning,
+"""BoomerClassifier's rule-induction options (stratified instance sampling, IREP rule pruning,
 sequential post-optimization): dense = CSR,
 n_jobs invariance, pickle, seeding, bad values, no new kernel on default fits and scikit-learn's estimator checks."""
 

@@ -118,7 +118,7 @@ def test_decomposable_head_is_diagonal_complete_head():
     np.testing.assert_allclose(p1, p2)
 
 
-# mlrl-boomer's other losses (issue 18): squared hinge (label- and example-wise), example-wise squared error
+# mlrl-boomer's other losses: squared hinge (label- and example-wise), example-wise squared error
 from mlc_lit.losses import (
     example_wise_squared_error,
     example_wise_squared_error_loss,
