@@ -147,14 +147,22 @@ def _numba_tested(version: str) -> bool:
 # %% ../nbs/00_core.ipynb #e7d335a8
 @functools.cache
 def _package_stamp() -> str:
-    "SHA-256 of every module of the installed package: kernels call each other across modules."
+    """SHA-256 of every module of the installed package, its sub-packages' included (`boomer/rule.py`): kernels call
+    each other across modules."""
     import mlc_lit
 
+    root = os.path.dirname(mlc_lit.__file__)
+    paths = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "__"))]  # __pycache__
+        rel = os.path.relpath(folder, root)
+        paths += [
+            name if rel == "." else f"{rel}/{name}".replace(os.sep, "/") for name in files if name.endswith(".py")
+        ]
     h = hashlib.sha256()
-    for path in sorted(os.listdir(os.path.dirname(mlc_lit.__file__))):
-        if path.endswith(".py"):
-            with open(os.path.join(os.path.dirname(mlc_lit.__file__), path), "rb") as fh:
-                h.update(path.encode() + fh.read())
+    for path in sorted(paths):
+        with open(os.path.join(root, path), "rb") as fh:
+            h.update(path.encode() + fh.read())
     return h.hexdigest()
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mlc_lit.boomer as boomer
+import mlc_lit.boomer.fit as boomer_fit  # where `_LOW_RANK` is read
 from mlc_lit.boomer import BoomerClassifier, _fit_bytes, _use_low_rank
 from mlc_lit.losses import LOSS_LOGISTIC_EXAMPLE_WISE, LOSS_LOGISTIC_LABEL_WISE
 
@@ -29,7 +30,7 @@ CONFIGS = {
 def _fit_both(monkeypatch, params, X, Y):
     out = []
     for low_rank in (False, True):
-        monkeypatch.setattr(boomer, "_LOW_RANK", low_rank)
+        monkeypatch.setattr(boomer_fit, "_LOW_RANK", low_rank)
         out.append(BoomerClassifier(**params).fit(X, Y))
     return out
 
@@ -110,13 +111,13 @@ def _low_rank_is_packed(problem):
 
     fits = []
     for low_rank in (False, True):
-        boomer._LOW_RANK = low_rank
+        boomer_fit._LOW_RANK = low_rank
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 fits.append(BoomerClassifier(**params).fit(X, Y))
         finally:
-            boomer._LOW_RANK = None
+            boomer_fit._LOW_RANK = None
     _assert_same(*fits, X)
     assert np.isfinite(fits[1].head_score_).all()
 
@@ -145,7 +146,7 @@ def test_low_rank_n_jobs_csr_pickle(monkeypatch, config):
     X = np.round(rng.normal(size=(150, 5)), 1)
     X[rng.random(X.shape) < 0.4] = 0.0
     Y = ((X @ rng.normal(size=(5, 6)) + 0.3 * rng.normal(size=(150, 6))) > 0).astype(np.int8)
-    monkeypatch.setattr(boomer, "_LOW_RANK", True)
+    monkeypatch.setattr(boomer_fit, "_LOW_RANK", True)
     params = dict(CONFIGS[config], max_rules=15, random_state=0, feature_sampling=None)
     ref = BoomerClassifier(**params).fit(X, Y)
     for other in (

@@ -9,6 +9,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlc_lit import boomer
+from mlc_lit.boomer import fit as boomer_fit  # where a fit calls `_refresh_stats`
 from mlc_lit.boomer import BoomerClassifier
 from _boomer_fixtures import data, dense_and_csr, one_and_two_jobs, same
 
@@ -37,7 +38,7 @@ def test_statistics_are_float32(cfg, monkeypatch):
         seen.append(stats.dtype)
         real(loss, Y, S, stats, rows)
 
-    monkeypatch.setattr(boomer, "_refresh_stats", refresh)
+    monkeypatch.setattr(boomer_fit, "_refresh_stats", refresh)
     X, Y = _data()
     c = _make(cfg).fit(X, Y)
     assert seen and set(seen) == {np.dtype(np.float32)}

@@ -166,7 +166,7 @@ def test_kernel_edited_in_another_module_is_recompiled(tmp_path):
     sig, rest = body.split("\n", 1)
     losses.write_text(head + "def _label_wise_logistic_row(" + sig + "\n    g[:] = 7.0; h[:] = 7.0; return\n" + rest)
     after = eval(_run(STATS, env, cwd=str(tmp_path))[0])
-    assert before != after and after == [7.0] * 4  # the caller in boomer.py did not run its cached callee
+    assert before != after and after == [7.0] * 4  # the caller in boomer/heads.py did not run its cached callee
 
 
 def test_compiled_and_cached_kernels_compute_the_same_bits(tmp_path):

@@ -5,13 +5,16 @@ import numpy as np
 import pytest
 
 from mlc_lit import boomer
+from mlc_lit.boomer import fit as boomer_fit  # where a fit reads `_grow_rule_kernel` and `_has_one_value`
 from mlc_lit.boomer import BoomerClassifier
 
 
 def _sweeps(*args, **kw):
     g = boomer._grow_rule_kernel(*args, **kw)[1]
     g = getattr(g, "py_func", g)
-    return {k: g.__globals__[k] for k in ("SCALAR", "GENERAL", "FROZEN")}
+    slot = g.__globals__["_search_slot"]  # the step that runs the sweeps, copied with the kernel's constants
+    slot = getattr(slot, "py_func", slot)
+    return {k: slot.__globals__[k] for k in ("SCALAR", "GENERAL", "FROZEN")}
 
 
 def test_which_sweeps_are_compiled():
@@ -52,7 +55,7 @@ def test_same_model_as_with_every_sweep(kw, monkeypatch):
     Y = Y[:, :K]
     pruned = BoomerClassifier(max_rules=30, random_state=1, **kw).fit(X, Y)
     full = boomer._grow_rule_kernel
-    monkeypatch.setattr(boomer, "_grow_rule_kernel", lambda *a: full(*a[:8]))  # every sweep compiled in
+    monkeypatch.setattr(boomer_fit, "_grow_rule_kernel", lambda *a: full(*a[:8]))  # every sweep compiled in
     every = BoomerClassifier(max_rules=30, random_state=1, **kw).fit(X, Y)
     for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
         np.testing.assert_array_equal(getattr(pruned, a), getattr(every, a))
@@ -78,7 +81,8 @@ def test_one_valued_features_take_the_general_sweep_with_the_same_model(sparse, 
     kw = dict(max_rules=40, random_state=2, n_jobs=n_jobs, feature_sampling=None)
     routed = BoomerClassifier(**kw).fit(Xin, Y)
     assert boomer._has_one_value(*boomer._presort(Xin)[:2])
-    monkeypatch.setattr(boomer, "_has_one_value", lambda ptr, val: False)  # GENERAL compiled out: scalar sweeps only
+    # GENERAL compiled out: scalar sweeps only
+    monkeypatch.setattr(boomer_fit, "_has_one_value", lambda ptr, val: False)
     scalar = BoomerClassifier(**kw).fit(Xin, Y)
     for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
         np.testing.assert_array_equal(getattr(routed, a), getattr(scalar, a), err_msg=a)

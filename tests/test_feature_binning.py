@@ -120,13 +120,13 @@ def test_sklearn_contract_more(estimator, check):
 def test_histogram_search_equals_sweep_fallback(monkeypatch, kw):
     # histograms too large for `_HISTOGRAM_BYTES` leave the binned fit on the sweeps of the presorted codes; on this
     # problem (no tie decided by rounding) both searches give the same model, dense and CSR, one thread or two
-    from mlc_lit import boomer
+    from mlc_lit.boomer import binned  # where the setting is read
 
     X, Y = _data(seed=4)
     est = dict(max_rules=25, random_state=2, feature_binning="equal_frequency", feature_max_bins=16, **kw)
     a = BoomerClassifier(**est).fit(X, Y)
     b = BoomerClassifier(n_jobs=2, **est).fit(sp.csr_matrix(X), Y)
-    monkeypatch.setattr(boomer, "_HISTOGRAM_BYTES", 0)
+    monkeypatch.setattr(binned, "_HISTOGRAM_BYTES", 0)
     c = BoomerClassifier(**est).fit(X, Y)
     _same(a, b)
     _same(a, c)
@@ -164,13 +164,11 @@ def test_binary_features_take_the_exact_search(monkeypatch, method, csr):
     # no feature with more than two bins: binning changes nothing, so the fit runs the exact search on the codes (no
     # histograms): the model of the fit without binning, thresholds aside (bin boundaries there, midpoints of 0 and 1 here); one
     # feature of three values brings the histograms back
-    from mlc_lit import boomer
+    from mlc_lit.boomer import binned, fit  # where the buffers are made, and where a fit asks for them
 
     asked = []
-    real = boomer._histogram_buffers
-    monkeypatch.setattr(
-        boomer, "_histogram_buffers", lambda hc, n_feat, *a: asked.append(n_feat) or real(hc, n_feat, *a)
-    )
+    real = binned._histogram_buffers
+    monkeypatch.setattr(fit, "_histogram_buffers", lambda hc, n_feat, *a: asked.append(n_feat) or real(hc, n_feat, *a))
     X, Y = _data(seed=6)
     B = (X > np.nanmedian(X, axis=0)).astype(float)  # (NaN above no median: 0)
     B[:, 1] = 0.0  # a constant feature: one bin

@@ -86,9 +86,9 @@ def _peak_rss_mib() -> float:
 
 
 def _fit_peak(name, data_dir, params, low_rank=None):
-    import mlc_lit.boomer
+    import mlc_lit.boomer.fit
 
-    mlc_lit.boomer._LOW_RANK = low_rank
+    mlc_lit.boomer.fit._LOW_RANK = low_rank  # where a fit reads it
     X, Y, *_ = load_split(name, data_dir, exact_names=True)
     loaded = _peak_rss_mib()
     mlc_lit.boomer.BoomerClassifier(**dict(params, max_rules=1)).fit(X[:20], Y[:20])  # Numba set up, the kernels loaded
