@@ -51,10 +51,18 @@ FAST_CASES = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def _group(item) -> str:
+    """The tests one worker of `pytest -n 2 --dist loadgroup` runs together: a file's tests (they compile the same
+    configurations, once per worker), except that each notebook is a group of its own."""
+    notebook = getattr(item, "callspec", None) and item.callspec.params.get("notebook")
+    return str(notebook) if notebook else item.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker, and before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     seen = {}
     for item in items:
+        item.add_marker(pytest.mark.xdist_group(_group(item)))
         if "[" not in item.nodeid:
             continue
         key = item.nodeid.split("/")[-1].split("[")[0]
