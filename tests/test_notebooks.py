@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from nbdev.config import get_config
 from nbdev.doclinks import nbglob
-from nbdev.test import test_nb
+from nbdev import test as nbdev_test
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = get_config(ROOT)
@@ -25,7 +25,7 @@ def test_notebook(notebook):
     cwd = os.getcwd()
     try:
         os.chdir(CONFIG.nbs_path)  # where nbdev-test runs notebooks from
-        passed, _ = test_nb(CONFIG.nbs_path / notebook, skip_flags=skip, basepath=CONFIG.config_path)
+        passed, _ = nbdev_test.test_nb(CONFIG.nbs_path / notebook, skip_flags=skip, basepath=CONFIG.config_path)
     finally:
         os.chdir(cwd)
     assert passed, f"{notebook} failed: its traceback is printed above"
