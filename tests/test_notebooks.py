@@ -2,7 +2,6 @@
 so that `pytest -n 2` shares the notebooks and the other tests between two worker processes. `nbdev-test` runs them
 the same way on its own, and `nbdev-test --flags slow` with the slow cells."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,11 @@ NOTEBOOKS = sorted(
     for f in nbglob(CONFIG.nbs_path, as_path=True)
     if not (f.parent / ".notest").exists()  # nbdev-test's rule for a folder of notebooks not to test
 )
+SKIP_FLAGS = CONFIG.tst_flags.split() if isinstance(CONFIG.tst_flags, str) else list(CONFIG.tst_flags)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[str(n) for n in NOTEBOOKS])
 def test_notebook(notebook):
-    skip = CONFIG.tst_flags.split() if isinstance(CONFIG.tst_flags, str) else list(CONFIG.tst_flags)
-    cwd = os.getcwd()
-    try:
-        os.chdir(CONFIG.nbs_path)  # where nbdev-test runs notebooks from
-        passed, _ = nbdev_test.test_nb(CONFIG.nbs_path / notebook, skip_flags=skip, basepath=CONFIG.config_path)
-    finally:
-        os.chdir(cwd)
+    # test_nb runs the notebook from its own folder, as nbdev-test does
+    passed, _ = nbdev_test.test_nb(CONFIG.nbs_path / notebook, skip_flags=SKIP_FLAGS, basepath=CONFIG.config_path)
     assert passed, f"{notebook} failed: its traceback is printed above"
