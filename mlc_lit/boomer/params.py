@@ -15,30 +15,18 @@ from ..core import int_at_least, N_JOBS, NON_NEGATIVE, POSITIVE, UNIT_INTERVAL
 __all__ = []
 
 # %% ../../nbs/01a09_boomer_params.ipynb #ddb3f3cf
+from .heads import HEAD_PARTIAL, HEAD_PARTIAL_PACKED
+from ..losses import HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED, LOSSES, packed_layout
+
+_DIAGONAL_MODES = {"single": HEAD_SINGLE, "complete": HEAD_DECOMPOSABLE, "partial": HEAD_PARTIAL}
+_PACKED_MODES = {"single": HEAD_SINGLE_PACKED, "complete": HEAD_COMPLETE, "partial": HEAD_PARTIAL_PACKED}
 _HEAD_MODES = {
-    ("logistic_label_wise", "single"): 1,
-    ("logistic_label_wise", "complete"): 0,
-    ("squared_error_label_wise", "single"): 1,
-    ("squared_error_label_wise", "complete"): 0,
-    ("logistic_example_wise", "single"): 3,
-    ("logistic_example_wise", "complete"): 2,
-    ("logistic_label_wise", "partial"): 5,
-    ("squared_error_label_wise", "partial"): 5,
-    ("logistic_example_wise", "partial"): 6,  # partial heads: HEAD_PARTIAL(_PACKED)
-    # mlrl-boomer's other losses (`mlc_lit.losses`): label-wise ones like the label-wise, example-wise like the example-wise
-    ("squared_hinge_label_wise", "single"): 1,
-    ("squared_hinge_label_wise", "complete"): 0,
-    ("squared_hinge_example_wise", "single"): 3,
-    ("squared_hinge_example_wise", "complete"): 2,
-    ("squared_error_example_wise", "single"): 3,
-    ("squared_error_example_wise", "complete"): 2,
-    ("squared_hinge_label_wise", "partial"): 5,
-    ("squared_hinge_example_wise", "partial"): 6,
-    ("squared_error_example_wise", "partial"): 6,
-}
-_HINGE_THRESHOLD = (
-    0.5  # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
-)
+    (loss, head): mode
+    for loss, code in LOSSES.items()
+    for head, mode in (_PACKED_MODES if packed_layout(code) else _DIAGONAL_MODES).items()
+}  # (loss name, head kind) -> head mode; 'partial_fixed' and 'partial_dynamic' are both kind 'partial'
+# the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
+_HINGE_THRESHOLD = 0.5
 _SUBSAMPLE_FRACTION = 0.66  # instance_sampling='subsample': the reference's default sample size
 
 # %% ../../nbs/01a09_boomer_params.ipynb #b185cf28
