@@ -173,7 +173,8 @@ def _cell_key(v):
         options = sorted((k, sorted(o) if isinstance(o, (set, frozenset)) else o) for k, o in v.targetoptions.items())
         return ("kernel", _cell_key(v.py_func), options, sorted(getattr(v, "_literal", ())))
     if isinstance(v, types.FunctionType):
-        return ("function", v.__module__, v.__qualname__, _closure_key(v))
+        code = hashlib.sha256(v.__code__.co_code).hexdigest()  # as Numba hashes a kernel's own code
+        return ("function", v.__module__, v.__qualname__, code, _closure_key(v))
     if isinstance(v, tuple):
         return tuple(_cell_key(x) for x in v)
     if v is None or isinstance(v, (bool, int, float, str, np.generic)):
@@ -196,6 +197,7 @@ class _KernelCache(FunctionCache):
         self._cache_file = IndexDataCacheFile(self._cache_path, self._impl.filename_base, stamp)
 
     def _index_key(self, sig, codegen):
+        "Numba's key (signature, target, the code's hash) with what the kernel closes over hashed as `_closure_key` spells it."
         code = hashlib.sha256(self._py_func.__code__.co_code).hexdigest()
         closure = hashlib.sha256(repr(_closure_key(self._py_func)).encode()).hexdigest()
         return sig, codegen.magic_tuple(), (code, closure)
