@@ -131,6 +131,7 @@ from llvmlite import ir
 from numba.core import cgutils
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
+from numba.core.serialize import dumps
 
 _NUMBA_TESTED = ("0.68", "0.69")  # from the first release up to, not including, the second (as pyproject.toml pins it)
 
@@ -165,14 +166,41 @@ def _package_stamp() -> str:
             h.update(path.encode() + fh.read())
     return h.hexdigest()
 
+# %% ../nbs/00_core.ipynb #kcache02
+def _cell_key(v):
+    "One value a function closes over, as `_closure_key` spells it."
+    if isinstance(v, CPUDispatcher):
+        options = sorted((k, sorted(o) if isinstance(o, (set, frozenset)) else o) for k, o in v.targetoptions.items())
+        return ("kernel", _cell_key(v.py_func), options, sorted(getattr(v, "_literal", ())))
+    if isinstance(v, types.FunctionType):
+        code = hashlib.sha256(v.__code__.co_code).hexdigest()  # as Numba hashes a kernel's own code
+        return ("function", v.__module__, v.__qualname__, code, _closure_key(v))
+    if isinstance(v, tuple):
+        return tuple(_cell_key(x) for x in v)
+    if v is None or isinstance(v, (bool, int, float, str, np.generic)):
+        return repr(v)
+    return dumps(v)  # as Numba keys it
+
+
+def _closure_key(f) -> tuple:
+    "What function `f` closes over, spelled alike in every process (a kernel by its function's name, not its identity)."
+    return tuple(_cell_key(cell.cell_contents) for cell in f.__closure__ or ())
+
 
 class _KernelCache(FunctionCache):
-    "Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file)."
+    """Numba's on-disk cache, stale whenever any module of the package changes (not only the kernel's own file), and
+    keyed by `_closure_key` rather than by the pickled bytes of what a kernel closes over."""
 
     def __init__(self, py_func):
         super().__init__(py_func)
         stamp = (self._cache_file._source_stamp, _package_stamp())
         self._cache_file = IndexDataCacheFile(self._cache_path, self._impl.filename_base, stamp)
+
+    def _index_key(self, sig, codegen):
+        "Numba's key (signature, target, the code's hash) with what the kernel closes over hashed as `_closure_key` spells it."
+        code = hashlib.sha256(self._py_func.__code__.co_code).hexdigest()
+        closure = hashlib.sha256(repr(_closure_key(self._py_func)).encode()).hexdigest()
+        return sig, codegen.magic_tuple(), (code, closure)
 
 # %% ../nbs/00_core.ipynb #numba05
 class _Kernel(CPUDispatcher):

@@ -72,23 +72,19 @@ def _label_wise_logistic_row(y, s, g, h):
         g[k], h[k] = _logistic_entry(y[k], s[k])
 
 
-_ROW = None  # the row function `_over_rows` compiles into its copy of `_over_rows_impl` (`specialize`)
+def _make_over_rows(row, name: str, doc: str):
+    "The kernel `name` (docstring `doc`): the row kernel `row(y, s, g, h)` on every example of (Y, S, G, H), G and H written in place."
+
+    def over_rows(Y, S, G, H):
+        for n in range(Y.shape[0]):
+            row(Y[n], S[n], G[n], H[n])
+
+    over_rows.__name__ = over_rows.__qualname__ = name
+    over_rows.__doc__ = doc
+    return kernel()(over_rows)
 
 
-def _over_rows_impl(Y, S, G, H):
-    for n in range(Y.shape[0]):
-        _ROW(Y[n], S[n], G[n], H[n])
-
-
-def _over_rows(row, name: str, doc: str):
-    "The kernel `name` (docstring `doc`): `row(y, s, g, h)` applied to every example of (Y, S, G, H), G and H written in place."
-    f = specialize(_over_rows_impl, _ROW=row)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = doc
-    return kernel()(f)
-
-
-label_wise_logistic = _over_rows(
+label_wise_logistic = _make_over_rows(
     _label_wise_logistic_row,
     "label_wise_logistic",
     "Gradients `G` and diagonal Hessians `H` (both (n, K), written in place) of the label-wise logistic loss.",
@@ -143,12 +139,12 @@ def _example_wise_logistic_row(y, s, g, hp):
             hp[c + i] = -g[i] * g[j]  # h_ij = -ỹ_i ỹ_j p_i p_j
 
 
-example_wise_logistic = _over_rows(
+example_wise_logistic = _make_over_rows(
     _example_wise_logistic_row,
     "example_wise_logistic",
     "Gradients `G` (n, K) and packed upper-triangle Hessians `H` (n, K(K+1)/2) of the example-wise logistic loss.",
 )
-example_wise_logistic_low_rank = _over_rows(
+example_wise_logistic_low_rank = _make_over_rows(
     _example_wise_logistic_diag_row,
     "example_wise_logistic_low_rank",
     "Gradients `G` (n, K) and Hessian diagonals `H` (n, K): each example's Hessian is diag(H[n]) with −G[n]ᵢG[n]ⱼ off it.",
@@ -173,7 +169,7 @@ def _squared_error_row(y, s, g, h):
         h[k] = 2.0
 
 
-label_wise_squared_error = _over_rows(
+label_wise_squared_error = _make_over_rows(
     _squared_error_row,
     "label_wise_squared_error",
     "Gradients and diagonal Hessians of the label-wise squared error Σ_k (s_k - ỹ_k)², ỹ ∈ {-1, +1}.",
@@ -203,7 +199,7 @@ def _squared_hinge_row(y, s, g, h):
         h[k] = 1.0  # mlrl-boomer's constant curvature, inactive labels too
 
 
-label_wise_squared_hinge = _over_rows(
+label_wise_squared_hinge = _make_over_rows(
     _squared_hinge_row,
     "label_wise_squared_hinge",
     "Gradients and (generalised) diagonal Hessians of the label-wise squared hinge ½Σ_k r_k²: G = r, H = 1.",
@@ -275,12 +271,12 @@ def _error_norm_row(y, s, g, hp):
     _residual_norm_row(y, s, g, hp, False)
 
 
-example_wise_squared_hinge = _over_rows(
+example_wise_squared_hinge = _make_over_rows(
     _hinge_norm_row,
     "example_wise_squared_hinge",
     "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared hinge ‖r‖ (hinge residuals).",
 )
-example_wise_squared_error = _over_rows(
+example_wise_squared_error = _make_over_rows(
     _error_norm_row,
     "example_wise_squared_error",
     "Gradients `G` (n, K) and packed Hessians `H` (n, K(K+1)/2) of the example-wise squared error ‖s − ỹ‖.",
@@ -418,28 +414,33 @@ def _label_wise_stats(loss, y, s):
     return _hinge_residual(y, s), 1.0
 
 # %% ../nbs/01_taylor_boosting.ipynb #meanloss-impl
-LOSS = LOSS_LOGISTIC_LABEL_WISE  # the loss code a `_loss_kernel` copy compiles in (each copy has its own)
+@functools.cache
+def _make_mean_loss(loss: int):
+    "The kernel `(Y, S) -> mean loss per example` of loss code `loss`: only that loss's row function is compiled in."
+    code = int(loss)  # a plain int, compiled in as a literal (not a NumPy integer)
+
+    @kernel()
+    def mean_loss_of(Y, S):
+        acc = 0.0
+        for n in range(Y.shape[0]):
+            acc += _loss_value_row(code, Y[n], S[n])
+        return acc / Y.shape[0]
+
+    return mean_loss_of
 
 
 @functools.cache
 def _loss_kernel(impl, loss: int, parallel: bool = False):
-    """`impl` with the loss code `loss` compiled in as the global `LOSS` (`specialize`): only that loss's row
-    function is compiled, and Python calls it without literal dispatch (which would re-type the kernel on every call)."""
+    """`impl` with the loss code `loss` compiled in as the global `LOSS` of its module (`specialize`): the rule
+    learner's kernels, which read the code that way; Python calls the copy without literal dispatch."""
     return kernel(parallel=parallel)(specialize(impl, LOSS=int(loss)))
-
-
-def _mean_loss_impl(loss, Y, S):
-    acc = 0.0
-    for n in range(Y.shape[0]):
-        acc += _loss_value_row(LOSS, Y[n], S[n])
-    return acc / Y.shape[0]
 
 # %% ../nbs/01_taylor_boosting.ipynb #meanloss
 def mean_loss(loss: int, Y, S) -> float:
     "Mean loss per example of scores `S` for labels `Y` under loss code `loss` (see `LOSSES`)."
     if not isinstance(loss, (int, np.integer)) or not 0 <= loss < len(_VALUES):
         raise ValueError(f"mean_loss: unknown loss code {loss!r}; the codes are 0 to {len(_VALUES) - 1} (see LOSSES).")
-    return _loss_kernel(_mean_loss_impl, loss)(loss, Y, S)
+    return _make_mean_loss(int(loss))(Y, S)
 
 
 _MEAN_LOSS_WHAT = {

@@ -29,7 +29,6 @@ from mlc_lit.core import (
     n_threads,
     numba_threads,
     spawn_seeds,
-    specialize,
 )
 from .losses import label_wise_logistic, sigmoid
 
@@ -330,48 +329,47 @@ def _node_sums(gh, slot, sums, counts):
             sums[s, t] += gh[i, t]
 
 # %% ../nbs/03_mlxgb.ipynb #c354cebe
-FAMILY, SUM, MIN_LABEL = 0, True, False  # 'sum_gain', mcw_mode 'per_label': `_split_kernel` compiles the others
+@functools.cache
+def _make_gains(kind: int, min_label: bool):
+    """The kernel `(C, nc, K, lam, mcw, out)`: gains before the parent's score of candidates `0..nc-1` into `out[0]`,
+    where column c of `C` holds its left sums `[G, H]` above its right sums; node score `kind` (an index into `SPLITS`),
+    `min_label`: `mcw_mode` 'min_label'."""
+    family, summed = int(kind) // 2, int(kind) % 2 == 0  # family 0 gain, 1 weight, 2 abs; labels summed, or their max
 
-
-def _gain_constants(kind: int, min_label: bool) -> dict:
-    "What `_gains` reads for node score `kind` (an index into `SPLITS`) and `mcw_mode` 'min_label' or not."
-    return dict(FAMILY=kind // 2, SUM=kind % 2 == 0, MIN_LABEL=bool(min_label))
-
-
-@kernel(vectorize=True)
-def _gains(C, nc, K, lam, mcw, out):
-    """Gains before the parent's score of candidates `0..nc-1`; column c of `C` holds its left sums `[G, H]` above its
-    right sums. The node score is the kernel's: `FAMILY` (0 gain, 1 weight, 2 abs), `SUM` and `MIN_LABEL`."""
-    T = 2 * K
-    if FAMILY == 0:
-        c2, c1, ca = 1.0, 0.0, 0.0
-    elif FAMILY == 1:
-        c2, c1, ca = 0.0, -1.0, 0.0
-    else:
-        c2, c1, ca = 0.0, 0.0, 1.0
-    for c in range(nc):
-        out[0, c] = 0.0 if SUM else -np.inf
-        out[1, c] = -np.inf
-    for j in range(K):  # labels outside, candidates inside: this loop vectorises
+    @kernel(vectorize=True)
+    def gains(C, nc, K, lam, mcw, out):
+        T = 2 * K
+        if family == 0:
+            c2, c1, ca = 1.0, 0.0, 0.0
+        elif family == 1:
+            c2, c1, ca = 0.0, -1.0, 0.0
+        else:
+            c2, c1, ca = 0.0, 0.0, 1.0
         for c in range(nc):
-            gl, hl, gr, hr = C[j, c], C[K + j, c], C[T + j, c], C[T + K + j, c]
-            vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
-            vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
-            okl = (hl > 0.0) & (hl >= mcw)
-            okr = (hr > 0.0) & (hr >= mcw)
-            if SUM:
-                out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
-            else:
-                out[0, c] = max(out[0, c], vl if okl else -np.inf)
-                out[1, c] = max(out[1, c], vr if okr else -np.inf)
-    if not SUM:
-        for c in range(nc):
-            out[0, c] = (out[0, c] if out[0, c] > -np.inf else 0.0) + (out[1, c] if out[1, c] > -np.inf else 0.0)
-    if MIN_LABEL:
-        for j in range(K):
+            out[0, c] = 0.0 if summed else -np.inf
+            out[1, c] = -np.inf
+        for j in range(K):  # labels outside, candidates inside: this loop vectorises
             for c in range(nc):
-                if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw):
-                    out[0, c] = -np.inf
+                gl, hl, gr, hr = C[j, c], C[K + j, c], C[T + j, c], C[T + K + j, c]
+                vl = (c2 * gl * gl + c1 * gl + ca * abs(gl)) / (hl + lam)
+                vr = (c2 * gr * gr + c1 * gr + ca * abs(gr)) / (hr + lam)
+                okl = (hl > 0.0) & (hl >= mcw)
+                okr = (hr > 0.0) & (hr >= mcw)
+                if summed:
+                    out[0, c] += (vl if okl else 0.0) + (vr if okr else 0.0)
+                else:
+                    out[0, c] = max(out[0, c], vl if okl else -np.inf)
+                    out[1, c] = max(out[1, c], vr if okr else -np.inf)
+        if not summed:
+            for c in range(nc):
+                out[0, c] = (out[0, c] if out[0, c] > -np.inf else 0.0) + (out[1, c] if out[1, c] > -np.inf else 0.0)
+        if min_label:
+            for j in range(K):
+                for c in range(nc):
+                    if (C[K + j, c] < mcw) | (C[T + K + j, c] < mcw):
+                        out[0, c] = -np.inf
+
+    return gains
 
 # %% ../nbs/03_mlxgb.ipynb #c1a3a200
 _TIE = 1e-10
@@ -412,31 +410,39 @@ def _push(buf, nc, run, P, s, thr_a, thr_b, flag):
     return nc + 1
 
 # %% ../nbs/03_mlxgb.ipynb #c5c17588
-@kernel()
-def _settle(buf, nc, miss, cmiss, best, score_p, gp):
-    "Score the recorded candidates in order, keeping each slot's best with missing rows right (best[:, :2]) and left (best[:, 2:])."
-    C, cs, ct, cf, g = buf
-    lam, mcw = gp.lam, gp.mcw
-    K = miss.shape[1] // 2
-    T = 2 * K
-    _gains(C, nc, K, lam, mcw, g)
-    left = False
-    for c in range(nc):
-        s = cs[c]
-        if _better(g[0, c] - score_p[s], best[s, 0]):
-            best[s, 0], best[s, 1] = g[0, c] - score_p[s], ct[c, 0]
-        if cf[c] == 0 and cmiss[s] > 0:  # the same boundary with the slot's missing rows moved left
-            left = True
-            for t in range(T):
-                C[t, c] += miss[s, t]
-                C[T + t, c] -= miss[s, t]
-    if not left:
-        return
-    _gains(C, nc, K, lam, mcw, g)
-    for c in range(nc):
-        s = cs[c]
-        if cf[c] == 0 and cmiss[s] > 0 and _better(g[0, c] - score_p[s], best[s, 2]):
-            best[s, 2], best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
+@functools.cache
+def _make_settle(kind: int, min_label: bool):
+    """The kernel `(buf, nc, miss, cmiss, best, score_p, gp)` that scores the recorded candidates in order under node
+    score `kind` and `min_label` (`_make_gains`), keeping each slot's best with missing rows right (best[:, :2]) and
+    left (best[:, 2:])."""
+    gains = _make_gains(kind, min_label)
+
+    @kernel()
+    def settle(buf, nc, miss, cmiss, best, score_p, gp):
+        C, cs, ct, cf, g = buf
+        lam, mcw = gp.lam, gp.mcw
+        K = miss.shape[1] // 2
+        T = 2 * K
+        gains(C, nc, K, lam, mcw, g)
+        left = False
+        for c in range(nc):
+            s = cs[c]
+            if _better(g[0, c] - score_p[s], best[s, 0]):
+                best[s, 0], best[s, 1] = g[0, c] - score_p[s], ct[c, 0]
+            if cf[c] == 0 and cmiss[s] > 0:  # the same boundary with the slot's missing rows moved left
+                left = True
+                for t in range(T):
+                    C[t, c] += miss[s, t]
+                    C[T + t, c] -= miss[s, t]
+        if not left:
+            return
+        gains(C, nc, K, lam, mcw, g)
+        for c in range(nc):
+            s = cs[c]
+            if cf[c] == 0 and cmiss[s] > 0 and _better(g[0, c] - score_p[s], best[s, 2]):
+                best[s, 2], best[s, 3] = g[0, c] - score_p[s], ct[c, 1]
+
+    return settle
 
 
 @kernel()
@@ -449,117 +455,111 @@ def _choose(best, fi, gain, threshold, default_left):
             gain[fi, s], threshold[fi, s], default_left[fi, s] = best[s, 0], best[s, 1], 0
 
 # %% ../nbs/03_mlxgb.ipynb #4e4df9b6
-DENSE = (
-    True  # the data layout compiled into each split search, route and predict kernel (`_split_kernel`, `specialize`)
-)
+@functools.cache
+def _make_exact_splits(dense: bool, kind: int, min_label: bool, parallel: bool = False):
+    """The exact search `(cols, features, gh, slot, nodes, gp, out)` for one data layout (`dense`, else CSR) and one
+    node score (`kind`, `min_label`); `parallel`: chunks of features over threads."""
+    settle = _make_settle(kind, min_label)
 
-
-def _exact_splits_impl(cols, features, gh, slot, nodes, gp, out):
-    (_, ptr, rows, vals, nptr, nrows), (sums, counts, score_p), (gain, thr_out, dl_out) = cols, nodes, out
-    ns, T = sums.shape
-    nf = features.shape[0]
-    n_chunks = min(nf, 64)
-    for c in prange(n_chunks):  # buffers once per chunk; each feature stays in one chunk
-        run = np.empty((ns, T))
-        crun = np.empty(ns, np.int64)
-        miss = np.empty((ns, T))
-        cmiss = np.empty(ns, np.int64)
-        imp = np.empty((ns, T))
-        cimp = np.empty(ns, np.int64)
-        last = np.empty(ns)
-        best = np.empty((ns, 4))
-        buf = _buffer(ns, T, slot.shape[0] + 2 * ns)
-        cap = buf[1].shape[0]
-        for fi in range(c, nf, n_chunks):
-            f = features[fi]
-            run[:] = 0.0
-            crun[:] = 0
-            miss[:] = 0.0
-            cmiss[:] = 0
-            cimp[:] = 0
-            best[:] = -np.inf
-            for e in range(nptr[f], nptr[f + 1]):
-                i = nrows[e]
-                s = slot[i]
-                if s < 0:
-                    continue
-                cmiss[s] += 1
-                for t in range(T):
-                    miss[s, t] += gh[i, t]
-            crossed = DENSE
-            if not DENSE:  # implicit zeros = slot total - stored - missing
-                imp[:] = sums
-                cimp[:] = counts
-                for s in range(ns):
-                    cimp[s] -= cmiss[s]
+    @kernel(parallel=parallel)
+    def exact_splits(cols, features, gh, slot, nodes, gp, out):
+        (_, ptr, rows, vals, nptr, nrows), (sums, counts, score_p), (gain, thr_out, dl_out) = cols, nodes, out
+        ns, T = sums.shape
+        nf = features.shape[0]
+        n_chunks = min(nf, 64)
+        for c in prange(n_chunks):  # buffers once per chunk; each feature stays in one chunk
+            run = np.empty((ns, T))
+            crun = np.empty(ns, np.int64)
+            miss = np.empty((ns, T))
+            cmiss = np.empty(ns, np.int64)
+            imp = np.empty((ns, T))
+            cimp = np.empty(ns, np.int64)
+            last = np.empty(ns)
+            best = np.empty((ns, 4))
+            buf = _buffer(ns, T, slot.shape[0] + 2 * ns)
+            cap = buf[1].shape[0]
+            for fi in range(c, nf, n_chunks):
+                f = features[fi]
+                run[:] = 0.0
+                crun[:] = 0
+                miss[:] = 0.0
+                cmiss[:] = 0
+                cimp[:] = 0
+                best[:] = -np.inf
+                for e in range(nptr[f], nptr[f + 1]):
+                    i = nrows[e]
+                    s = slot[i]
+                    if s < 0:
+                        continue
+                    cmiss[s] += 1
                     for t in range(T):
-                        imp[s, t] -= miss[s, t]
-                for e in range(ptr[f], ptr[f + 1]):
+                        miss[s, t] += gh[i, t]
+                crossed = dense
+                if not dense:  # implicit zeros = slot total - stored - missing
+                    imp[:] = sums
+                    cimp[:] = counts
+                    for s in range(ns):
+                        cimp[s] -= cmiss[s]
+                        for t in range(T):
+                            imp[s, t] -= miss[s, t]
+                    for e in range(ptr[f], ptr[f + 1]):
+                        i = rows[e]
+                        s = slot[i]
+                        if s < 0:
+                            continue
+                        cimp[s] -= 1
+                        for t in range(T):
+                            imp[s, t] -= gh[i, t]
+                nc = 0
+                for e in range(ptr[f], ptr[f + 1] + 1):
+                    v = vals[e] if e < ptr[f + 1] else np.inf
+                    if not crossed and v >= 0.0:  # the walk passes 0: insert each slot's implicit zeros
+                        crossed = True
+                        for s2 in range(ns):
+                            if cimp[s2] <= 0:
+                                continue
+                            if crun[s2] > 0 and last[s2] != 0.0:
+                                if nc == cap:
+                                    settle(buf, nc, miss, cmiss, best, score_p, gp)
+                                    nc = 0
+                                nc = _push(buf, nc, run, sums, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
+                            for t in range(T):
+                                run[s2, t] += imp[s2, t]
+                            crun[s2] += cimp[s2]
+                            last[s2] = 0.0
+                    if e == ptr[f + 1]:
+                        break
                     i = rows[e]
                     s = slot[i]
                     if s < 0:
                         continue
-                    cimp[s] -= 1
+                    if crun[s] > 0 and v != last[s]:
+                        thr = 0.5 * (last[s] + v)
+                        if thr <= last[s]:
+                            thr = v
+                        if nc == cap:
+                            settle(buf, nc, miss, cmiss, best, score_p, gp)
+                            nc = 0
+                        nc = _push(buf, nc, run, sums, s, thr, thr, 0)
                     for t in range(T):
-                        imp[s, t] -= gh[i, t]
-            nc = 0
-            for e in range(ptr[f], ptr[f + 1] + 1):
-                v = vals[e] if e < ptr[f + 1] else np.inf
-                if not crossed and v >= 0.0:  # the walk passes 0: insert each slot's implicit zeros
-                    crossed = True
-                    for s2 in range(ns):
-                        if cimp[s2] <= 0:
-                            continue
-                        if crun[s2] > 0 and last[s2] != 0.0:
-                            if nc == cap:
-                                _settle(buf, nc, miss, cmiss, best, score_p, gp)
-                                nc = 0
-                            nc = _push(buf, nc, run, sums, s2, 0.5 * last[s2], 0.5 * last[s2], 0)
-                        for t in range(T):
-                            run[s2, t] += imp[s2, t]
-                        crun[s2] += cimp[s2]
-                        last[s2] = 0.0
-                if e == ptr[f + 1]:
-                    break
-                i = rows[e]
-                s = slot[i]
-                if s < 0:
-                    continue
-                if crun[s] > 0 and v != last[s]:
-                    thr = 0.5 * (last[s] + v)
-                    if thr <= last[s]:
-                        thr = v
-                    if nc == cap:
-                        _settle(buf, nc, miss, cmiss, best, score_p, gp)
-                        nc = 0
-                    nc = _push(buf, nc, run, sums, s, thr, thr, 0)
-                for t in range(T):
-                    run[s, t] += gh[i, t]
-                crun[s] += 1
-                last[s] = v
-            for s in range(ns):  # last candidate: every non-missing row left, missing right
-                if cmiss[s] > 0 and crun[s] > 0:
-                    if nc == cap:
-                        _settle(buf, nc, miss, cmiss, best, score_p, gp)
-                        nc = 0
-                    nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-            _settle(buf, nc, miss, cmiss, best, score_p, gp)
-            _choose(best, fi, gain, thr_out, dl_out)
+                        run[s, t] += gh[i, t]
+                    crun[s] += 1
+                    last[s] = v
+                for s in range(ns):  # last candidate: every non-missing row left, missing right
+                    if cmiss[s] > 0 and crun[s] > 0:
+                        if nc == cap:
+                            settle(buf, nc, miss, cmiss, best, score_p, gp)
+                            nc = 0
+                        nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+                settle(buf, nc, miss, cmiss, best, score_p, gp)
+                _choose(best, fi, gain, thr_out, dl_out)
+
+    return exact_splits
 
 # %% ../nbs/03_mlxgb.ipynb #961e118a
-@functools.cache
-def _split_kernel(impl, dense: bool, kind: int, min_label: bool, parallel: bool = False):
-    """`impl`, a split search, compiled for one data layout and one node score: it reads `DENSE`, and the `_settle` and
-    `_gains` it calls read the score's `FAMILY`, `SUM` and `MIN_LABEL` (`specialize`). So a fit compiles its own
-    layout's and score's code only; one kernel per combination and process."""
-    return kernel(parallel=parallel)(
-        specialize(impl, calls=(_settle, _gains), DENSE=dense, **_gain_constants(kind, min_label))
-    )
-
-
 def _exact_splits(cols, features, gh, slot, nodes, gp, out, parallel=False):
-    "The exact search on `Columns` `cols` (arguments as `_exact_splits_impl`'s), by the kernel of their layout and `gp`'s score."
-    search = _split_kernel(_exact_splits_impl, not cols.sparse, gp.kind, gp.min_label, parallel)
+    "The exact search on `Columns` `cols` (the arguments of `_make_exact_splits`' kernel), by the kernel of their layout and `gp`'s score."
+    search = _make_exact_splits(not cols.sparse, gp.kind, gp.min_label, parallel)
     search(cols, features, gh, slot, nodes, gp, out)
 
 
@@ -584,94 +584,103 @@ def _block_rows(T):
     return max(16, ROW_BLOCK_BYTES // (8 * T))
 
 # %% ../nbs/03_mlxgb.ipynb #fa6e6bc2
-def _hist_splits_impl(binned, cuts, features, gh, slot, nodes, gp, out, G, B):
-    (_, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
-    (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
-    ns, T = sums.shape
-    n, nf = slot.shape[0], features.shape[0]
-    max_nb = 1
-    for fi in range(nf):
-        max_nb = max(max_nb, n_bins[features[fi]] + 1)
-    n_groups = (nf + G - 1) // G
-    n_chunks = min(n_groups, 64)
-    for c in prange(n_chunks):
-        hist = np.empty((G * ns, max_nb, T))
-        cnt = np.empty((G * ns, max_nb), np.int64)  # feature g: rows g*ns + s
-        hist[:] = 0.0
-        cnt[:] = 0
-        run = np.empty((ns, T))
-        crun = np.empty(ns, np.int64)  # (each slot's set before it is read)
-        miss = np.empty((ns, T))
-        cmiss = np.empty(ns, np.int64)
-        best = np.empty((ns, 4))
-        buf = _buffer(ns, T, ns * (max_nb + 1))
-        cap = buf[1].shape[0]
-        for j in range(c, n_groups, n_chunks):
-            f0 = j * G
-            ng = min(G, nf - f0)
-            for i0 in range(0, n, B):  # dense: a block of rows, read by every feature of the group
+@functools.cache
+def _make_hist_splits(dense: bool, kind: int, min_label: bool, parallel: bool = False):
+    """The histogram search `(binned, cuts, features, gh, slot, nodes, gp, out, G, B)` for one data layout (`dense`, else
+    CSR) and one node score (`kind`, `min_label`); `parallel`: chunks of feature groups over threads."""
+    settle = _make_settle(kind, min_label)
+
+    @kernel(parallel=parallel)
+    def hist_splits(binned, cuts, features, gh, slot, nodes, gp, out, G, B):
+        (_, bins, cptr, crows), (n_bins, zero_bin, cut_ptr, cut_vals) = binned, cuts
+        (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
+        ns, T = sums.shape
+        n, nf = slot.shape[0], features.shape[0]
+        max_nb = 1
+        for fi in range(nf):
+            max_nb = max(max_nb, n_bins[features[fi]] + 1)
+        n_groups = (nf + G - 1) // G
+        n_chunks = min(n_groups, 64)
+        for c in prange(n_chunks):
+            hist = np.empty((G * ns, max_nb, T))
+            cnt = np.empty((G * ns, max_nb), np.int64)  # feature g: rows g*ns + s
+            hist[:] = 0.0
+            cnt[:] = 0
+            run = np.empty((ns, T))
+            crun = np.empty(ns, np.int64)  # (each slot's set before it is read)
+            miss = np.empty((ns, T))
+            cmiss = np.empty(ns, np.int64)
+            best = np.empty((ns, 4))
+            buf = _buffer(ns, T, ns * (max_nb + 1))
+            cap = buf[1].shape[0]
+            for j in range(c, n_groups, n_chunks):
+                f0 = j * G
+                ng = min(G, nf - f0)
+                for i0 in range(0, n, B):  # dense: a block of rows, read by every feature of the group
+                    for fi in range(f0, f0 + ng):
+                        f, o = features[fi], (fi - f0) * ns
+                        lo, hi = (i0, min(n, i0 + B)) if dense else (cptr[f], cptr[f + 1])
+                        for e in range(lo, hi):
+                            i = e if dense else crows[e]
+                            s = slot[i]
+                            if s < 0:
+                                continue
+                            b = bins[f, i] if dense else bins[0, e]
+                            cnt[o + s, b] += 1
+                            for t in range(T):
+                                hist[o + s, b, t] += gh[i, t]
                 for fi in range(f0, f0 + ng):
                     f, o = features[fi], (fi - f0) * ns
-                    lo, hi = (i0, min(n, i0 + B)) if DENSE else (cptr[f], cptr[f + 1])
-                    for e in range(lo, hi):
-                        i = e if DENSE else crows[e]
-                        s = slot[i]
-                        if s < 0:
-                            continue
-                        b = bins[f, i] if DENSE else bins[0, e]
-                        cnt[o + s, b] += 1
-                        for t in range(T):
-                            hist[o + s, b, t] += gh[i, t]
-            for fi in range(f0, f0 + ng):
-                f, o = features[fi], (fi - f0) * ns
-                nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
-                if not DENSE:  # implicit zeros: total minus everything stored
-                    for s in range(ns):
-                        m = counts[s]
-                        for b in range(nb + 1):
-                            m -= cnt[o + s, b]
-                        if m <= 0:
-                            continue
-                        for t in range(T):
-                            acc = sums[s, t]
+                    nb, zb, c0 = n_bins[f], zero_bin[f], cut_ptr[f]
+                    if not dense:  # implicit zeros: total minus everything stored
+                        for s in range(ns):
+                            m = counts[s]
                             for b in range(nb + 1):
-                                acc -= hist[o + s, b, t]
-                            hist[o + s, zb, t] += acc
-                        cnt[o + s, zb] += m
-                nc = 0
-                for s in range(ns):
-                    cmiss[s] = cnt[o + s, nb]
-                    crun[s] = 0
-                    for t in range(T):
-                        miss[s, t] = hist[o + s, nb, t]
-                        run[s, t] = 0.0
-                    best[s, 0] = best[s, 2] = -np.inf
-                    prev = -1
-                    for b in range(nb):
-                        if cnt[o + s, b] == 0:
-                            continue
-                        if prev >= 0:
+                                m -= cnt[o + s, b]
+                            if m <= 0:
+                                continue
+                            for t in range(T):
+                                acc = sums[s, t]
+                                for b in range(nb + 1):
+                                    acc -= hist[o + s, b, t]
+                                hist[o + s, zb, t] += acc
+                            cnt[o + s, zb] += m
+                    nc = 0
+                    for s in range(ns):
+                        cmiss[s] = cnt[o + s, nb]
+                        crun[s] = 0
+                        for t in range(T):
+                            miss[s, t] = hist[o + s, nb, t]
+                            run[s, t] = 0.0
+                        best[s, 0] = best[s, 2] = -np.inf
+                        prev = -1
+                        for b in range(nb):
+                            if cnt[o + s, b] == 0:
+                                continue
+                            if prev >= 0:
+                                if nc == cap:
+                                    settle(buf, nc, miss, cmiss, best, score_p, gp)
+                                    nc = 0
+                                nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
+                            for t in range(T):
+                                run[s, t] += hist[o + s, b, t]
+                            crun[s] += cnt[o + s, b]
+                            prev = b
+                        if cmiss[s] > 0 and crun[s] > 0:  # every non-missing row left, missing right
                             if nc == cap:
-                                _settle(buf, nc, miss, cmiss, best, score_p, gp)
+                                settle(buf, nc, miss, cmiss, best, score_p, gp)
                                 nc = 0
-                            nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
-                        for t in range(T):
-                            run[s, t] += hist[o + s, b, t]
-                        crun[s] += cnt[o + s, b]
-                        prev = b
-                    if cmiss[s] > 0 and crun[s] > 0:  # every non-missing row left, missing right
-                        if nc == cap:
-                            _settle(buf, nc, miss, cmiss, best, score_p, gp)
-                            nc = 0
-                        nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-                    for b in range(nb + 1):  # reset the buffer for the next feature
-                        if cnt[o + s, b] == 0:
-                            continue
-                        cnt[o + s, b] = 0
-                        for t in range(T):
-                            hist[o + s, b, t] = 0.0
-                _settle(buf, nc, miss, cmiss, best, score_p, gp)
-                _choose(best, fi, out_gain, out_thr, out_dl)
+                            nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+                        for b in range(nb + 1):  # reset the buffer for the next feature
+                            if cnt[o + s, b] == 0:
+                                continue
+                            cnt[o + s, b] = 0
+                            for t in range(T):
+                                hist[o + s, b, t] = 0.0
+                    settle(buf, nc, miss, cmiss, best, score_p, gp)
+                    _choose(best, fi, out_gain, out_thr, out_dl)
+
+    return hist_splits
 
 # %% ../nbs/03_mlxgb.ipynb #d51d6ac4
 def _hist_splits(binned, cuts, features, gh, slot, nodes, gp, out, group, parallel=False):
@@ -683,7 +692,7 @@ def _hist_splits(binned, cuts, features, gh, slot, nodes, gp, out, group, parall
         G, B = (group if group > 0 else _group_size(n, ns, max_nb, T, len(features))), _block_rows(T)
     else:
         G, B = 1, max(n, 1)
-    _split_kernel(_hist_splits_impl, binned.dense, gp.kind, gp.min_label, parallel)(
+    _make_hist_splits(binned.dense, gp.kind, gp.min_label, parallel)(
         binned, cuts, features, gh, slot, nodes, gp, out, G, B
     )
 
@@ -727,30 +736,32 @@ def _value(xd, i, f):
 
 
 @functools.cache
-def _layout_kernel(impl, dense: bool, parallel: bool = False):
-    "`impl` compiled for one layout (`DENSE`): the dense kernel has no search in CSR rows, the CSR one no dense reads."
-    return kernel(parallel=parallel)(specialize(impl, DENSE=bool(dense)))
+def _make_route(dense: bool):
+    """The kernel `(xd, slot, feat, thr, dl, to_left, to_right)` that routes rows for one layout (`dense`, else CSR): the
+    dense kernel has no search in CSR rows, the CSR one no dense reads."""
 
+    @kernel()
+    def route(xd, slot, feat, thr, dl, to_left, to_right):
+        xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
+        slot, feat, thr, dl, to_left, to_right = borrow(slot, feat, thr, dl, to_left, to_right)
+        X = xd.X
+        for i in range(slot.shape[0]):
+            s = slot[i]
+            if s < 0:
+                continue
+            if feat[s] < 0:
+                slot[i] = -1
+                continue
+            x = X[i, feat[s]] if dense else _value(xd, i, feat[s])
+            left = dl[s] == 1 if np.isnan(x) else x < thr[s]
+            slot[i] = to_left[s] if left else to_right[s]
 
-def _route_impl(xd, slot, feat, thr, dl, to_left, to_right):
-    xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
-    slot, feat, thr, dl, to_left, to_right = borrow(slot, feat, thr, dl, to_left, to_right)
-    X = xd.X
-    for i in range(slot.shape[0]):
-        s = slot[i]
-        if s < 0:
-            continue
-        if feat[s] < 0:
-            slot[i] = -1
-            continue
-        x = X[i, feat[s]] if DENSE else _value(xd, i, feat[s])
-        left = dl[s] == 1 if np.isnan(x) else x < thr[s]
-        slot[i] = to_left[s] if left else to_right[s]
+    return route
 
 
 def _route(xd, slot, feat, thr, dl, to_left, to_right):
     "Move each row to the slot of its child (`feat[s] < 0`: its node is a leaf, the row leaves the level)."
-    _layout_kernel(_route_impl, xd.dense)(xd, slot, feat, thr, dl, to_left, to_right)
+    _make_route(xd.dense)(xd, slot, feat, thr, dl, to_left, to_right)
 
 # %% ../nbs/03_mlxgb.ipynb #6838f275
 class Tree(NamedTuple):
@@ -764,29 +775,36 @@ class Tree(NamedTuple):
     value: np.ndarray  # (n_nodes, K) leaf values
 
 
-def _predict_impl(xd, roots, tree, out):
-    xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
-    feature, threshold, default_left, left, right, value = borrow(*tree)
-    roots, out = borrow(roots, out)
-    X = xd.X
-    for i in prange(out.shape[0]):
-        for r in range(roots.shape[0]):
-            node = roots[r]
-            while feature[node] >= 0:
-                x = X[i, feature[node]] if DENSE else _value(xd, i, feature[node])
-                if np.isnan(x):
-                    node = left[node] if default_left[node] == 1 else right[node]
-                elif x < threshold[node]:
-                    node = left[node]
-                else:
-                    node = right[node]
-            for k in range(out.shape[1]):
-                out[i, k] += value[node, k]
+@functools.cache
+def _make_predict(dense: bool, parallel: bool = False):
+    "The kernel `(xd, roots, tree, out)` of `_predict_trees` for one layout (`dense`, else CSR); `parallel`: rows over threads."
+
+    @kernel(parallel=parallel)
+    def predict(xd, roots, tree, out):
+        xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
+        feature, threshold, default_left, left, right, value = borrow(*tree)
+        roots, out = borrow(roots, out)
+        X = xd.X
+        for i in prange(out.shape[0]):
+            for r in range(roots.shape[0]):
+                node = roots[r]
+                while feature[node] >= 0:
+                    x = X[i, feature[node]] if dense else _value(xd, i, feature[node])
+                    if np.isnan(x):
+                        node = left[node] if default_left[node] == 1 else right[node]
+                    elif x < threshold[node]:
+                        node = left[node]
+                    else:
+                        node = right[node]
+                for k in range(out.shape[1]):
+                    out[i, k] += value[node, k]
+
+    return predict
 
 
 def _predict_trees(xd, roots, tree, out, parallel=False):
     "Add to `out` each row's leaf values in the trees rooted at `roots` of the flat `tree` (`parallel`: rows over threads)."
-    _layout_kernel(_predict_impl, xd.dense, parallel)(xd, roots, tree, out)
+    _make_predict(xd.dense, parallel)(xd, roots, tree, out)
 
 
 def _predict_trees_par(*args):

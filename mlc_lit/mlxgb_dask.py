@@ -5,6 +5,7 @@
 # %% ../nbs/03b_mlxgb_dask.ipynb #82d2138d
 from __future__ import annotations
 
+import functools
 import time
 from typing import NamedTuple
 
@@ -39,8 +40,7 @@ from mlc_lit.mlxgb import (
     _rank_keep,
     _route,
     _score,
-    _settle,
-    _split_kernel,
+    _make_settle,
     _split_nodes,
 )
 
@@ -365,91 +365,96 @@ class LevelHist(NamedTuple):
     hist: np.ndarray  # (entries, 2K) their sums [G, H]
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #5p11h157
-DENSE = True  # the data layout, set per kernel by `mlc_lit.mlxgb._split_kernel` (`specialize`)
+@functools.cache
+def _make_splits_from_hist(dense: bool, kind: int, min_label: bool):
+    """The kernel `(level, off, cuts, features, nodes, gp, out)`: best split per node and feature from a level's summed
+    histograms (a `LevelHist`; bins no row reached are absent), for one data layout (`dense`, else CSR) and one node
+    score (`kind`, `min_label`): the candidate walk of the single-process kernel, compiled as it is (`_make_settle`)."""
+    settle = _make_settle(kind, min_label)
 
-
-def _splits_from_hist_impl(level, off, cuts, features, nodes, gp, out):
-    """Best split per node and feature from a level's summed histograms (a `LevelHist`; bins no row reached are
-    absent): the candidate walk of the single-process kernel, compiled as it is (`_split_kernel`: `DENSE` and the score)."""
-    (ptr, lbins, lcnt, lhist), (n_bins, zero_bin, cut_ptr, cut_vals) = level, cuts
-    (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
-    ns, T = sums.shape
-    max_nb = 1
-    for fi in range(features.shape[0]):
-        max_nb = max(max_nb, n_bins[features[fi]] + 1)
-    run = np.zeros((ns, T))
-    crun = np.zeros(ns, np.int64)
-    miss = np.zeros((ns, T))
-    cmiss = np.zeros(ns, np.int64)
-    h = np.zeros((ns, max_nb, T))
-    c = np.zeros((ns, max_nb), np.int64)
-    best = np.empty((ns, 4))
-    buf = _buffer(ns, T, ns * (max_nb + 1))
-    cap = buf[1].shape[0]
-    for fi in range(features.shape[0]):
-        f = features[fi]
-        nb = n_bins[f]
-        c0 = cut_ptr[f]
-        o = off[fi]
-        for s in range(ns):  # the node's bins of feature f, zeros where absent
-            for b in range(nb + 1):
-                c[s, b] = 0
-                for t in range(T):
-                    h[s, b, t] = 0.0
-            lo = ptr[s] + np.searchsorted(lbins[ptr[s] : ptr[s + 1]], o)
-            hi = ptr[s] + np.searchsorted(lbins[ptr[s] : ptr[s + 1]], o + nb + 1)
-            for e in range(lo, hi):
-                b = lbins[e] - o
-                c[s, b] = lcnt[e]
-                for t in range(T):
-                    h[s, b, t] = lhist[e, t]
-        if not DENSE:  # implicit zeros: the node's total minus everything stored
-            for s in range(ns):
-                m = counts[s]
+    @kernel()
+    def splits_from_hist(level, off, cuts, features, nodes, gp, out):
+        (ptr, lbins, lcnt, lhist), (n_bins, zero_bin, cut_ptr, cut_vals) = level, cuts
+        (sums, counts, score_p), (out_gain, out_thr, out_dl) = nodes, out
+        ns, T = sums.shape
+        max_nb = 1
+        for fi in range(features.shape[0]):
+            max_nb = max(max_nb, n_bins[features[fi]] + 1)
+        run = np.zeros((ns, T))
+        crun = np.zeros(ns, np.int64)
+        miss = np.zeros((ns, T))
+        cmiss = np.zeros(ns, np.int64)
+        h = np.zeros((ns, max_nb, T))
+        c = np.zeros((ns, max_nb), np.int64)
+        best = np.empty((ns, 4))
+        buf = _buffer(ns, T, ns * (max_nb + 1))
+        cap = buf[1].shape[0]
+        for fi in range(features.shape[0]):
+            f = features[fi]
+            nb = n_bins[f]
+            c0 = cut_ptr[f]
+            o = off[fi]
+            for s in range(ns):  # the node's bins of feature f, zeros where absent
                 for b in range(nb + 1):
-                    m -= c[s, b]
-                if m <= 0:
-                    continue
-                zb = zero_bin[f]
-                for t in range(T):
-                    acc = sums[s, t]
+                    c[s, b] = 0
+                    for t in range(T):
+                        h[s, b, t] = 0.0
+                lo = ptr[s] + np.searchsorted(lbins[ptr[s] : ptr[s + 1]], o)
+                hi = ptr[s] + np.searchsorted(lbins[ptr[s] : ptr[s + 1]], o + nb + 1)
+                for e in range(lo, hi):
+                    b = lbins[e] - o
+                    c[s, b] = lcnt[e]
+                    for t in range(T):
+                        h[s, b, t] = lhist[e, t]
+            if not dense:  # implicit zeros: the node's total minus everything stored
+                for s in range(ns):
+                    m = counts[s]
                     for b in range(nb + 1):
-                        acc -= h[s, b, t]
-                    h[s, zb, t] += acc
-                c[s, zb] += m
-        nc = 0
-        for s in range(ns):
-            cmiss[s] = c[s, nb]
-            crun[s] = 0
-            for t in range(T):
-                miss[s, t] = h[s, nb, t]
-                run[s, t] = 0.0
-            best[s, 0] = best[s, 2] = -np.inf
-            prev = -1
-            for b in range(nb):
-                if c[s, b] == 0:
-                    continue
-                if prev >= 0:
-                    if nc == cap:
-                        _settle(buf, nc, miss, cmiss, best, score_p, gp)
-                        nc = 0
-                    nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
+                        m -= c[s, b]
+                    if m <= 0:
+                        continue
+                    zb = zero_bin[f]
+                    for t in range(T):
+                        acc = sums[s, t]
+                        for b in range(nb + 1):
+                            acc -= h[s, b, t]
+                        h[s, zb, t] += acc
+                    c[s, zb] += m
+            nc = 0
+            for s in range(ns):
+                cmiss[s] = c[s, nb]
+                crun[s] = 0
                 for t in range(T):
-                    run[s, t] += h[s, b, t]
-                crun[s] += c[s, b]
-                prev = b
-            if cmiss[s] > 0 and crun[s] > 0:  # every non-missing row left, missing right
-                if nc == cap:
-                    _settle(buf, nc, miss, cmiss, best, score_p, gp)
-                    nc = 0
-                nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
-        _settle(buf, nc, miss, cmiss, best, score_p, gp)
-        _choose(best, fi, out_gain, out_thr, out_dl)
+                    miss[s, t] = h[s, nb, t]
+                    run[s, t] = 0.0
+                best[s, 0] = best[s, 2] = -np.inf
+                prev = -1
+                for b in range(nb):
+                    if c[s, b] == 0:
+                        continue
+                    if prev >= 0:
+                        if nc == cap:
+                            settle(buf, nc, miss, cmiss, best, score_p, gp)
+                            nc = 0
+                        nc = _push(buf, nc, run, sums, s, cut_vals[c0 + prev], cut_vals[c0 + b - 1], 0)
+                    for t in range(T):
+                        run[s, t] += h[s, b, t]
+                    crun[s] += c[s, b]
+                    prev = b
+                if cmiss[s] > 0 and crun[s] > 0:  # every non-missing row left, missing right
+                    if nc == cap:
+                        settle(buf, nc, miss, cmiss, best, score_p, gp)
+                        nc = 0
+                    nc = _push(buf, nc, run, sums, s, np.inf, np.inf, 1)
+            settle(buf, nc, miss, cmiss, best, score_p, gp)
+            _choose(best, fi, out_gain, out_thr, out_dl)
+
+    return splits_from_hist
 
 
 def _splits_from_hist(dense, level, off, cuts, features, nodes, gp, out):
-    "`_splits_from_hist_impl` by the kernel of the layout (`dense`) and `gp`'s score."
-    _split_kernel(_splits_from_hist_impl, dense, gp.kind, gp.min_label)(level, off, cuts, features, nodes, gp, out)
+    "Best split per node and feature from a level's summed histograms, by the kernel of the layout (`dense`) and `gp`'s score."
+    _make_splits_from_hist(dense, gp.kind, gp.min_label)(level, off, cuts, features, nodes, gp, out)
 
 # %% ../nbs/03b_mlxgb_dask.ipynb #0709cba5
 @kernel(fastmath=False)

@@ -5,6 +5,7 @@
 # %% ../nbs/01d_pruning.ipynb #3ee1d784
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 
@@ -17,7 +18,6 @@ from mlc_lit.losses import (
     LOSS_SQUARED_ERROR_LABEL_WISE,
     LOSS_SQUARED_HINGE_LABEL_WISE,
     LOSSES,
-    _loss_kernel,
     _loss_value_row,
 )
 
@@ -185,18 +185,33 @@ def pruning_options(est):
 
 # %% ../nbs/01d_pruning.ipynb #7512f384
 _LABEL_WISE = (LOSS_LOGISTIC_LABEL_WISE, LOSS_SQUARED_ERROR_LABEL_WISE, LOSS_SQUARED_HINGE_LABEL_WISE)
-LOSS = 0  # the loss code each `_loss_kernel` copy of the two kernels below compiles in
 
 
-def _row_losses_impl(loss, Y, S, rows, out):
-    for i in rows:
-        out[i] = _loss_value_row(LOSS, Y[i], S[i])
+@functools.cache
+def _make_row_losses(loss: int):
+    "The kernel `(Y, S, rows, out)`: out[i] = the loss of example i under loss code `loss`, for each i in `rows`."
+    code = int(loss)
+
+    @kernel()
+    def row_losses(Y, S, rows, out):
+        for i in rows:
+            out[i] = _loss_value_row(code, Y[i], S[i])
+
+    return row_losses
 
 
-def _entry_losses_impl(loss, Y, S, rows, labels, E):
-    for i in rows:  # a label-wise row function on one label is that entry's loss
-        for l in labels:
-            E[i, l] = _loss_value_row(LOSS, Y[i, l : l + 1], S[i, l : l + 1])
+@functools.cache
+def _make_entry_losses(loss: int):
+    "The kernel `(Y, S, rows, labels, E)`: E[i, l] = the loss of entry (i, l) under the label-wise loss code `loss`."
+    code = int(loss)
+
+    @kernel()
+    def entry_losses(Y, S, rows, labels, E):
+        for i in rows:  # a label-wise row function on one label is that entry's loss
+            for l in labels:
+                E[i, l] = _loss_value_row(code, Y[i, l : l + 1], S[i, l : l + 1])
+
+    return entry_losses
 
 
 @kernel(fastmath=False)
@@ -245,11 +260,9 @@ class RuleMonitor:
             self.S[cov, int(l)] += s
         rows = np.flatnonzero(cov)
         if self.entries is None:
-            _loss_kernel(_row_losses_impl, self.code)(self.code, self.Y, self.S, rows, self.row_loss)
+            _make_row_losses(self.code)(self.Y, self.S, rows, self.row_loss)
         else:
-            _loss_kernel(_entry_losses_impl, self.code)(
-                self.code, self.Y, self.S, rows, labels.astype(np.int64), self.entries
-            )
+            _make_entry_losses(self.code)(self.Y, self.S, rows, labels.astype(np.int64), self.entries)
             _row_sums(self.entries, rows, self.row_loss)
 
     def loss(self):

@@ -27,7 +27,6 @@ from mlc_lit.core import (
     current_client,
     kernel,
     spawn_seeds,
-    specialize,
     worker_threads,
 )
 from .metrics import _check_k
@@ -185,27 +184,30 @@ def _yt_xz(Xc, Yc, Z, intercept: bool):
     return np.asarray(Yf.T @ np.asarray(Xa @ Z), dtype=np.float64)
 
 # %% ../nbs/08_scale.ipynb #60445e26
-_TRANSPOSE = False  # the direction a copy of `_csc_products_impl` compiles in (each copy has its own, `specialize`)
+def _make_csc_products(transpose: bool):
+    """The kernel `(indptr, indices, data, B, out)`: out += A B[:d], or out[:d] += Aᵀ B with `transpose`, for a CSC matrix
+    A = (indptr, indices, data) with d columns. Column f of A adds B's row f into the rows it touches, or (transposed)
+    gathers those rows of B into out's row f."""
+
+    @kernel()
+    def csc_products(indptr, indices, data, B, out):
+        m = out.shape[1]
+        for f in range(len(indptr) - 1):
+            for p in range(indptr[f], indptr[f + 1]):
+                v, i = data[p], indices[p]
+                if transpose:
+                    for j in range(m):
+                        out[f, j] += v * B[i, j]
+                else:
+                    for j in range(m):
+                        out[i, j] += v * B[f, j]
+        return out
+
+    return csc_products
 
 
-def _csc_products_impl(indptr, indices, data, B, out):
-    """out += A B[:d], or out[:d] += Aᵀ B with `_TRANSPOSE`, for a CSC matrix A = (indptr, indices, data) with d columns:
-    column f of A adds B's row f into the rows it touches, or (transposed) gathers those rows of B into out's row f."""
-    m = out.shape[1]
-    for f in range(len(indptr) - 1):
-        for p in range(indptr[f], indptr[f + 1]):
-            v, i = data[p], indices[p]
-            if _TRANSPOSE:
-                for j in range(m):
-                    out[f, j] += v * B[i, j]
-            else:
-                for j in range(m):
-                    out[i, j] += v * B[f, j]
-    return out
-
-
-_csc_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=False))  # out += A B[:d]
-_csc_t_matmat_add = kernel()(specialize(_csc_products_impl, _TRANSPOSE=True))  # out[:d] += Aᵀ B
+_csc_matmat_add = _make_csc_products(transpose=False)  # out += A B[:d]
+_csc_t_matmat_add = _make_csc_products(transpose=True)  # out[:d] += Aᵀ B
 
 # %% ../nbs/08_scale.ipynb #6a659e07
 def _csc_of(X):

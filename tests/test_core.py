@@ -1,6 +1,10 @@
-"""The estimator base and the parallel helpers, under scikit-learn's own checks and several joblib backends."""
+"""The estimator base and the parallel helpers, under scikit-learn's own checks and several joblib backends; and the
+kernel cache across processes for kernels built by factories."""
 
+import os
 import pickle
+import subprocess
+import sys
 
 import joblib
 import numpy as np
@@ -105,3 +109,35 @@ def test_pyproject_pins_the_tested_numba():
     ]
     low, high = _NUMBA_TESTED
     assert f"numba>={low},<{high}" in deps, f"pyproject.toml's numba requirement should be numba>={low},<{high}: {deps}"
+
+
+# Kernels built by factories, each closing over its options and over another kernel (the loss row, `_make_gains`' kernel
+# inside `_make_settle`'s): what each one's cache entries were found (hits) and not found (misses) in this process.
+FACTORY_KERNELS = """
+import numpy as np
+from mlc_lit.losses import _make_mean_loss, label_wise_logistic
+from mlc_lit.mlxgb import GainParams, _buffer, _make_settle
+from mlc_lit.scale import _csc_matmat_add
+Y, S, G, H = np.array([[1, 0]], np.int8), np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2))
+label_wise_logistic(Y, S, G, H)
+_make_mean_loss(0)(Y, S)
+_csc_matmat_add(np.array([0, 1]), np.array([0]), np.array([2.0]), np.ones((1, 2)), np.zeros((1, 2)))
+sums, miss = np.array([[-1.0, 0.5, 2.0, 2.0]]), np.zeros((1, 4))
+_make_settle(0, False)(_buffer(1, 4, 16), 0, miss, np.zeros(1, np.int64), np.zeros((1, 4)), np.zeros(1), GainParams(1.0, 0.0, 0, False))
+kernels = (label_wise_logistic, _make_mean_loss(0), _csc_matmat_add, _make_settle(0, False))
+print(sum(len(k.stats.cache_hits) for k in kernels), sum(len(k.stats.cache_misses) for k in kernels))
+"""
+
+
+def test_factory_kernels_load_from_the_cache_in_a_new_process(tmp_path):
+    "What a kernel closes over is keyed by name and value (`core._closure_key`), so a second process compiles none of them."
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    counts = []
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", FACTORY_KERNELS], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        counts.append(out.stdout.split())
+    assert counts == [["0", "4"], ["4", "0"]]  # compiled by the first process, loaded by the second
