@@ -77,6 +77,8 @@ def _exported_cells_imported(nb) -> None:
         if kind is None:
             continue
         target = str(directives[kind] or "").strip() or module
+        if not target:
+            continue  # no module to import from: the cell runs as it is
         source = _as_import(cell.source, target)
         if source is not None:
             cell.source = source
