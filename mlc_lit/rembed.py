@@ -1165,6 +1165,8 @@ _SCORINGS = {
 }
 
 # %% ../nbs/05_rembed.ipynb #267aedbc
+import math as _math
+import sys as _sys
 import time as _time
 import warnings as _warnings
 from numbers import Integral, Real
@@ -1173,7 +1175,7 @@ from scipy.stats import rankdata
 from sklearn.model_selection import KFold, ParameterSampler
 from sklearn.utils._param_validation import Interval
 
-from .core import n_threads
+from .core import compile_seconds, n_threads
 
 # %% ../nbs/05_rembed.ipynb #8728c6cc
 _SEARCH_DOC = """\
@@ -1181,7 +1183,7 @@ _SEARCH_DOC = """\
         {parameter of RandomizedEmbeddingClassifier: list or scipy.stats distribution}; None uses
         `default_search_space(scoring)`. Integer ranks above the number of labels are capped at it.
     n_iter : int, default=20
-        Number of candidates evaluated (at most).
+        Number of candidates (at most), those skipped by the time budget included.
     strategy : {'local', 'random'}, default='local'
         'random': `n_iter` independent draws from the space (scikit-learn's `RandomizedSearchCV`). 'local': rounds
         of four; the first is the classifier's defaults (when the space holds them), the two alternatives of
@@ -1195,9 +1197,12 @@ _SEARCH_DOC = """\
     cv : None, int, splitter or iterable of (train, test) index pairs, default=None
         None: one seeded hold-out (a shuffled 5-fold where it would hold out fewer than 200 examples); an int k:
         shuffled k-fold; else the given splits.
-    time_budget : float or None, default=None
-        Seconds for the candidates (the refit is not counted): none starts that would, at the mean pace so far,
-        end after them.
+    time_budget : 'auto', float or None, default='auto'
+        Seconds for the whole fit, candidates and refit (Numba's compilation not counted). 'auto': 10 times the
+        seconds of evaluating the classifier's defaults (a fit and its scores on each split), measured first where
+        the space holds them, else projected from the first candidate. A candidate starts only if its projected
+        seconds and the refit's still fit; the others are skipped (see `skipped_`). The first candidate always
+        runs. None: no limit, all `n_iter` candidates, however long.
     refit : bool, default=True
         Refit the best candidate on all training data (needed for predict and the other methods).
     fixed_params : dict or None, default=None
@@ -1205,10 +1210,11 @@ _SEARCH_DOC = """\
     random_state : int, RandomState or None, default=None
         Seeds the draw of candidates, the split and the candidates' own random_state.
     n_jobs : int or None, default=None
-        Candidates evaluated in parallel (threads); the result does not depend on it. Unused for Dask input
-        (each candidate's fit uses the scheduler's workers).
+        Candidates evaluated in parallel (threads); where the budget skips nothing the result does not depend on
+        it. Unused for Dask input (each candidate's fit uses the scheduler's workers).
     verbose : int, default=0
-        Print one line per candidate when > 0.
+        When > 0, one line on stderr per candidate (index, score, seconds, budget left, parameters) and per
+        skipped candidate.
 """
 _SEARCH_CONSTRAINTS = {
     "param_distributions": [dict, None],
@@ -1217,7 +1223,7 @@ _SEARCH_CONSTRAINTS = {
     "scoring": [StrOptions(set(_SCORINGS)), callable],
     "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
     "cv": ["cv_object", None],
-    "time_budget": [POSITIVE, None],
+    "time_budget": [POSITIVE, StrOptions({"auto"}), None],
     "refit": ["boolean"],
     "fixed_params": [dict, None],
     "random_state": ["random_state"],
@@ -1242,7 +1248,10 @@ class RandomizedEmbeddingCV(_DaskInput):
     best_estimator_ : RandomizedEmbeddingClassifier refitted on all data (when `refit`)
     cv_results_ : dict of arrays, as scikit-learn's searches ('params', 'param_<name>', 'split<i>_test_score',
         'mean_test_score', 'std_test_score', 'rank_test_score', 'mean_fit_time', 'std_fit_time')
-    n_candidates_ : int, candidates evaluated (fewer than n_iter when the time budget ran out)
+    n_candidates_ : int, candidates evaluated (fewer than n_iter when the time budget skipped some)
+    skipped_ : list of dict, candidates not started: 'params', 'projected_s' (their evaluation's projected
+        seconds), 'refit_s' (the refit's share kept then) and 'left_s' (the budget left then)
+    time_budget_ : float, the budget in seconds ('auto' resolved; inf for None)
     n_splits_ : int, splits each candidate was scored on
 
     Examples
@@ -1266,7 +1275,7 @@ class RandomizedEmbeddingCV(_DaskInput):
         scoring="precision@1",
         validation_fraction=0.1,
         cv=None,
-        time_budget=None,
+        time_budget="auto",
         refit=True,
         fixed_params=None,
         random_state=None,
@@ -1473,65 +1482,271 @@ def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
     return next((q for q in moves if q not in seen), None)
 
 
-def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results: list) -> list:
-    """The candidates of the next round, at most `n_iter` in all. 'random': every draw at once. 'local': the start
-    (the defaults, if the space holds them), its alternatives, moves from it and a draw; later three moves from the
-    best so far and a draw. Without a centre (no start yet), draws; once the draws run out (a small grid), moves."""
-    left = search.n_iter - len(cands)
+def _next_round(search: RandomizedEmbeddingCV, state: dict, cands: list, results: list, skipped=()) -> list:
+    """The candidates of the next round, none of those evaluated (`cands`) or `skipped`, at most `n_iter` with them.
+    'random': every draw, once. 'local': the start (the defaults, if the space holds them), its alternatives, moves
+    from it and a draw; later three moves from the best so far and a draw. Without a centre (no start yet), draws;
+    once the draws run out (a small grid), moves."""
+    seen = [*cands, *skipped]
+    left = search.n_iter - len(seen)
     if search.strategy == "random":
-        return [] if cands else state["draws"]
+        fresh = [] if state["next_draw"] else [q for q in state["draws"] if q not in seen]
+        state["next_draw"] = len(state["draws"])
+        return fresh[:left]
     if left <= 0:
         return []
     centre = cands[_best_so_far(search, results)] if cands else state["start"]
     out = [centre, *_alternatives(state, centre)][: _ROUND - 1] if not cands and centre is not None else []
     for _ in range(_ROUND - 1 - len(out) if centre is not None else 0):
-        q = _fresh_move(state, centre, cands + out)
+        q = _fresh_move(state, centre, seen + out)
         if q is not None:
             out.append(q)
     while len(out) < _ROUND and state["next_draw"] < len(state["draws"]):
         q = state["draws"][state["next_draw"]]
         state["next_draw"] += 1
-        if q not in cands + out:
+        if q not in seen + out:
             out.append(q)
-    while len(out) < _ROUND and centre is not None and (q := _fresh_move(state, centre, cands + out)) is not None:
+    while len(out) < _ROUND and centre is not None and (q := _fresh_move(state, centre, seen + out)) is not None:
         out.append(q)
     return out[:left]
 
+# %% ../nbs/05_rembed.ipynb #3906db8a
+class _Shape(NamedTuple):
+    "What a candidate's cost depends on besides its parameters: the sizes of one split."
+
+    n: int  # training rows of a split
+    n_test: int  # its held-out rows
+    d: int  # features
+    x_per_row: float  # stored entries of X per row (d where X is, or is used as, dense)
+    c: int  # labels
+    y_per_row: float  # positive labels per row
+    y_stored: float  # stored entries of Y per row (c where Y is dense), which the fit's checks read
+    spectral_rank: int  # the rank 'spectral90' gives
+
+
+_SHAPE_ROWS = 2000  # rows of X and Y read for the entries per row and the 'spectral90' rank
+
+
+def _head(A, m: int):
+    "The first `m` rows of `A` in memory (a Dask array's are computed)."
+    H = A[:m]
+    return H.compute() if hasattr(H, "compute") else H
+
+
+def _problem_shape(X, Y, splits) -> _Shape:
+    "The sizes of the first of `splits`, and the entries per row and 'spectral90' rank of the first rows."
+    Xh, Yh = _head(X, _SHAPE_ROWS), _head(Y, _SHAPE_ROWS)
+    m, d, c = Xh.shape[0], X.shape[1], Y.shape[1]
+    per_row = Xh.nnz / m if sp.issparse(Xh) else d
+    x_per_row = per_row if per_row < _DENSE_FROM * d else d  # `_dense_if_full` multiplies such X as dense
+    y_per_row = (Yh.nnz if sp.issparse(Yh) else np.count_nonzero(Yh)) / m
+    y_stored = y_per_row if sp.issparse(Yh) else c
+    rank = _spectral_rank(Yh) if c <= 4096 else c  # above 4096 labels 'spectral90' is refused by the fit
+    train, test = splits[0]
+    return _Shape(len(train), len(test), d, x_per_row, c, y_per_row, y_stored, rank)
+
+# %% ../nbs/05_rembed.ipynb #077542eb
+# steps in units of one dense multiply-add (measured ratios, two cores; the clock corrects the rest)
+_COS = 50.0  # one single-precision cosine of a random feature
+_PER_SCORE = 800.0  # the logistic or softmax loss, its gradient and their exponentials, per score and pass
+_SPARSE = 20.0  # one stored entry of a CSR matrix times one dense column
+_FIT_OVERHEAD = 5e8  # a fit's fixed part: the bandwidth's 1,000-point median, Python
+_PER_LABEL = 400.0  # the checks of one stored entry of Y
+_CG_STEPS = 50  # conjugate-gradient steps assumed per ridge solve (34–65 in *Scale* above)
+_LBFGS_EVALS = 2  # loss evaluations assumed per L-BFGS iteration (its line searches)
+
+
+def _sizes(p: dict, sh: _Shape) -> tuple:
+    "Rank k, random features s (0: linear), read-out width f (s, or k when linear), cost of one row of X by a column."
+    k = sh.spectral_rank if isinstance(p["rank"], str) else min(int(p["rank"]), sh.c)
+    s = 0 if p["kernel"] == "linear" else int(p["n_random_features"])
+    x_row = sh.x_per_row * (1.0 if sh.x_per_row == sh.d else _SPARSE)
+    return k, s, s or k, x_row
+
+
+def _embedding_work(p: dict, sh: _Shape) -> float:
+    "Multiply-adds of Algorithm 1 (or of the Gaussian embedding) for the classifier's parameters `p`."
+    k, _, _, x_row = _sizes(p, sh)
+    randomized = p["embedding"] == "randomized"
+    m, solves = (min(k + p["oversample"], sh.c), p["n_iter"] + 1) if randomized else (k, 1)
+    d = sh.d + bool(p["fit_intercept"])
+    cg = p["solver"] == "cg" or (p["solver"] == "auto" and d > _DIRECT_MAX_FEATURES)
+    factor = 0.0 if cg else sh.n * x_row * sh.x_per_row / 2 + d**3 / 3
+    solve = _CG_STEPS * 2 * sh.n * x_row if cg else sh.n * x_row + 2 * d * d
+    with_y = 2 * sh.n * sh.y_per_row * _SPARSE
+    return factor + solves * m * (solve + sh.n * x_row + with_y) + 2 * solves * sh.c * m * m
+
+# %% ../nbs/05_rembed.ipynb #a49d0e27
+def _readout(p: dict) -> str:
+    "The read-out's solver: 'ridge' (closed form), 'sgd' or 'lbfgs'."
+    if p["loss"] == "squared":
+        return "ridge"
+    return "sgd" if p["loss"] == "softmax" or p["optimizer"] == "sgd" else "lbfgs"
+
+
+def _fit_work(p: dict, sh: _Shape) -> float:
+    "Multiply-adds of one fit of the classifier's parameters `p` on `sh.n` rows."
+    k, s, f, x_row = _sizes(p, sh)
+    n, c = sh.n, sh.c
+    features = n * x_row * k + n * s * (k + _COS)
+    gram = n * f * f / 2 + f**3 / 3
+    one_pass = 2 * n * f * c + n * c * _PER_SCORE
+    readout = _readout(p)
+    if readout == "ridge":
+        link = gram + n * sh.y_per_row * f * _SPARSE + f * f * c
+    elif readout == "sgd":
+        link = gram + 4 * f**3 + n * f * f + p["n_epochs"] * one_pass
+    else:
+        link = gram + n * f * f + _LBFGS_EVALS * p["max_iter"] * (one_pass + 2 * f * f * c)
+    checks = n * sh.y_stored * _PER_LABEL
+    return _FIT_OVERHEAD + checks + _embedding_work(p, sh) + features + link
+
+
+def _evaluation_work(p: dict, sh: _Shape, n_splits: int) -> float:
+    "Multiply-adds of a candidate's evaluation: on each split a fit and the scores of the held-out rows."
+    k, s, f, x_row = _sizes(p, sh)
+    scores = sh.n_test * (x_row * k + s * (k + _COS) + f * sh.c)
+    return n_splits * (_fit_work(p, sh) + scores)
+
+# %% ../nbs/05_rembed.ipynb #ced524ea
+_AUTO_BUDGET = 10  # time_budget='auto': this many times the seconds of the defaults' evaluation
+
+
+class _Clock:
+    """The search's seconds (compilation not counted) and `budget` (inf for None; for 'auto' set by the first
+    evaluation). `model(p)` -> (work of p's evaluation, work of its refit, its read-out) is set once the data's shape
+    is known (`model({})` is the defaults'); a projection scales work by the first evaluation's seconds per unit and
+    by its read-out's ratio."""
+
+    def __init__(self, budget):
+        self.auto, self.budget = budget == "auto", _math.inf if budget in (None, "auto") else float(budget)
+        self.started, self.compiled = _time.perf_counter(), compile_seconds()
+        self.model, self.rate, self.ratio = None, None, {}
+
+    def spent(self) -> float:
+        return _time.perf_counter() - self.started - (compile_seconds() - self.compiled)
+
+    def left(self) -> float:
+        return self.budget - self.spent()
+
+    def projected(self, p, refit: bool = False) -> float:
+        "Projected seconds of the evaluation of `p` (or of its refit on all rows)."
+        evaluation, refit_work, readout = self.model(p)
+        return self.rate * (refit_work if refit else evaluation) * self.ratio.get(readout, 1.0)
+
+    def measured(self, p, seconds: float):
+        "Calibrate on the first evaluation (and set 'auto''s budget: the defaults' projection); later ones raise ratios."
+        if self.model is None:
+            return
+        work, _, readout = self.model(p)
+        if self.rate is None:
+            self.rate = max(seconds, 1e-6) / work
+            self.budget = _AUTO_BUDGET * self.rate * self.model({})[0] if self.auto else self.budget
+        ratio = seconds / (self.rate * work)
+        self.ratio[readout] = max(self.ratio.get(readout, ratio), ratio)
+
+
+def _cost_model(search: RandomizedEmbeddingCV, shape: _Shape, n_splits: int, n_rows: int, seed, defaults=None):
+    "`model(p)` of `_Clock` for the search's candidates: their full parameters (see `_candidate`) counted on `shape`."
+
+    def model(p):
+        q = _candidate(search, p, seed, None, defaults).get_params()
+        return _evaluation_work(q, shape, n_splits), _fit_work(q, shape._replace(n=n_rows)), _readout(q)
+
+    return model
+
 # %% ../nbs/05_rembed.ipynb #4cc9df93
-def _run_rounds(search: RandomizedEmbeddingCV, state: dict, run, workers: int, n_jobs) -> tuple[list, list]:
-    """The candidates of `_next_round`, round by round, and their `run(params)` -> (scores, fit times), on `n_jobs`
-    workers; with a time budget `workers` at a time, none started that would end after the budget at the pace so far."""
-    t0, cands, results, batches = _time.perf_counter(), [], [], 0
-    while rnd := _next_round(search, state, cands, results):
-        step = len(rnd) if search.time_budget is None else workers
-        for s in range(0, len(rnd), step):
-            cands += rnd[s : s + step]
-            results += parallel_map(run, rnd[s : s + step], n_jobs=n_jobs)
-            batches += 1
-            if search.verbose:
-                for i in range(len(cands) - len(rnd[s : s + step]), len(cands)):
-                    print(f"[RandomizedEmbeddingCV] candidate {i}: score {np.mean(results[i][0]):.4g} {cands[i]}")
-            spent = _time.perf_counter() - t0  # no batch starts that would end after the budget at this pace
-            if search.time_budget is not None and spent * (batches + 1) / batches > search.time_budget:
-                break
-        else:
+def _say(search: RandomizedEmbeddingCV, line: str):
+    "One progress line on stderr when `verbose`."
+    if search.verbose:
+        print(f"[RandomizedEmbeddingCV] {line}", file=_sys.stderr, flush=True)
+
+
+def _left(clock: _Clock) -> str:
+    return (
+        "no time budget" if clock.budget == _math.inf else f"{max(clock.left(), 0.0):.1f} of {clock.budget:.1f} s left"
+    )
+
+
+def _take_batch(search: RandomizedEmbeddingCV, clock: _Clock, rnd: list, workers: int, best: list, skipped: list):
+    """The next candidates to run side by side, taken from the front of `rnd`: the whole round without a budget, the
+    first evaluation alone (it calibrates the clock), else up to `workers` that keep to the rule; the others go to
+    `skipped` with their projections."""
+    if search.time_budget is None:
+        batch = rnd[:]
+        rnd.clear()
+        return batch
+    batch, limit = [], 1 if clock.rate is None else workers
+    while rnd and len(batch) < limit:
+        p = rnd.pop(0)
+        if clock.rate is None:
+            batch.append(p)
             continue
-        if len(cands) < search.n_iter:
-            first = len(results) <= step
-            _warnings.warn(
-                f"time_budget={search.time_budget} s ran out after {len(results)} of {search.n_iter} candidates"
-                + (" (it was shorter than the first round of fits); keeping the best of those." if first else "."),
-                UserWarning,
-                stacklevel=4,
-            )
-        break
-    return cands, results
+        run = max(clock.projected(q) for q in batch + [p])
+        keep = max(clock.projected(q, refit=True) for q in batch + [p] + best) if search.refit else 0.0
+        if clock.spent() + run + keep <= clock.budget:
+            batch.append(p)
+            continue
+        skipped.append(dict(params=p, projected_s=clock.projected(p), refit_s=keep, left_s=clock.left()))
+        _say(search, f"skipped: projected {skipped[-1]['projected_s']:.2f} s + {keep:.2f} s refit, {_left(clock)} {p}")
+    return batch
+
+# %% ../nbs/05_rembed.ipynb #cf8a6f5a
+def _timed(run, clock: _Clock, p) -> tuple:
+    "`run(p)` and its seconds on the clock."
+    t0 = clock.spent()
+    out = run(p)
+    return out, clock.spent() - t0
+
+
+def _record(search: RandomizedEmbeddingCV, clock: _Clock, cands: list, results: list, p, out, seconds: float):
+    "Keep an evaluated candidate, let the clock learn from its seconds, and say so."
+    clock.measured(p, seconds)
+    cands.append(p)
+    results.append(out)
+    if clock.auto and len(cands) == 1:
+        _say(
+            search,
+            f"time budget {_AUTO_BUDGET} × {clock.budget / _AUTO_BUDGET:.2f} s (the defaults) = {clock.budget:.1f} s",
+        )
+    _say(search, f"candidate {len(cands) - 1}: score {np.mean(out[0]):.4g} in {seconds:.2f} s, {_left(clock)} {p}")
+
+
+def _reference(search: RandomizedEmbeddingCV, state: dict, run, clock: _Clock, cands, results, rnd: list) -> list:
+    "'auto' where the space holds the defaults: evaluate them first, as the first candidate; the rest of round `rnd`."
+    out, seconds = _timed(run, clock, state["start"])
+    _record(search, clock, cands, results, state["start"], out, seconds)
+    return [q for q in rnd if q != state["start"]][: search.n_iter - len(cands)]
+
+
+def _run_rounds(search: RandomizedEmbeddingCV, state: dict, run, workers: int, n_jobs, clock: _Clock):
+    "The evaluated candidates, their `run(params)` -> (scores, fit times), and the skipped ones (see `_take_batch`)."
+    cands, results, skipped = [], [], []
+    while rnd := _next_round(search, state, cands, results, [s["params"] for s in skipped]):
+        if clock.auto and clock.rate is None and state["start"] is not None:
+            rnd = _reference(search, state, run, clock, cands, results, rnd)
+        while rnd:
+            best = [cands[_best_so_far(search, results)]] if cands else []
+            batch = _take_batch(search, clock, rnd, workers, best, skipped)
+            for p, (out, seconds) in zip(batch, parallel_map(lambda p: _timed(run, clock, p), batch, n_jobs=n_jobs)):
+                _record(search, clock, cands, results, p, out, seconds)
+    if skipped and not clock.auto:
+        _warnings.warn(
+            f"time_budget={search.time_budget} s: {len(skipped)} candidates skipped, projected to end after it; "
+            f"{len(cands)} evaluated"
+            + (" (the budget was shorter than the first candidate, which always runs)" if len(cands) == 1 else "")
+            + ". See skipped_.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return cands, results, skipped
 
 # %% ../nbs/05_rembed.ipynb #3665dfba
 def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=None):
     """Evaluate candidates round by round within the time budget, store the results, refit the best.
     `evaluate(params, splits, seed)` -> (scores, fit times) replaces the in-memory `_evaluate_candidate` (then the
     candidates run one after another); `defaults` are parameters under `fixed_params` (see `_candidate`)."""
+    clock = _Clock(search.time_budget)
     seeds = spawn_seeds(search.random_state, 3)
     splits, space = _search_splits(search, X, Y, seeds[0]), _search_space(search)
     n_labels = Y.shape[1]
@@ -1546,13 +1761,17 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=Non
         rng=np.random.default_rng([int(seeds[1]), 1]),
     )
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))
+    if search.time_budget is not None:
+        clock.model = _cost_model(search, _problem_shape(X, Y, splits), len(splits), X.shape[0], est_seed, defaults)
     n_jobs = search.n_jobs if evaluate is None else 1
     workers = 1 if n_jobs in (None, 1) else n_threads(n_jobs)
     n_jobs_each = None if workers == 1 else 1
     if evaluate is None:
         evaluate = lambda p, splits, seed: _evaluate_candidate(search, p, X, Y, splits, seed, n_jobs_each)
-    cands, results = _run_rounds(search, state, lambda p: evaluate(p, splits, est_seed), workers, n_jobs)
+    run = lambda p: evaluate(p, splits, est_seed)
+    cands, results, search.skipped_ = _run_rounds(search, state, run, workers, n_jobs, clock)
     _store_search_results(search, cands, results, splits)
+    search.time_budget_ = clock.budget
     if search.refit:
         search.best_estimator_ = _candidate(search, search.best_params_, est_seed, search.n_jobs, defaults).fit(X, Y)
     return search

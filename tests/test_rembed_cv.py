@@ -60,6 +60,7 @@ def test_unfitted_clone_and_outer_cross_validation():
         ({"n_iter": 0}, "n_iter"),
         ({"validation_fraction": 1.0}, "validation_fraction"),
         ({"time_budget": -1}, "time_budget"),
+        ({"time_budget": "fast"}, "time_budget"),
         ({"cv": 1}, "cv"),
         ({"fixed_params": {"depth": 2}}, "'depth' is not a searchable parameter"),
         ({"fixed_params": {"l2": 1.0}}, "both searched"),
@@ -69,3 +70,16 @@ def test_bad_parameters(bad, phrase):
     X, Y = make_sparse_problem(60, d=50, c=5, n_topics=4, seed=4)
     with pytest.raises(ValueError, match=phrase):
         RandomizedEmbeddingCV(SMALL, **bad).fit(X, Y)
+
+
+def test_budget_skips_what_cannot_finish_and_says_so():
+    X, Y = make_sparse_problem(300, d=200, c=20, n_topics=10, seed=1)
+    space = {"n_random_features": [20, 40, 8000], "l2": [0.1, 1.0]}  # 8,000 features: an 8000 x 8000 Cholesky each
+    kw = dict(n_iter=6, strategy="random", validation_fraction=0.7, random_state=0)
+    with pytest.warns(UserWarning, match="candidates skipped"):
+        s = RandomizedEmbeddingCV(space, time_budget=0.5, **kw).fit(X, Y)
+    assert s.n_candidates_ + len(s.skipped_) == 6 and s.time_budget_ == 0.5
+    assert {p["params"]["l2"] for p in s.skipped_ if p["params"]["n_random_features"] == 8000} == {0.1, 1.0}
+    assert all(set(p) == {"params", "projected_s", "refit_s", "left_s"} for p in s.skipped_)
+    assert RandomizedEmbeddingCV(time_budget="auto").get_params()["time_budget"] == "auto"
+    assert RandomizedEmbeddingCV().time_budget == "auto"  # never unbounded by default

@@ -71,7 +71,7 @@ def test_callable_scoring_gets_dask_rows_and_budget(problem):
         seen.append(type(Xh).__name__)
         return precision_at_k(Yh.compute(), top_k=est.predict_top_k(Xh, 1).compute(), k=1)
 
-    with dask.config.set(scheduler="threads"), pytest.warns(UserWarning, match="shorter than the first round"):
+    with dask.config.set(scheduler="threads"), pytest.warns(UserWarning, match="shorter than the first candidate"):
         s = RandomizedEmbeddingCV(
             SPACE,
             n_iter=4,
