@@ -1180,6 +1180,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'mlc_lit.rembed._orthonormal': ('rembed.html#_orthonormal', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._pcg': ('rembed.html#_pcg', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._plain': ('rembed.html#_plain', 'mlc_lit/rembed.py'),
+                                'mlc_lit.rembed._projection': ('rembed.html#_projection', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._random_features': ('rembed.html#_random_features', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._ranked': ('rembed.html#_ranked', 'mlc_lit/rembed.py'),
                                 'mlc_lit.rembed._refitted': ('rembed.html#_refitted', 'mlc_lit/rembed.py'),

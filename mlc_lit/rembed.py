@@ -947,10 +947,17 @@ def _with_intercept(X):
     return sp.hstack([X, sp.csr_matrix(one)], format="csr") if sp.issparse(X) else np.hstack([X, one])
 
 
+def _projection(W, fit_intercept: bool):
+    """(W_x, w_0) of XW + w₀ from the embedding's W, as C-ordered arrays of their own: a model read back from a
+    file holds them so, and the same layout gives the same BLAS products, so it predicts the same bits."""
+    W_x, w_0 = (W[:-1], W[-1]) if fit_intercept else (W, np.zeros(W.shape[1]))
+    return np.ascontiguousarray(W_x), np.ascontiguousarray(w_0)
+
+
 def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
     "Lines 12–14 of Algorithm 3 given `est.embedding_` (whose W has the intercept row when `fit_intercept`)."
     X, W = _dense_if_full(X), est.embedding_.W
-    est._W_x, est._W_0 = (W[:-1], W[-1]) if est.fit_intercept else (W, np.zeros(W.shape[1]))
+    est._W_x, est._W_0 = _projection(W, est.fit_intercept)
     rng = np.random.default_rng(seed)
     P = np.asarray(X @ est._W_x) + est._W_0
     est.bandwidth_ = _median_distance(P, rng) * est.bandwidth
@@ -979,6 +986,7 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
         est.coef_, est.intercept_, _, est.n_iter_ = _fit_logistic_link(
             Phi, Y, l2_link, est.max_iter, est.tol, est.n_jobs
         )
+    est.coef_ = np.ascontiguousarray(est.coef_)  # C-ordered, as `_projection` says why
     return est
 
 

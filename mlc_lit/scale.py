@@ -439,7 +439,7 @@ def fit_randomized_embedding(est, X, Y):
 def _fit_link_dask(est, X, Y, counts, seed):
     "Lines 12–14 of Algorithm 3 as `rembed._fit_smooth_link` computes them, with passes for Φ's sums (or SGD's passes)."
     W, n = est.embedding_.W, X.shape[0]
-    est._W_x, est._W_0 = (W[:-1], W[-1]) if est.fit_intercept else (W, np.zeros(W.shape[1]))
+    est._W_x, est._W_0 = _re._projection(W, est.fit_intercept)
     rng = np.random.default_rng(seed)
     take = np.sort(rng.choice(n, size=1000, replace=False)) if n > 1000 else np.arange(n)
     bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
@@ -457,6 +457,7 @@ def _fit_link_dask(est, X, Y, counts, seed):
     l2_link = _re._link_penalty(est.l2, est.l2_link, n)
     if est.loss != "squared":  # softmax, or logistic with optimizer='sgd'
         est.coef_, est.intercept_ = _fit_sgd_link_dask(est, X, Y, counts, l2_link, int(rng.integers(2**63 - 1)))
+        est.coef_ = np.ascontiguousarray(est.coef_)  # C-ordered, as `rembed._projection` says why
         est.n_iter_ = int(est.n_epochs)
         return
     mu = _pass(_phi_sum, X, None, *_model_of(est)) / n
@@ -466,6 +467,7 @@ def _fit_link_dask(est, X, Y, counts, seed):
     est.coef_ = sla.cho_solve(
         sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False
     )
+    est.coef_ = np.ascontiguousarray(est.coef_)  # C-ordered, as `rembed._projection` says why
     est.intercept_ = est.label_prior_ - mu @ est.coef_
     est.n_iter_ = 1
 
