@@ -709,6 +709,12 @@ def _read(path, ext):
     return json.loads(header.tobytes().decode("utf-8")), arrays
 
 
+_ADDED_PARAMS = {
+    "CalibratedPairwiseClassifier": {"average": False},
+    "RandomizedEmbeddingClassifier": {"scale": False},
+}  # parameters newer than format version 1, with the value every model written before them was fitted with
+
+
 def _load(path):
     ext = _format(path)
     doc, arrays = _read(path, ext)
@@ -723,6 +729,8 @@ def _load(path):
     name = doc.get("estimator")
     _check(name in ESTIMATORS, str(path), f"unknown estimator {name!r}")
     est = _decode({"object": name, "state": doc.get("state")}, arrays, name)
+    for key, value in _ADDED_PARAMS.get(name, {}).items():
+        vars(est).setdefault(key, value)
     _check_model(est)
     Z = np.zeros((2, est.n_features_in_))
     with warnings.catch_warnings():  # Z has no feature names, whatever the model was fitted on

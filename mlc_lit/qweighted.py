@@ -30,8 +30,8 @@ from mlc_lit.core import (
 )
 
 # %% auto #0
-__all__ = ['n_pairs', 'full_votes', 'votes_to_labels', 'votes_to_ranking', 'qweighted_game', 'qweighted_votes',
-           'CalibratedPairwiseClassifier', 'BinaryRelevancePerceptron']
+__all__ = ['PAPER_PERCEPTRON', 'n_pairs', 'full_votes', 'votes_to_labels', 'votes_to_ranking', 'qweighted_game',
+           'qweighted_votes', 'CalibratedPairwiseClassifier', 'BinaryRelevancePerceptron']
 
 # %% ../nbs/04_qweighted.ipynb #0b2ab40c
 def n_pairs(n_labels: int) -> int:
@@ -62,23 +62,35 @@ def _row_score(W, p, X, indptr, indices, data, i, sparse):
 
 
 @kernel()
-def _row_update(W, p, y, X, indptr, indices, data, i, sparse):
-    "Perceptron step on row `p` with target `y` = ±1: add y·x̃ when y·score <= 0."
+def _row_update(W, sums, steps, p, y, X, indptr, indices, data, i, sparse):
+    """Perceptron step on row `p` with target `y` = ±1: add y·x̃ when y·score <= 0. Averaged (`sums` has rows): the
+    row's step count goes up by one, and an update also adds (steps before this one)·y·x̃ to `sums`."""
+    averaged = sums.shape[0] > 0
+    s = 0.0
+    if averaged:
+        s = float(steps[p])
+        steps[p] += 1
     if y * _row_score(W, p, X, indptr, indices, data, i, sparse) > 0:
         return
     F = W.shape[1] - 1
     W[p, F] += y
+    if averaged:
+        sums[p, F] += s * y
     if sparse:
         for k in range(indptr[i], indptr[i + 1]):
             W[p, indices[k]] += y * data[k]
+            if averaged:
+                sums[p, indices[k]] += s * y * data[k]
     else:
         for f in range(F):
             W[p, f] += y * X[i, f]
+            if averaged:
+                sums[p, f] += s * y * X[i, f]
 
 # %% ../nbs/04_qweighted.ipynb #7122d594
-def _train_impl(W, X, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse, calib_only, v_bounds):
-    W, X, indptr, indices, data = borrow(
-        W, X, indptr, indices, data
+def _train_impl(W, sums, steps, X, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse, calib_only, v_bounds):
+    W, sums, steps, X, indptr, indices, data = borrow(
+        W, sums, steps, X, indptr, indices, data
     )  # the caller holds them: no reference counting per step
     n = Y.shape[1]
     for t in prange(v_bounds.shape[0] - 1):
@@ -88,19 +100,19 @@ def _train_impl(W, X, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse,
                 for v in range(v_bounds[t], v_bounds[t + 1]):
                     base = n + (v - 1) * (v - 2) // 2 - 1  # row of pair (u, v) is base + u
                     v_rel = Y[i, v - 1] != 0
-                    _row_update(W, v - 1, -1.0 if v_rel else 1.0, X, indptr, indices, data, i, sparse)
+                    _row_update(W, sums, steps, v - 1, -1.0 if v_rel else 1.0, X, indptr, indices, data, i, sparse)
                     if calib_only:
                         continue
                     if v_rel:  # v relevant: play every irrelevant u < v, v is preferred
                         for u in range(1, v):
                             if Y[i, u - 1] == 0:
-                                _row_update(W, base + u, -1.0, X, indptr, indices, data, i, sparse)
+                                _row_update(W, sums, steps, base + u, -1.0, X, indptr, indices, data, i, sparse)
                     else:  # v irrelevant: play every relevant u < v, u is preferred
                         for k in range(rel_ptr[i], rel_ptr[i + 1]):
                             u = rel_cls[k]
                             if u >= v:
                                 break
-                            _row_update(W, base + u, 1.0, X, indptr, indices, data, i, sparse)
+                            _row_update(W, sums, steps, base + u, 1.0, X, indptr, indices, data, i, sparse)
 
 
 _train_serial = kernel()(_train_impl)
@@ -123,8 +135,23 @@ def _epoch_order(n_samples, epochs, shuffle, random_state):
     return np.stack([np.random.default_rng(s).permutation(n_samples) for s in seeds]).astype(np.int64)
 
 
-def _weights_bytes(n_labels, n_features, calib_only=False):
-    return (n_labels if calib_only else n_pairs(n_labels)) * (n_features + 1) * 8
+def _weights_bytes(n_labels, n_features, calib_only=False, average=False):
+    "Bytes of the weights; averaged, twice that (the accumulator of `_row_update`)."
+    return (n_labels if calib_only else n_pairs(n_labels)) * (n_features + 1) * 8 * (2 if average else 1)
+
+
+def _averages(W, average):
+    "The accumulator and the step counts per row of the averaged perceptron, or empty stand-ins for the plain one."
+    if not average:
+        return np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
+    return np.zeros_like(W), np.zeros(W.shape[0], dtype=np.int64)
+
+
+def _averaged(W, sums, steps):
+    "Mean weights W - sums/steps per row (in place; a row that saw no example stays 0); W itself when not averaged."
+    if sums.shape[0] > 0:
+        W -= sums / np.maximum(steps, 1)[:, None]
+    return W
 
 
 _BLOCK_BYTES = 1 << 20
@@ -139,17 +166,19 @@ def _class_blocks(n_labels, n_features, calib_only, n_blocks_min):
     return np.unique(np.concatenate([[1], cuts, [n_labels + 1]])).astype(np.int64)
 
 
-def train_pairwise(X, Y, *, epochs=2, order=None, calib_only=False, n_jobs=None):
-    "Weights (pairs × features+1) of all calibrated pairwise perceptrons (`calib_only`: the n binary-relevance ones)."
+def train_pairwise(X, Y, *, epochs=2, order=None, calib_only=False, average=False, n_jobs=None):
+    """Weights (pairs × features+1) of all calibrated pairwise perceptrons (`calib_only`: the n binary-relevance ones);
+    `average`: each perceptron's mean weights over the examples it saw instead of its last ones."""
     Y = np.ascontiguousarray(Y, dtype=np.int8)
     N, n = Y.shape
     F = X.shape[1]
     check_memory(
-        _weights_bytes(n, F, calib_only),
+        _weights_bytes(n, F, calib_only, average),
         f"The weights of {n_pairs(n) if not calib_only else n} perceptrons over {F} features",
         "Reduce the number of labels or features (e.g. feature selection).",
     )
     W = np.zeros((n if calib_only else n_pairs(n), F + 1))
+    sums, steps = _averages(W, average)
     order = np.tile(np.arange(N, dtype=np.int64), (epochs, 1)) if order is None else order
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
     rel_cls = (np.nonzero(Y)[1] + 1).astype(np.int64)  # row-major: sorted per example
@@ -158,9 +187,9 @@ def train_pairwise(X, Y, *, epochs=2, order=None, calib_only=False, n_jobs=None)
     v_bounds = _class_blocks(n, F, calib_only, T)
     with numba_threads(n_jobs):
         (_train_parallel if T > 1 else _train_serial)(
-            W, Xd, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse, calib_only, v_bounds
+            W, sums, steps, Xd, indptr, indices, data, Y, rel_ptr, rel_cls, order, sparse, calib_only, v_bounds
         )
-    return W
+    return _averaged(W, sums, steps)
 
 # %% ../nbs/04_qweighted.ipynb #d03c934c
 def _full_votes_impl(W, X, indptr, indices, data, sparse, votes):
@@ -598,9 +627,12 @@ def qweighted_votes(W, X, *, mode="qweighted2", n_jobs=None, chunk=64, n_slots=N
     return (top if mode == "qweighted" else labels), n_eval
 
 # %% ../nbs/04_qweighted.ipynb #ed58d0a0
+PAPER_PERCEPTRON = dict(epochs=2, shuffle=False, average=False, scale=False)  # the paper's perceptrons (see Defaults)
+
 _PERCEPTRON_CONSTRAINTS = {
     "epochs": [int_at_least(1)],
     "shuffle": ["boolean"],
+    "average": ["boolean"],
     "scale": ["boolean"],
     "random_state": ["random_state"],
     "n_jobs": N_JOBS,
@@ -652,12 +684,11 @@ def _unscale_weights(W, m, mean, std):
 def _train(est, X, Y, calib_only=False):
     "Train the pairwise (or calibration) perceptrons of `est` on X, standardised first when `est.scale`."
     order = _epoch_order(X.shape[0], int(est.epochs), est.shuffle, est.random_state)
+    settings = dict(epochs=int(est.epochs), order=order, calib_only=calib_only, average=est.average, n_jobs=est.n_jobs)
     if not est.scale:
-        return train_pairwise(X, Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs)
+        return train_pairwise(X, Y, **settings)
     stats = _scaling(X)
-    W = train_pairwise(
-        _scaled(X, *stats), Y, epochs=int(est.epochs), order=order, calib_only=calib_only, n_jobs=est.n_jobs
-    )
+    W = train_pairwise(_scaled(X, *stats), Y, **settings)
     return _unscale_weights(W, *stats)
 
 # %% ../nbs/04_qweighted.ipynb #f5a6b7c8
@@ -727,17 +758,22 @@ class CalibratedPairwiseClassifier(_CalibratedPairwise):
     voting : {'qweighted2', 'qweighted1', 'full'}, default='qweighted2'
         QCMLPP2, QCMLPP1 (Loza Mencía, Park & Fürnkranz 2009) or full max-wins voting. All three predict
         the same label sets; they differ in the number of evaluations.
-    epochs : int, default=2
-        Passes of each perceptron over its training examples.
-    shuffle : bool, default=False
-        Visit the training rows in a seeded random order per epoch instead of in order.
+    epochs : int, default=5
+        Passes of each perceptron over its training examples (the paper's setting: 2).
+    shuffle : bool, default=True
+        Visit the training rows in a seeded random order per epoch instead of in order (the paper's setting:
+        False). Several Mulan training files are sorted by label set, which a perceptron read in order pays for.
+    average : bool, default=True
+        Averaged perceptrons: each keeps the mean of its weights after every example it saw, not its last
+        weights (the paper's setting: False). `PAPER_PERCEPTRON` holds all of the paper's settings.
     scale : bool, default=True
         Train on standardised features (each centred and divided by its standard deviation; sparse X only
         divided, to stay sparse). Perceptrons are sensitive to scale: on features with large offsets or very
         different ranges they can do worse than predicting no label at all. The learned weights are mapped
         back, so `coef_` applies to the features as given. False trains on X as it comes (the paper's setting).
-    random_state : int, RandomState or None, default=None
-        Seed of the row order when `shuffle=True`.
+    random_state : int, RandomState or None, default=0
+        Seed of the row order when `shuffle=True`. The default is a fixed seed, so that a fit with the defaults is
+        reproducible; None draws a new order at every fit.
     n_jobs : int or None, default=None
         Threads for training (pairs are split across threads) and prediction (instances are).
         The model does not depend on it.
@@ -764,15 +800,24 @@ class CalibratedPairwiseClassifier(_CalibratedPairwise):
 
     _parameter_constraints = {"voting": [StrOptions({"qweighted2", "qweighted1", "full"})], **_PERCEPTRON_CONSTRAINTS}
 
-    def __init__(self, *, voting="qweighted2", epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
-        self.voting, self.epochs, self.shuffle, self.random_state, self.n_jobs = (
-            voting,
-            epochs,
-            shuffle,
-            random_state,
-            n_jobs,
-        )
+    def __init__(
+        self,
+        *,
+        voting="qweighted2",
+        epochs=5,
+        shuffle=True,
+        average=True,
+        scale=True,
+        random_state=0,
+        n_jobs=None,
+    ):
+        self.voting = voting
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.average = average
         self.scale = scale
+        self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def save_model(self, path):
         "Write the fitted model to a .json or .npz file that `mlc_lit.models.load_model` reads without running code."
@@ -786,14 +831,16 @@ class BinaryRelevancePerceptron(MultiLabelClassifier):
 
     Parameters
     ----------
-    epochs : int, default=2
+    epochs : int, default=5
         Passes of each perceptron over the training examples.
-    shuffle : bool, default=False
+    shuffle : bool, default=True
         Visit the training rows in a seeded random order per epoch instead of in order.
+    average : bool, default=True
+        Averaged perceptrons (the mean weights over the examples seen), as in `CalibratedPairwiseClassifier`.
     scale : bool, default=True
         Standardise the features first, as `CalibratedPairwiseClassifier` does.
-    random_state : int, RandomState or None, default=None
-        Seed of the row order when `shuffle=True`.
+    random_state : int, RandomState or None, default=0
+        Seed of the row order when `shuffle=True` (a fixed seed by default, as in `CalibratedPairwiseClassifier`).
     n_jobs : int or None, default=None
         Threads for training (labels are split across threads); the model does not depend on it.
 
@@ -805,14 +852,13 @@ class BinaryRelevancePerceptron(MultiLabelClassifier):
 
     _parameter_constraints = _PERCEPTRON_CONSTRAINTS
 
-    def __init__(self, *, epochs=2, shuffle=False, scale=True, random_state=None, n_jobs=None):
-        self.epochs, self.shuffle, self.random_state, self.n_jobs, self.scale = (
-            epochs,
-            shuffle,
-            random_state,
-            n_jobs,
-            scale,
-        )
+    def __init__(self, *, epochs=5, shuffle=True, average=True, scale=True, random_state=0, n_jobs=None):
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.average = average
+        self.scale = scale
+        self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _fit(self, X, Y):
         # calibration rows vote for λ0 when positive: flip the sign so that positive means relevant

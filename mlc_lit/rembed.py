@@ -692,6 +692,11 @@ _MODEL_CONSTRAINTS = {
 _FIT_DOC = """\
     fit_intercept : bool, default=True
         Append a constant feature to X before the embedding.
+    scale : bool, default=True
+        Divide each feature by its largest |value| before the embedding (CSR stays CSR; no centring), and map
+        W back so that it applies to X as given. Features on very different ranges otherwise leave the
+        trace-relative penalty to the largest of them. 0/1 features are left as they are. False: X as given
+        (the paper's setting).
     max_iter : int, default=100
         L-BFGS iterations of the logistic read-out.
     tol : float, default=1e-5
@@ -719,6 +724,7 @@ _FIT_DOC = """\
 """
 _FIT_CONSTRAINTS = {
     "fit_intercept": ["boolean"],
+    "scale": ["boolean"],
     "max_iter": [int_at_least(1)],
     "tol": [NON_NEGATIVE],
     "optimizer": [StrOptions({"lbfgs", "sgd"})],
@@ -831,6 +837,7 @@ class RandomizedEmbeddingClassifier(_DaskInput):
         loss="squared",
         inference="example",
         fit_intercept=True,
+        scale=True,
         max_iter=100,
         tol=1e-5,
         optimizer="lbfgs",
@@ -853,6 +860,7 @@ class RandomizedEmbeddingClassifier(_DaskInput):
             tol,
         )
         self.solver, self.random_state, self.n_jobs = solver, random_state, n_jobs
+        self.scale = scale
         self.embedding, self.optimizer, self.n_epochs, self.batch_size = embedding, optimizer, n_epochs, batch_size
         self.learning_rate, self.learning_rate_decay, self.momentum = learning_rate, learning_rate_decay, momentum
 
@@ -903,6 +911,35 @@ def _dense_if_full(X):
         return X.toarray()
     return X
 
+# %% ../nbs/05_rembed.ipynb #sc01code
+def _max_abs(X):
+    "Largest |value| of each column of X (dense or CSR; 0 for a column of zeros, and for every column of 0 rows)."
+    if X.shape[0] == 0:  # a Dask chunk may have no rows
+        return np.zeros(X.shape[1])
+    return np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) else np.abs(X).max(axis=0)
+
+
+def _column_scale(m):
+    "The divisor of each column from its largest |value| `m` (1 for a column of zeros), or None when all are 1."
+    m = np.where(m > 0, m, 1.0)
+    return None if (m == 1.0).all() else m
+
+
+def _divide_columns(X, m):
+    "X with column j divided by m[j]: the same divisions for dense and CSR X, so their results agree to the bit."
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.data /= m[X.indices]
+        return X
+    return np.asarray(X, dtype=np.float64) / m
+
+
+def _unscaled_embedding(emb: Embedding, m) -> Embedding:
+    "The embedding whose W applies to X as given, from one fitted on X with its columns divided by m."
+    W = emb.W.copy()
+    W[: len(m)] /= m[:, None]  # the intercept row, when there is one, stays
+    return emb._replace(W=W)
+
 # %% ../nbs/05_rembed.ipynb #fe9ce431
 def _with_intercept(X):
     "X with a constant column appended (CSR stays CSR)."
@@ -910,10 +947,17 @@ def _with_intercept(X):
     return sp.hstack([X, sp.csr_matrix(one)], format="csr") if sp.issparse(X) else np.hstack([X, one])
 
 
+def _projection(W, fit_intercept: bool):
+    """(W_x, w_0) of XW + w₀ from the embedding's W, as C-ordered arrays of their own: a model read back from a
+    file holds them so, and the same layout gives the same BLAS products, so it predicts the same bits."""
+    W_x, w_0 = (W[:-1], W[-1]) if fit_intercept else (W, np.zeros(W.shape[1]))
+    return np.ascontiguousarray(W_x), np.ascontiguousarray(w_0)
+
+
 def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
     "Lines 12–14 of Algorithm 3 given `est.embedding_` (whose W has the intercept row when `fit_intercept`)."
     X, W = _dense_if_full(X), est.embedding_.W
-    est._W_x, est._W_0 = (W[:-1], W[-1]) if est.fit_intercept else (W, np.zeros(W.shape[1]))
+    est._W_x, est._W_0 = _projection(W, est.fit_intercept)
     rng = np.random.default_rng(seed)
     P = np.asarray(X @ est._W_x) + est._W_0
     est.bandwidth_ = _median_distance(P, rng) * est.bandwidth
@@ -942,15 +986,19 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
         est.coef_, est.intercept_, _, est.n_iter_ = _fit_logistic_link(
             Phi, Y, l2_link, est.max_iter, est.tol, est.n_jobs
         )
+    est.coef_ = np.ascontiguousarray(est.coef_)  # C-ordered, as `_projection` says why
     return est
 
 
 def _fit_algorithm3(est: RandomizedEmbeddingClassifier, X, Y):
-    "Algorithm 3: the rank, the embedding of Algorithm 1 (seeded by the first seed), then the link (the second)."
+    """Algorithm 3: the rank, the embedding of Algorithm 1 (seeded by the first seed) on X with its columns scaled when
+    `scale`, W mapped back to X as given, then the link (the second seed)."""
     rank, X = _checked_rank(est, Y.shape[1]), _dense_if_full(X)
     est.rank_ = _spectral_rank(Y) if rank is None else rank
     seeds = spawn_seeds(est.random_state, 2)
-    Xa, rng = _with_intercept(X) if est.fit_intercept else X, np.random.default_rng(seeds[0])
+    m = _column_scale(_max_abs(X)) if est.scale else None
+    Xs = X if m is None else _divide_columns(X, m)
+    Xa, rng = _with_intercept(Xs) if est.fit_intercept else Xs, np.random.default_rng(seeds[0])
     if est.embedding == "gaussian":
         est.embedding_ = gaussian_embedding(
             Xa, Y, est.rank_, l2=est.l2, random_state=rng, solver=est.solver, n_jobs=est.n_jobs
@@ -967,6 +1015,8 @@ def _fit_algorithm3(est: RandomizedEmbeddingClassifier, X, Y):
             solver=est.solver,
             n_jobs=est.n_jobs,
         )
+    if m is not None:
+        est.embedding_ = _unscaled_embedding(est.embedding_, m)
     return _fit_smooth_link(est, X, Y, seeds[1])
 
 

@@ -99,6 +99,22 @@ def _x_chunk(Xc, intercept: bool):
     return _re._with_intercept(Xc) if intercept else Xc
 
 
+def _column_scale_dask(X):
+    "`rembed`'s column divisors (largest |value| per column, or None when all are 1) of Dask `X`, chunk by chunk."
+    parts = dask.compute(*[dask.delayed(_max_abs_chunk)(c) for c in X.to_delayed().ravel()])
+    return _re._column_scale(np.max(parts, axis=0))
+
+
+def _max_abs_chunk(Xc):
+    "Largest |value| of each column of a chunk of X."
+    return _re._max_abs(_x_chunk(Xc, False))
+
+
+def _scaled_chunk(Xc, m):
+    "A chunk of X with its columns divided by m, as `rembed` divides X in memory (the same bits)."
+    return _re._divide_columns(_x_chunk(Xc, False), m)
+
+
 def _y_chunk(Yc):
     "A chunk of Y as the float64 matrix rembed multiplies with (CSR when sparse or mostly zero), after checking 0/1."
     vals = Yc.data if sp.issparse(Yc) else np.asarray(Yc)
@@ -395,6 +411,8 @@ def fit_randomized_embedding(est, X, Y):
         raise ValueError(
             f"rank must be an integer between 1 and the number of labels ({K}) or 'spectral90', got {est.rank!r}."
         )
+    m, Xr = _column_scale_dask(X) if est.scale else None, X
+    X = X if m is None else X.map_blocks(_scaled_chunk, m, dtype=np.float64, meta=X._meta)
     rows, sq, G, counts, C, not_one = _pass(_stats_chunk, X, Y, intercept, gram, spectral)
     if not np.isfinite(sq):
         raise ValueError("X is too large for float64: the sum of its squared values overflows; rescale the features.")
@@ -410,7 +428,9 @@ def fit_randomized_embedding(est, X, Y):
         est.embedding_ = _dask_gaussian_embedding(X, Y, est.rank_, ridge, rng, intercept)
     else:
         est.embedding_ = _dask_embedding(X, Y, est.rank_, est.oversample, est.n_iter, ridge, rng, intercept)
-    _fit_link_dask(est, X, Y, counts, seeds[1])
+    if m is not None:
+        est.embedding_ = _re._unscaled_embedding(est.embedding_, m)
+    _fit_link_dask(est, Xr, Y, counts, seeds[1])
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype = np.arange(K), K, "multilabel-indicator", Y.dtype
     est.n_features_in_ = d
     return est
@@ -419,7 +439,7 @@ def fit_randomized_embedding(est, X, Y):
 def _fit_link_dask(est, X, Y, counts, seed):
     "Lines 12–14 of Algorithm 3 as `rembed._fit_smooth_link` computes them, with passes for Φ's sums (or SGD's passes)."
     W, n = est.embedding_.W, X.shape[0]
-    est._W_x, est._W_0 = (W[:-1], W[-1]) if est.fit_intercept else (W, np.zeros(W.shape[1]))
+    est._W_x, est._W_0 = _re._projection(W, est.fit_intercept)
     rng = np.random.default_rng(seed)
     take = np.sort(rng.choice(n, size=1000, replace=False)) if n > 1000 else np.arange(n)
     bounds = np.concatenate([[0], np.cumsum(X.chunks[0])])
@@ -437,6 +457,7 @@ def _fit_link_dask(est, X, Y, counts, seed):
     l2_link = _re._link_penalty(est.l2, est.l2_link, n)
     if est.loss != "squared":  # softmax, or logistic with optimizer='sgd'
         est.coef_, est.intercept_ = _fit_sgd_link_dask(est, X, Y, counts, l2_link, int(rng.integers(2**63 - 1)))
+        est.coef_ = np.ascontiguousarray(est.coef_)  # C-ordered, as `rembed._projection` says why
         est.n_iter_ = int(est.n_epochs)
         return
     mu = _pass(_phi_sum, X, None, *_model_of(est)) / n
@@ -446,6 +467,7 @@ def _fit_link_dask(est, X, Y, counts, seed):
     est.coef_ = sla.cho_solve(
         sla.cho_factor(G, lower=True, overwrite_a=True, check_finite=False), PtY, check_finite=False
     )
+    est.coef_ = np.ascontiguousarray(est.coef_)  # C-ordered, as `rembed._projection` says why
     est.intercept_ = est.label_prior_ - mu @ est.coef_
     est.n_iter_ = 1
 
@@ -640,13 +662,16 @@ def _task_bounds(bounds, n_tasks: int, work) -> list:
 def _train_block(data, n_features: int, bounds):
     """Train the perceptrons of classes bounds[0] ≤ v < bounds[-1] (`qweighted`'s training kernel restricted to them,
     one cache-sized block of classes after another) and return their calibration rows and their pair rows, already
-    unscaled when the data were standardised (row by row, so the bits equal the in-memory fit's). The rows are views
-    of a whole-size matrix of which only they were ever written, so only their pages exist; no copy is made."""
-    (Xd, indptr, indices, data_, sparse), Y, rel_ptr, rel_cls, order, stats = data
+    averaged (when `average`) and unscaled when the data were standardised (row by row, so the bits equal the in-memory
+    fit's). The rows are views of a whole-size matrix of which only they were ever written, so only their pages exist;
+    no copy is made."""
+    (Xd, indptr, indices, data_, sparse), Y, rel_ptr, rel_cls, order, stats, average = data
     n = Y.shape[1]
     W = np.zeros((_qw.n_pairs(n), n_features + 1))  # pages other blocks own are never touched
-    _qw._train_serial(W, Xd, indptr, indices, data_, Y, rel_ptr, rel_cls, order, sparse, False, bounds)
-    parts = tuple(W[rows] for rows in _block_rows(n, int(bounds[0]), int(bounds[-1])))
+    sums, steps = _qw._averages(W, average)  # the same: only this block's rows are written
+    _qw._train_serial(W, sums, steps, Xd, indptr, indices, data_, Y, rel_ptr, rel_cls, order, sparse, False, bounds)
+    rows = _block_rows(n, int(bounds[0]), int(bounds[-1]))
+    parts = tuple(_qw._averaged(W[r], sums[r], steps[r]) if average else W[r] for r in rows)
     return tuple(_qw._unscale_weights(P, *stats) for P in parts) if stats is not None else parts
 
 # %% ../nbs/08_scale.ipynb #9f4b50f8
@@ -662,9 +687,11 @@ def _pairwise_plan(est, X, Y, client, n_blocks: int | None = None) -> tuple:
     stats = _qw._scaling(X) if est.scale else None
     Xs = _qw._scaled(X, *stats) if est.scale else X
     n, F = Y.shape[1], Xs.shape[1]
-    check_memory(_qw._weights_bytes(n, F), f"The weights of {_qw.n_pairs(n)} perceptrons over {F} features")
+    check_memory(
+        _qw._weights_bytes(n, F, False, est.average), f"The weights of {_qw.n_pairs(n)} perceptrons over {F} features"
+    )
     rel_ptr = np.concatenate([[0], np.cumsum(Y.sum(axis=1, dtype=np.int64))]).astype(np.int64)
-    data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats)
+    data = (_qw._x_arrays(Xs), Y, rel_ptr, (np.nonzero(Y)[1] + 1).astype(np.int64), order, stats, est.average)
     workers = sum(worker_threads(client).values()) if client else dask.system.CPU_COUNT
     n_tasks = n_blocks or 2 * workers  # few tasks: each one passes over all the examples
     (_, indptr, _, _, sparse) = data[0]

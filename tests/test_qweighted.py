@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mlc_lit.core import InsufficientMemoryError
 from mlc_lit.qweighted import (
+    PAPER_PERCEPTRON,
     BinaryRelevancePerceptron,
     CalibratedPairwiseClassifier,
     full_votes,
@@ -209,8 +210,8 @@ def test_real_data_same_label_sets_as_full_voting(name):
     else:
         Xtr, Ytr, _ = data.load_dataset(name, DATA, "train")
         Xte, Yte, _ = data.load_dataset(name, DATA, "test")
-    # the paper's setting: perceptrons on the features as given (its evaluation counts are for that model)
-    m = CalibratedPairwiseClassifier(voting="qweighted1", scale=False, n_jobs=-1).fit(Xtr, Ytr)
+    # the paper's setting: plain perceptrons on the features as given (its evaluation counts are for that model)
+    m = CalibratedPairwiseClassifier(voting="qweighted1", **PAPER_PERCEPTRON, n_jobs=-1).fit(Xtr, Ytr)
     Xv = m._validate_X(Xte)
     integer = np.array_equal(Xv.data if sp.issparse(Xv) else Xv, np.round(Xv.data if sp.issparse(Xv) else Xv))
     votes = _oracle_votes(m.coef_, Xv) if integer else full_votes(m.coef_, Xv, n_jobs=-1)
