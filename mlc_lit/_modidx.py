@@ -490,6 +490,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.core._Notice._watch': ('core.html#_notice._watch', 'mlc_lit/core.py'),
                               'mlc_lit.core._Notice.started': ('core.html#_notice.started', 'mlc_lit/core.py'),
                               'mlc_lit.core._Notice.stopped': ('core.html#_notice.stopped', 'mlc_lit/core.py'),
+                              'mlc_lit.core._borrowable': ('core.html#_borrowable', 'mlc_lit/core.py'),
+                              'mlc_lit.core._borrowed': ('core.html#_borrowed', 'mlc_lit/core.py'),
                               'mlc_lit.core._check_k': ('core.html#_check_k', 'mlc_lit/core.py'),
                               'mlc_lit.core._class_proba': ('core.html#_class_proba', 'mlc_lit/core.py'),
                               'mlc_lit.core._constant_name': ('core.html#_constant_name', 'mlc_lit/core.py'),
