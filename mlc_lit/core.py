@@ -130,6 +130,7 @@ _watch = _CompileWatch()
 from llvmlite import ir
 from numba.core import cgutils
 from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.ir_utils import _add_alias, alias_func_extensions
 from numba.core.registry import CPUDispatcher
 
 _NUMBA_TESTED = ("0.68", "0.69")  # from the first release up to, not including, the second (as pyproject.toml pins it)
@@ -255,6 +256,17 @@ def borrow(typingctx, *arrays):
         return context.make_tuple(builder, ret, out) if len(tys) > 1 else out[0]
 
     return ret(nbtypes.StarArgTuple.from_types(tys)), codegen
+
+
+def _borrow_aliases(lhs, args, alias_map, arg_aliases):
+    """For Numba's alias analysis: `borrow(x)` of one argument aliases `x`. Without this, a parallel kernel's pass
+    that drops dead stores drops a store through a field of a borrowed NamedTuple (`ws.cond_f[d] = f`), the field
+    being taken for a new array that no one reads."""
+    if len(args) == 1:
+        _add_alias(lhs, args[0].name, alias_map, arg_aliases)
+
+
+alias_func_extensions[("borrow", __name__)] = _borrow_aliases  # the name and module Numba finds for the call
 
 
 if numba.config.DISABLE_JIT:  # plain Python (NUMBA_DISABLE_JIT=1): the arrays themselves
