@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -20,6 +21,17 @@ from .heads import _quality
 __all__ = []
 
 # %% ../../nbs/01a02_boomer_search.ipynb #a0fa845a
+class Presorted(NamedTuple):
+    "Every feature's non-zero values, sorted once (`_presort`): what the sweeps read, one argument to Numba."
+
+    ptr: np.ndarray  # int64 (F + 1,): feature f's entries are ptr[f]:ptr[f + 1] of `val` and `row`
+    val: np.ndarray  # float64: the entries' values, ascending within a feature
+    row: np.ndarray  # int64: the entries' examples
+    pos_start: np.ndarray  # int64 (F,): feature f's first positive entry
+    nan_ptr: np.ndarray  # int64 (F + 1,): feature f's missing values are nan_ptr[f]:nan_ptr[f + 1] of `nan_row`
+    nan_row: np.ndarray  # int64: the examples whose value is missing, ascending within a feature
+
+
 def _presort_dense(X):
     "`_presort` of a dense matrix: each feature's column sorted by value (stable: ties keep their rows in order)."
     XT = np.ascontiguousarray(X.T, dtype=np.float64)
@@ -30,13 +42,13 @@ def _presort_dense(X):
     ptr = np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int64)
     pos_start = ptr[:-1] + (keep & (V < 0.0)).sum(axis=1)  # each feature's first positive value
     nan_ptr = np.concatenate([[0], np.cumsum(missing.sum(axis=1))]).astype(np.int64)
-    return (
-        ptr,
-        np.ascontiguousarray(V[keep]),
-        order[keep].astype(np.int64),
-        pos_start,
-        nan_ptr,
-        order[missing].astype(np.int64),
+    return Presorted(
+        ptr=ptr,
+        val=np.ascontiguousarray(V[keep]),
+        row=order[keep].astype(np.int64),
+        pos_start=pos_start,
+        nan_ptr=nan_ptr,
+        nan_row=order[missing].astype(np.int64),
     )  # NaN last, stable: missing rows ascend per feature
 
 
@@ -56,19 +68,19 @@ def _presort_sparse(X):
     rows, cols, vals = rows[order], cols[order], vals[order]
     ptr = np.searchsorted(cols, np.arange(F + 1))
     pos_start = ptr[:-1] + np.bincount(cols[vals < 0.0], minlength=F)
-    return (
-        ptr.astype(np.int64),
-        np.ascontiguousarray(vals),
-        rows,
-        pos_start.astype(np.int64),
-        nan_ptr.astype(np.int64),
-        nan_row,
+    return Presorted(
+        ptr=ptr.astype(np.int64),
+        val=np.ascontiguousarray(vals),
+        row=rows,
+        pos_start=pos_start.astype(np.int64),
+        nan_ptr=nan_ptr.astype(np.int64),
+        nan_row=nan_row,
     )
 
 
 def _presort(X):
-    """Per-feature sorted non-zero values: (ptr, value, row, pos_start, nan_ptr, nan_row). Within a feature, values
-    ascend and equal values keep their rows ascending; each feature's missing rows ascend."""
+    """Per-feature sorted non-zero values, a `Presorted`. Within a feature, values ascend and equal values keep their
+    rows ascending; each feature's missing rows ascend."""
     return _presort_sparse(X) if sp.issparse(X) else _presort_dense(X)
 
 # %% ../../nbs/01a02_boomer_search.ipynb #cd8139df
@@ -231,15 +243,15 @@ NOMINAL, LOW_RANK = True, False  # `_search_feature` as written: the nominal swe
 @kernel(literal=("mode",))
 def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
     """Best condition on feature `f` (`nominal` or numeric) for the examples with `covered == level` and weight > 0,
-    into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X` = (ptr, val, row, pos_start,
-    nan_ptr, nan_row), the presorted features (`_presort`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
+    into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X`: the presorted features (a
+    `Presorted`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
     (w, covered, level); `sums` = (total, cnt_total), the sums and weight of those examples; `hd` = (K, label, l2,
     scores, work) and `tim` as in `_offer`; `bufs` = (tot, pre, suf, tmp), the running sums. Two globals say what a fit
     can meet, and the rule kernels compile a copy with their own (`_GROW_CALLS`): `NOMINAL`, whether any feature is
     nominal (without, the nominal sweep is not compiled), and `LOW_RANK`, whether `stats` rows are [g, h] with the running
     sums packed (`_accumulate_low_rank`, scratch `scores`; with stored rows that kernel is not compiled either)."""
     numba.literally(mode)  # compiled per head mode (see `_grow_rule_kernel`)
-    ptr, val, row, pos_start, nan_ptr, nan_row = X
+    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
     (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
     (K, label, l2, scores, work), (tot, pre, suf, tmp) = hd, bufs
     for c in range(tot.shape[0]):
@@ -381,7 +393,7 @@ def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
 
     Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
     counted, into tim[4]; their time is part of the sweep's."""
-    ptr, val, row, pos_start, nan_ptr, nan_row = X
+    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
     (w, covered, level), (tot_g, tot_h, cnt_total), (best, best_v) = sel, sums, out
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
