@@ -32,7 +32,9 @@ from mlc_lit.boomer.search import (
     _reg_side_quality,
     _search_feature,
     _search_numeric_frozen,
+    HeadArgs,
     Presorted,
+    RunningSums,
 )
 
 # %% auto #0
@@ -104,20 +106,29 @@ def _insert_beam_pair(best, best_v, q, thr, op, label, cnt, g, h, min_cov):
     best_v[j, 1] = h
 
 
+class BeamPairs(NamedTuple):
+    "What the beam's scalar sweep carries in place of the greedy sweep's `PairBest`: where its B best go."
+
+    best: np.ndarray  # (B, 5): the slot's best candidates, as `_offer_beam` keeps them
+    best_v: np.ndarray  # (B, 2): their two sums
+    min_coverage: int  # `BeamOptions.min_coverage`
+    label: int  # the frozen label
+
+
 @kernel(inline=True)
 def _offer_pair_beam(b, g, h, c, thr, op, tot, l2):
-    "`_offer_pair` for a beam: `b` = (best, best_v, min_coverage, label); both sides go through `_insert_beam_pair`."
-    best, best_v, min_cov, label = b
+    "`_offer_pair` for a beam: `b` a `BeamPairs`; both sides go through `_insert_beam_pair`."
+    best, best_v, min_cov, label = b.best, b.best_v, b.min_coverage, b.label
     _insert_beam_pair(best, best_v, _reg_side_quality(g, h, l2), thr, op, label, c, g, h, min_cov)
-    rg = tot[0] - g
-    rh = tot[1] - h
-    _insert_beam_pair(best, best_v, _reg_side_quality(rg, rh, l2), thr, 1 - op, label, tot[2] - c, rg, rh, min_cov)
+    rg = tot.g - g
+    rh = tot.h - h
+    _insert_beam_pair(best, best_v, _reg_side_quality(rg, rh, l2), thr, 1 - op, label, tot.count - c, rg, rh, min_cov)
     return b
 
 
 @kernel(inline=True)
 def _beam_pair_start(best, best_v, label, options):
-    return (best, best_v, options.min_coverage, label)
+    return BeamPairs(best=best, best_v=best_v, min_coverage=options.min_coverage, label=label)
 
 
 @kernel(inline=True)
@@ -190,8 +201,8 @@ def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, options):
             sel,
             (tot, cnt),
             HEAD_MODE,
-            (K, lab, l2, scores, work),
-            (buf[0], buf[1], buf[2], buf[3]),
+            HeadArgs(K=K, label=lab, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0], pre=buf[1], suf=buf[2], tmp=buf[3]),
             (cand, cand_v),
             options,
         )
@@ -208,8 +219,8 @@ def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, options):
             sel,
             (tot[:2], cnt),
             0,
-            (1, lab, l2, scores, work),
-            (buf[0, :2], buf[1, :2], buf[2, :2], buf[3, :2]),
+            HeadArgs(K=1, label=lab, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0, :2], pre=buf[1, :2], suf=buf[2, :2], tmp=buf[3, :2]),
             (cand, cand_v[:, :2]),
             options,
         )

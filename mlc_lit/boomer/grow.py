@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core import borrow, kernel, specialize
 from ..losses import HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED
-from .binned import HistogramCodes, Histograms
+from .binned import Covered, HistogramCodes, Histograms
 from .heads import BINNED, HEAD_PARTIAL, HEAD_PARTIAL_PACKED, HEAD_TWO_BINS, IREP_LAST_PREFIX, L1
 from mlc_lit.boomer.rule import (
     _apply_condition,
@@ -86,7 +86,7 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
                 hg,
                 cnt_fs,
                 stats,
-                (w, covered, depth, rows_buf),
+                Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=0),
                 (total[: at.n_sums], cnt),
                 at.label,
                 K,
@@ -114,7 +114,7 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
                     one_pass,
                     stats,
                     cols,
-                    (w, covered, depth, rows_buf, m_cov),
+                    Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=m_cov),
                     (total, cnt),
                     at_s,
                     outs,

@@ -28,7 +28,7 @@ from mlc_lit.losses import (
     reg_decomposable_head,
     reg_newton_step,
 )
-from .binned import _binned_offers, _binned_pass_all, _search_binned, _search_binned_frozen
+from .binned import _binned_offers, _binned_pass_all, _search_binned, _search_binned_frozen, Covered
 from mlc_lit.boomer.heads import (
     _partial_select,
     _quality,
@@ -60,8 +60,10 @@ from mlc_lit.boomer.search import (
     _one_value,
     _search_feature,
     _search_numeric_frozen,
+    HeadArgs,
     LOW_RANK,
     Presorted,
+    RunningSums,
 )
 
 # %% auto #0
@@ -101,10 +103,10 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 @kernel(literal=("mode",))
 def _irep_depth(stats, w, covered, depth, cols, mode, hd, low_rank, acc, t):
     """The number of leading conditions IREP keeps (1..`depth`): the prefix whose covered prune-set examples (weight 0,
-    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `hd` = (K, label, l2, scores, work):
-    what `_quality` takes besides the mode (`scores`, `work` scratch, as `acc` and `t`)."""
+    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `hd` (a `HeadArgs`): what `_quality`
+    takes besides the mode (`scores`, `work` scratch, as `acc` and `t`)."""
     numba.literally(mode)
-    K, label, l2, scores, work = hd
+    K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
     single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     acc[:] = 0.0
     cnt, best_d, best_q = 0, depth, math.inf
@@ -314,13 +316,13 @@ def _draw_features(state, perm_f, n_feat):
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #71819a11
 def _histogram_start(feats, nominal, hgram, cnt_fs, stats, sel, sums, label, K, slot_buf, t):
-    """Step 2 of a binned fit, before its slots: with dense codes, list the covered examples with weight in `sel` =
-    (w, covered, level, rows) (CSR codes read each feature's entries and check them there); with one thread, dense codes
+    """Step 2 of a binned fit, before its slots: with dense codes, list the covered examples with weight in `sel.rows`
+    (`sel` a `Covered`; CSR codes read each feature's entries and check them there); with one thread, dense codes
     and all W statistics (`label` < 0), fill the histograms of all features `feats` in one pass (`_binned_pass_all`)
     into `hgram` (a `Histograms`), the slots' covered weights into `cnt_fs`; returns (their number, whether the one
     pass ran)."""
     codes, hs, hcn = hgram.codes, hgram.sums, hgram.counts
-    (w, covered, depth, rows) = sel
+    w, covered, depth, rows = sel.w, sel.covered, sel.level, sel.rows
     m_cov = 0
     hist_on = hcn.shape[0] > 0
     if hist_on and codes.dense.shape[0] > 0:  # dense codes: the covered examples with weight, in example order
@@ -336,10 +338,13 @@ def _histogram_start(feats, nominal, hgram, cnt_fs, stats, sel, sums, label, K, 
             nominal,
             codes,
             stats,
-            (w, covered, depth, rows, m_cov),
+            Covered(w=w, covered=covered, level=depth, rows=rows, n_rows=m_cov),
             sums,
             K,
-            (hs, hcn, slot_buf[:, 0, :nc], cnt_fs),
+            hs,
+            hcn,
+            slot_buf[:, 0, :nc],
+            cnt_fs,
             t,
             LOW_RANK,
         )
@@ -386,8 +391,8 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
                 sel,
                 (total[:nc], cnt),
                 mode,
-                (K, label, l2, scores, work),
-                (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+                HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
+                RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
                 (best, v[:nc]),
                 row_t,
             )
@@ -400,8 +405,8 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
             sel,
             (total[:nc], cnt),
             FROZEN_MODE,
-            (kf, label, l2, scores, work),
-            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            HeadArgs(K=kf, label=label, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
             (best, v[:nc]),
             row_t,
         )
@@ -409,7 +414,7 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
 
 def _search_slot_binned(s, f, hgram, cnt_fs, one_pass, stats, cols, sel, sums, at, outs, row_t):
     """Step 2, one slot of a binned fit on numeric feature `f`: the histogram searches on `hgram` (a `Histograms`,
-    slot `s` of its buffers; `cnt_fs` the slots' covered weights; `sel` = (w, covered, level, rows, m)); `one_pass`:
+    slot `s` of its buffers; `cnt_fs` the slots' covered weights; `sel` a `Covered`); `one_pass`:
     the histogram was filled for all features at once. Returns False where none fits (the sweeps run instead)."""
     K, l2, nc, label = at.K, at.l2, at.n_sums, at.label
     (total, cnt) = sums
@@ -438,11 +443,10 @@ def _search_slot_binned(s, f, hgram, cnt_fs, one_pass, stats, cols, sel, sums, a
             codes.n_bins[f],
             hs[s],
             hcn[s],
-            buf[0, :nc],
             cnt_fs[s],
             mode,
-            (K, label, l2, scores, work),
-            (buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
             (best, v[:nc]),
             row_t,
         )
@@ -454,9 +458,9 @@ def _search_slot_binned(s, f, hgram, cnt_fs, one_pass, stats, cols, sel, sums, a
             sel,
             (total[:nc], cnt),
             mode,
-            (K, label, l2, scores, work),
+            HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
             (hs[s], hcn[s]),
-            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
             (best, v[:nc]),
             row_t,
             LOW_RANK,
@@ -598,7 +602,16 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
     single, W, grown = HEAD_MODE == HEAD_SINGLE or HEAD_MODE == HEAD_SINGLE_PACKED, tmp_full.shape[0], depth
     if IREP and depth > 1:  # 5. rule_pruning='irep' (compiled in only then)
         depth = _irep_depth(
-            stats, w, covered, depth, cols, HEAD_MODE, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full, head
+            stats,
+            w,
+            covered,
+            depth,
+            cols,
+            HEAD_MODE,
+            HeadArgs(K=K, label=label, l2=l2, scores=scores[0], work=work[0]),
+            LOW_RANK,
+            tmp_full,
+            head,
         )
         if IREP != IREP_LAST_PREFIX:  # (2: the levels stay; `_prefix_update` reads them)
             for i in range(w.shape[0]):
