@@ -163,7 +163,7 @@ class RuleConfig(NamedTuple):
 
     loss: int  # the loss code (`mlc_lit.losses.LOSSES`)
     K: int  # the number of labels
-    l2: float  # the L2 weight; with `L1` compiled in, the pair (l2, l1) or the triple (l2, l1, 1.0) (`losses.regularised`)
+    l2: float  # the L2 weight; with `L1` compiled in, (l2, l1) or (l2, l1, 1.0) (`losses.regularised`)
     shrinkage: float  # η, the factor of every rule's head
     instance_sampling: int  # `_sample_instances`' mode (`INSTANCES_ALL`, ...)
     instance_sample_size: int  # the examples a subsample draws without replacement
