@@ -130,6 +130,7 @@ _watch = _CompileWatch()
 from llvmlite import ir
 from numba.core import cgutils
 from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.ir_utils import _add_alias, alias_func_extensions
 from numba.core.registry import CPUDispatcher
 from numba.core.serialize import dumps
 
@@ -242,33 +243,58 @@ def _entry_point(kern, args):
     return kern.compile(tuple(kern.typeof_pyval(a) for a in args))
 
 # %% ../nbs/00_core.ipynb #borrow02
+def _borrowable(t) -> bool:
+    "Whether `borrow` takes a value of Numba type `t`: an array, None, or a NamedTuple of those (nested ones too)."
+    if isinstance(t, nbtypes.BaseNamedTuple):
+        return all(_borrowable(f) for f in t.types)
+    return isinstance(t, (nbtypes.Array, nbtypes.NoneType))
+
+
+def _borrowed(context, builder, t, v):
+    "The value `v` of type `t` with every array in it a view without its memory record (see `borrow`)."
+    if isinstance(t, nbtypes.BaseNamedTuple):
+        fields = [_borrowed(context, builder, f, x) for f, x in zip(t.types, cgutils.unpack_tuple(builder, v))]
+        return context.make_tuple(builder, t, fields)
+    if not isinstance(t, nbtypes.Array):
+        return v
+    src, view = context.make_array(t)(context, builder, v), context.make_array(t)(context, builder)
+    context.populate_array(
+        view,
+        data=src.data,
+        shape=src.shape,
+        strides=src.strides,
+        itemsize=src.itemsize,
+        meminfo=None,
+        parent=None,
+    )
+    return view._getvalue()
+
+
 @intrinsic
 def borrow(typingctx, *arrays):
-    "In a kernel, `a, b = borrow(a, b)`: views of the arrays without their memory records (None stays None; see above)."
+    """In a kernel, `a, b = borrow(a, b)`: views of the arrays without their memory records (None stays None; see
+    above). A NamedTuple of arrays comes back as the same NamedTuple, each array in it borrowed: `ws = borrow(ws)`."""
     tys = list(arrays[0].types if len(arrays) == 1 and isinstance(arrays[0], nbtypes.StarArgTuple) else arrays)
-    if any(not isinstance(t, (nbtypes.Array, nbtypes.NoneType)) for t in tys):
+    if not all(_borrowable(t) for t in tys):
         return None
     ret = nbtypes.Tuple(tys) if len(tys) > 1 else tys[0]
 
     def codegen(context, builder, sig, args):
-        out = []
-        for t, v in zip(tys, cgutils.unpack_tuple(builder, args[0])):
-            if isinstance(t, nbtypes.Array):
-                src, view = context.make_array(t)(context, builder, v), context.make_array(t)(context, builder)
-                context.populate_array(
-                    view,
-                    data=src.data,
-                    shape=src.shape,
-                    strides=src.strides,
-                    itemsize=src.itemsize,
-                    meminfo=None,
-                    parent=None,
-                )
-                v = view._getvalue()
-            out.append(v)
+        out = [_borrowed(context, builder, t, v) for t, v in zip(tys, cgutils.unpack_tuple(builder, args[0]))]
         return context.make_tuple(builder, ret, out) if len(tys) > 1 else out[0]
 
     return ret(nbtypes.StarArgTuple.from_types(tys)), codegen
+
+
+def _borrow_aliases(lhs, args, alias_map, arg_aliases):
+    """For Numba's alias analysis: `borrow(x)` of one argument aliases `x`. Without this, a parallel kernel's pass
+    that drops dead stores drops a store through a field of a borrowed NamedTuple (`ws.cond_f[d] = f`), the field
+    being taken for a new array that no one reads."""
+    if len(args) == 1:
+        _add_alias(lhs, args[0].name, alias_map, arg_aliases)
+
+
+alias_func_extensions[("borrow", __name__)] = _borrow_aliases  # the name and module Numba finds for the call
 
 
 if numba.config.DISABLE_JIT:  # plain Python (NUMBA_DISABLE_JIT=1): the arrays themselves

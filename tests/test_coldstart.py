@@ -63,7 +63,7 @@ for mode, width in ((0, 2 * K), (2, K + K * (K + 1) // 2)):   # the default rule
         head = np.zeros(K)
         head_kernel(g, K, -1, l2, np.zeros(K * (K + 1) // 2 + K), head)
         h.update(head.tobytes())
-from mlc_lit.boomer import _presort, _search_numeric_frozen, _search_numeric_frozen_beam
+from mlc_lit.boomer import _presort, _search_numeric_frozen, _search_numeric_frozen_beam, BeamOptions
 X = np.round(rng.normal(size=(n, 3)), 1) * (rng.random((n, 3)) < 0.7)   # the scalar sweeps, with and without L1
 ps, w, cov = _presort(X), np.ones(n, np.int64), np.zeros(n, np.int64)
 G, H = rng.normal(size=(n, 1)), np.abs(rng.normal(size=(n, 1)))
@@ -74,7 +74,8 @@ for f in range(3):
         _search_numeric_frozen(f, ps, st, 0, 1, (w, cov, 0), (tg, th, n), 0, l2, (best, best_v), None)
         h.update(best.tobytes()); h.update(best_v.tobytes())
     best, best_v = np.zeros((4, 5)), np.zeros((4, 2))
-    _search_numeric_frozen_beam(f, ps, st, 0, 1, (w, cov, 0), (tg, th, n), 0, 1.0, (best, best_v), np.array([1.0, 4, 1, 1, 0]))
+    opts = BeamOptions(min_coverage=1, width=4, max_head_refinements=1, recalculate_predictions=True, resample_features=False)
+    _search_numeric_frozen_beam(f, ps, st, 0, 1, (w, cov, 0), (tg, th, n), 0, 1.0, (best, best_v), opts)
     h.update(best.tobytes()); h.update(best_v.tobytes())
 from mlc_lit.boomer import BoomerClassifier                  # and called from the beam search's grow kernel: with
 rng = np.random.default_rng(1)                               # reassociation, its 15th rule took another threshold

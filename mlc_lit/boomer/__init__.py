@@ -14,6 +14,7 @@ from .. import calibration as _calibration, pruning as _pruning
 from ..core import clipped_proba, MultiLabelClassifier, n_threads, numba_threads
 from ..losses import LOSSES, sigmoid
 from mlc_lit.boomer.beam import (
+    BeamOptions as BeamOptions,
     _grow_rule_beam_kernel as _grow_rule_beam_kernel,
     _offer_beam as _offer_beam,
     _search_feature_beam as _search_feature_beam,
@@ -77,10 +78,11 @@ def _boomer_fit(est, X, Y, validate_and_fit):
 
 def _fit_all(est, X, Y):
     "`BoomerClassifier._fit` (after the checks): the hold-out split and monitor, the rules, then the pruning cut and calibration."
-    cfg = _kernel_config(est, X.shape[1], Y.shape[1])
-    data, monitor = _pruning.prepare(est, X, Y)  # (X, Y, None, None), None by default
-    _fit_rules(est, data[0], data[1], **cfg, diagnostics=bool(est.diagnostics) or est.verbose >= 2, monitor=monitor)
-    _pruning.finish(est, data, monitor)
+    options = _kernel_config(est, X.shape[1], Y.shape[1])
+    split, monitor = _pruning.prepare(est, X, Y)  # (X, Y, None, None), None by default
+    X_fit, Y_fit, _, _ = split  # the training part; the hold-out part is for `finish`
+    _fit_rules(est, X_fit, Y_fit, **options, diagnostics=bool(est.diagnostics) or est.verbose >= 2, monitor=monitor)
+    _pruning.finish(est, split, monitor)
 
 # %% ../../nbs/01a_boomer.ipynb #a49e2ecc
 def _boomer_decision_function(est, X):

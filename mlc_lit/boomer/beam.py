@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -21,6 +22,8 @@ from mlc_lit.boomer.rule import (
     _rule_head,
     _rule_start,
     _update_scores,
+    RuleState,
+    SlotRows,
 )
 from .sampling import _all_constant, _draw_more
 from mlc_lit.boomer.search import (
@@ -29,20 +32,33 @@ from mlc_lit.boomer.search import (
     _reg_side_quality,
     _search_feature,
     _search_numeric_frozen,
+    HeadArgs,
+    Presorted,
+    RunningSums,
 )
 
 # %% auto #0
 __all__ = []
 
+# %% ../../nbs/01a07_boomer_beam.ipynb #beamopt1
+class BeamOptions(NamedTuple):
+    "The options of the beam kernel (`rule_induction_options`, checked by `_rule_induction_options`)."
+
+    min_coverage: int  # a candidate must cover at least this many weighted examples; a member more to be refined
+    width: int  # B, the number of members
+    max_head_refinements: int  # a single-label member's label is frozen after this many conditions (0: never)
+    recalculate_predictions: bool  # the head from all covered training examples, not from the sample's weighted sums
+    resample_features: bool  # a feature sample per member, not one per step
+
 # %% ../../nbs/01a07_boomer_beam.ipynb #beam18e01
 @kernel(literal=("mode",))
-def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, out, opts):
+def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, out, options):
     """`_offer` for a beam: keep the `best.shape[0]` best candidates, best first, in `out` = (best, best_v): `best` rows
-    (q, thr, op, label, count), `best_v` their sums. A candidate enters if it covers at least `opts[0]` weighted
-    examples (`min_coverage`) and is strictly better than the last row; among equals the earlier one stays ahead (as
-    `_offer`'s strict `<`)."""
+    (q, thr, op, label, count), `best_v` their sums. A candidate enters if it covers at least `options.min_coverage`
+    weighted examples (a `BeamOptions`, in place of `_offer`'s timers) and is strictly better than the last row; among
+    equals the earlier one stays ahead (as `_offer`'s strict `<`)."""
     numba.literally(mode)
-    if cnt <= 0 or cnt < opts[0]:
+    if cnt <= 0 or cnt < options.min_coverage:
         return
     q, lab = _quality(v, mode, K, label, l2, scores, work)
     best, best_v = out[0], out[1]  # indexed: unpacked, the writes were lost (Numba 0.68.1)
@@ -90,29 +106,38 @@ def _insert_beam_pair(best, best_v, q, thr, op, label, cnt, g, h, min_cov):
     best_v[j, 1] = h
 
 
+class BeamPairs(NamedTuple):
+    "What the beam's scalar sweep carries in place of the greedy sweep's `PairBest`: where its B best go."
+
+    best: np.ndarray  # (B, 5): the slot's best candidates, as `_offer_beam` keeps them
+    best_v: np.ndarray  # (B, 2): their two sums
+    min_coverage: int  # `BeamOptions.min_coverage`
+    label: int  # the frozen label
+
+
 @kernel(inline=True)
 def _offer_pair_beam(b, g, h, c, thr, op, tot, l2):
-    "`_offer_pair` for a beam: `b` = (best, best_v, min_coverage, label); both sides go through `_insert_beam_pair`."
-    best, best_v, min_cov, label = b
+    "`_offer_pair` for a beam: `b` a `BeamPairs`; both sides go through `_insert_beam_pair`."
+    best, best_v, min_cov, label = b.best, b.best_v, b.min_coverage, b.label
     _insert_beam_pair(best, best_v, _reg_side_quality(g, h, l2), thr, op, label, c, g, h, min_cov)
-    rg = tot[0] - g
-    rh = tot[1] - h
-    _insert_beam_pair(best, best_v, _reg_side_quality(rg, rh, l2), thr, 1 - op, label, tot[2] - c, rg, rh, min_cov)
+    rg = tot.g - g
+    rh = tot.h - h
+    _insert_beam_pair(best, best_v, _reg_side_quality(rg, rh, l2), thr, 1 - op, label, tot.count - c, rg, rh, min_cov)
     return b
 
 
 @kernel(inline=True)
-def _beam_pair_start(best, best_v, label, opts):
-    return (best, best_v, opts[0], label)
+def _beam_pair_start(best, best_v, label, options):
+    return BeamPairs(best=best, best_v=best_v, min_coverage=options.min_coverage, label=label)
 
 
 @kernel(inline=True)
-def _beam_pair_finish(top, best, best_v, label, opts, n_offers):
+def _beam_pair_finish(top, best, best_v, label, options, n_offers):
     return
 
 
 _search_numeric_frozen_beam = kernel(reassoc=False)(
-    specialize(  # the scalar sweep with a beam's B best in `best`, `opts` for `tim`
+    specialize(  # the scalar sweep with a beam's B best in `best`, its `BeamOptions` for `tim`
         getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen),
         _pair_start=_beam_pair_start,
         _pair_finish=_beam_pair_finish,
@@ -143,12 +168,30 @@ def _beam_insert(nb, nb_v, size, B, cand, v, ahead):
     nb_v[j, : v.shape[0]] = v
     return min(size + 1, B)
 
+# %% ../../nbs/01a07_boomer_beam.ipynb #beambuf1
+class BeamBuffers(NamedTuple):
+    "The beam kernel's own buffers (`_rule_induction`); the members' are double-buffered along axis 0."
+
+    covered: np.ndarray  # int64 (2, B, n): each member's covered levels
+    cond_f: np.ndarray  # int64 (2, B, D): its conditions' features (D: the most conditions, plus one)
+    cond_thr: np.ndarray  # (2, B, D): their thresholds
+    cond_op: np.ndarray  # int8 (2, B, D): their operators
+    info: np.ndarray  # int64 (2, B, 5): its depth, search label, head label, open (0/1) and covered weight
+    quality: np.ndarray  # (2, B): its quality
+    total: np.ndarray  # (2, B, A): the weighted sums of the sampled examples it covers
+    cand: np.ndarray  # (n_feat, B, 5): each slot's B best candidates, as `_offer_beam` keeps them
+    cand_v: np.ndarray  # (n_feat, B, A): their sums
+    next_beam: np.ndarray  # (B, 8): the next beam, rows (q, member, feature, thr, op, label, count, carried)
+    next_v: np.ndarray  # (B, A): their sums
+    frozen_cols: np.ndarray  # int64 (2,): a frozen label's two statistics columns
+
 # %% ../../nbs/01a07_boomer_beam.ipynb #ce3e34ef
-def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, opts):
-    """One slot of a beam member's search: feature `f` into the slot's `B` best candidates `outs` = (cand, cand_v, buf,
-    scores, work); `cols` all columns, `fcols` a frozen label's two; `at` = (K, l2, label), the member's label."""
-    K, l2, lab = at
-    (tot, cnt), (cand, cand_v, buf, scores, work) = sums, outs
+def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, options):
+    """One slot of a beam member's search: feature `f` into the slot's `B` best candidates `outs` (`SlotRows`);
+    `cols` all columns, `fcols` a frozen label's two; `at` the member's `RuleState` (its label)."""
+    K, l2, lab = at.K, at.l2, at.label
+    (tot, cnt) = sums
+    cand, cand_v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
     if lab < 0:  # the rule's own head mode, on all W sums
         _search_feature_beam(
             f,
@@ -158,14 +201,14 @@ def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, opts):
             sel,
             (tot, cnt),
             HEAD_MODE,
-            (K, lab, l2, scores, work),
-            (buf[0], buf[1], buf[2], buf[3]),
+            HeadArgs(K=K, label=lab, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0], pre=buf[1], suf=buf[2], tmp=buf[3]),
             (cand, cand_v),
-            opts,
+            options,
         )
     elif not nominal:  # a frozen single label, numeric feature: the scalar sweep
         _search_numeric_frozen_beam(
-            f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]), opts
+            f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]), options
         )
     else:  # a frozen single label, nominal feature: its two sums
         _search_feature_beam(
@@ -176,10 +219,10 @@ def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, opts):
             sel,
             (tot[:2], cnt),
             0,
-            (1, lab, l2, scores, work),
-            (buf[0, :2], buf[1, :2], buf[2, :2], buf[3, :2]),
+            HeadArgs(K=1, label=lab, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0, :2], pre=buf[1, :2], suf=buf[2, :2], tmp=buf[3, :2]),
             (cand, cand_v[:, :2]),
-            opts,
+            options,
         )
 
 
@@ -205,12 +248,14 @@ def _beam_collect(cand, cand_v, nf, perm_f, m, nv, nb, nb_v, m_new, B):
     return m_new, carried
 
 
-def _beam_advance(cur, m_new, beam, data, K, max_head):
-    """The next beam (side `1 - cur` of the members' double buffers) from `nb`: each member a copy of its parent, closed
-    if carried, else with the new condition applied and its sums; a single-label member's head label frozen once it
-    has `max_head` conditions (0: never)."""
-    opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = beam
-    ptr, val, row, nan_ptr, nan_row = data[0], data[1], data[2], data[4], data[5]
+def _beam_advance(cur, m_new, beam, options, X, K):
+    """The next beam (side `1 - cur` of the members' double buffers of `beam`, a `BeamBuffers`) from `next_beam`: each
+    member a copy of its parent, closed if carried, else with the new condition applied to the presorted features `X`
+    and its sums; a single-label member's head label frozen once it has `options.max_head_refinements` conditions (0:
+    never)."""
+    cov, mf, mthr, mop = beam.covered, beam.cond_f, beam.cond_thr, beam.cond_op
+    mi, mq, mtot, nb, nb_v = beam.info, beam.quality, beam.total, beam.next_beam, beam.next_v
+    max_head = options.max_head_refinements
     mode = HEAD_MODE
     nxt = 1 - cur
     for j in range(m_new):  # the next beam's members from their parents
@@ -227,12 +272,12 @@ def _beam_advance(cur, m_new, beam, data, K, max_head):
             mi[nxt, j, 3] = 0
             continue
         f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
-        _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, cov[nxt, j], d)
+        _apply_condition(f, thr, op, X.ptr, X.val, X.row, X.nan_ptr, X.nan_row, cov[nxt, j], d)
         mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
         c = int(nb[j, 6])
         mi[nxt, j, 0] = d + 1
         mi[nxt, j, 4] = c
-        mi[nxt, j, 3] = 1 if c > opts[0] else 0
+        mi[nxt, j, 3] = 1 if c > options.min_coverage else 0
         lab = mi[cur, p, 1]
         if lab >= 0:
             mtot[nxt, j, :2] = nb_v[j, :2]
@@ -254,37 +299,20 @@ _BEAM_STEPS = (_rule_start, _beam_slot, _beam_advance, _covered_sums, _rule_head
 _BEAM_CALLS = (_finish_rule, _search_feature_beam)  # as `_GROW_CALLS`
 
 
-def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
+def _grow_rule_beam_impl(state, cfg, data, ws, beam, options, fixed_label):
     """Grow one rule by a top-down beam search and add it to the scores; returns what `_grow_rule_impl` returns and takes
     its `cfg`, `data` and `ws` (without reading `covered`, `total`, `slot_best`, `slot_v` or the output sampling
-    settings); `beam` is described above."""
-    K, l2, n_feat, max_conditions, abs_score = cfg[1], cfg[2], cfg[6], cfg[7], cfg[8]
-    data, ws, beam = borrow(*data), borrow(*ws), borrow(*beam)
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
-    (
-        w,
-        perm_n,
-        perm_f,
-        _,
-        rows_buf,
-        cols,
-        _,
-        tmp_full,
-        _,
-        _,
-        slot_buf,
-        scores,
-        work,
-        head,
-        cond_f,
-        cond_thr,
-        cond_op,
-        _,
-        _,
-    ) = ws
-    opts, cov, mf, mthr, mop, mi, mq, mtot, cand, cand_v, nb, nb_v, fcols = beam
-    mode, W, F = HEAD_MODE, tmp_full.shape[0], perm_f.shape[0]
-    single, B, max_head = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED, int(opts[1]), int(opts[2])
+    settings); `beam` (a `BeamBuffers`) and `options` (a `BeamOptions`) are described above."""
+    K, l2, n_feat, max_conditions, abs_score = cfg.K, cfg.l2, cfg.n_sampled_features, cfg.max_conditions, cfg.abs_score
+    data, ws, beam = borrow(data), borrow(ws), borrow(beam)
+    # the parallel loop takes no tuple of arrays: the fields it reads as names, its bundles rebuilt per slot
+    nominal, stats, X = data.nominal, data.stats, data.features
+    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
+    w, perm_f, cols, slot_buf, scores, work = ws.w, ws.perm_f, ws.cols, ws.slot_buf, ws.scores, ws.work
+    cov, mi, mq, mtot = beam.covered, beam.info, beam.quality, beam.total
+    cand, cand_v, nb, nb_v, fcols = beam.cand, beam.cand_v, beam.next_beam, beam.next_v, beam.frozen_cols
+    mode, W, F = HEAD_MODE, ws.tmp_full.shape[0], perm_f.shape[0]
+    single, B = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED, options.width
     cnt = _rule_start(state, cfg, data, ws, cov[0, 0], mtot[0, 0], None)
     mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if abs_score and single else -1, -1, 1, cnt
     mq[0, 0] = 0.0
@@ -303,27 +331,29 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
         for m in range(size):
             carried = True
             if mi[cur, m, 3] == 1:
-                if tried == 0 and (m == 0 or opts[4] != 0.0):
+                if tried == 0 and (m == 0 or options.resample_features):
                     _draw_features(state, perm_f, n_feat)  # per step or member
                 depth, lab = mi[cur, m, 0], mi[cur, m, 1]
                 if lab >= 0:
                     fcols[0] = lab
                     fcols[1] = _diag_col(lab, K, mode != HEAD_SINGLE)
-                for s in numba.prange(nf):  # (tuples built per slot: a parallel loop takes no tuple of arrays)
+                n_sums = 2 if lab >= 0 else W
+                for s in numba.prange(nf):
                     cand[s, :, 0] = bound
                     cand[s, :, 4] = 0.0
+                    X_s = Presorted(ptr=ptr, val=val, row=row, pos_start=pos_start, nan_ptr=nan_ptr, nan_row=nan_row)
                     _beam_slot(
                         perm_f[s],
                         nominal[perm_f[s]],
-                        (ptr, val, row, pos_start, nan_ptr, nan_row),
+                        X_s,
                         stats,
                         cols,
                         fcols,
                         (w, cov[cur, m], depth),
                         (mtot[cur, m], mi[cur, m, 4]),
-                        (K, l2, lab),
-                        (cand[s], cand_v[s], slot_buf[s], scores[s], work[s]),
-                        opts,
+                        RuleState(K=K, l2=l2, n_sums=n_sums, label=lab, subset=0, n_outputs=1),
+                        SlotRows(best=cand[s], best_v=cand_v[s], buf=slot_buf[s], scores=scores[s], work=work[s]),
+                        options,  # (an argument of scalars: the loop takes it)
                     )
                 m_new, carried = _beam_collect(cand, cand_v, nf, perm_f, m, 2 if lab >= 0 else W, nb, nb_v, m_new, B)
             if carried:  # nothing refines it: it stays, ahead of equal refinements
@@ -339,16 +369,19 @@ def _grow_rule_beam_impl(state, cfg, data, ws, beam, fixed_label):
             nf = _draw_more(state, perm_f, tried, n_feat)
             continue
         tried, nf = 0, n_feat
-        cur, size, step = _beam_advance(cur, m_new, beam, data, K, max_head), m_new, step + 1
+        cur, size, step = _beam_advance(cur, m_new, beam, options, X, K), m_new, step + 1
     depth, label = mi[cur, 0, 0], mi[cur, 0, 2] if single else -1
     if depth == 0:
         return 0, -1, 0
-    for c in range(depth):
-        cond_f[c], cond_thr[c], cond_op[c] = mf[cur, 0, c], mthr[cur, 0, c], mop[cur, 0, c]
+    for c in range(depth):  # the best member's conditions, into `ws` as the greedy kernel writes them
+        ws.cond_f[c] = beam.cond_f[cur, 0, c]
+        ws.cond_thr[c] = beam.cond_thr[cur, 0, c]
+        ws.cond_op[c] = beam.cond_op[cur, 0, c]
     if single:
         cols[0] = label
         cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
-    return _finish_rule(cfg, data, ws, cov[cur, 0], depth, (K, l2, W, label, 0, 1), opts[3] == 0.0, None, None)
+    at = RuleState(K=K, l2=l2, n_sums=W, label=label, subset=0, n_outputs=1)
+    return _finish_rule(cfg, data, ws, cov[cur, 0], depth, at, not options.recalculate_predictions, None, None)
 
 # %% ../../nbs/01a07_boomer_beam.ipynb #beam18e03
 RULE_INDUCTION_DEFAULTS = dict(
@@ -447,35 +480,31 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
         "a smaller beam_width or feature_sampling needs less.",
     )
     kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep, loss)
-    opts = np.array(
-        [
-            o["min_coverage"],
-            B,
-            o["max_head_refinements"] or 0,
-            o["recalculate_predictions"],
-            o.get("resample_features", False),
-        ],
-        np.float64,
+    options = BeamOptions(
+        min_coverage=int(o["min_coverage"]),
+        width=B,
+        max_head_refinements=int(o["max_head_refinements"] or 0),
+        recalculate_predictions=bool(o["recalculate_predictions"]),
+        resample_features=bool(o.get("resample_features", False)),
     )
-    beam = (
-        opts,
-        np.empty((2, B, n), np.int64),
-        np.empty((2, B, D), np.int64),
-        np.empty((2, B, D)),  # cov, mf, mthr
-        np.empty((2, B, D), np.int8),
-        np.empty((2, B, 5), np.int64),
-        np.empty((2, B)),
-        np.empty((2, B, A)),  # mop, mi, mq, mtot
-        np.empty((n_feat, B, 5)),
-        np.empty((n_feat, B, A)),
-        np.empty((B, 8)),
-        np.empty((B, A)),  # cand, cand_v, nb, nb_v
-        np.empty(2, np.int64),
-    )  # fcols
+    beam = BeamBuffers(
+        covered=np.empty((2, B, n), np.int64),
+        cond_f=np.empty((2, B, D), np.int64),
+        cond_thr=np.empty((2, B, D)),
+        cond_op=np.empty((2, B, D), np.int8),
+        info=np.empty((2, B, 5), np.int64),
+        quality=np.empty((2, B)),
+        total=np.empty((2, B, A)),
+        cand=np.empty((n_feat, B, 5)),
+        cand_v=np.empty((n_feat, B, A)),
+        next_beam=np.empty((B, 8)),
+        next_v=np.empty((B, A)),
+        frozen_cols=np.empty(2, np.int64),
+    )
     run = []  # the beam kernel's compiled code, looked up on the first rule
 
     def grow_beam(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
-        args = (state, cfg, data, ws, beam, fixed_label)
+        args = (state, cfg, data, ws, beam, options, fixed_label)
         if not run:
             run.append(compiled(kern, *args))
         return run[0](*args)

@@ -5,6 +5,8 @@
 # %% ../../nbs/01a04_boomer_binned.ipynb #167992bf
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 import scipy.sparse as sp
@@ -22,6 +24,9 @@ from mlc_lit.boomer.search import (
     _pair_finish,
     _pair_start,
     _presort,
+    PairSide,
+    PairSums,
+    Presorted,
 )
 
 # %% auto #0
@@ -47,21 +52,53 @@ def _bin_features(est, X, nominal):
         return bins, _presort(C), hc
     if nominal.any():
         return bins, _presort(np.ascontiguousarray(C.T)), hc
-    return bins, presort_codes(C, bins), hc
+    return bins, Presorted._make(presort_codes(C, bins)), hc  # (its six arrays in `Presorted`'s order)
+
+# %% ../../nbs/01a04_boomer_binned.ipynb #fbinnt01
+class HistogramCodes(NamedTuple):
+    "Each example's bin per feature (`_histogram_codes`), dense or column by column: what the histogram passes read."
+
+    dense: np.ndarray  # (F, n) unsigned: example i's bin of feature f; empty for CSR codes
+    cptr: np.ndarray  # int64 (F + 1,): CSR codes, feature f's entries are cptr[f]:cptr[f + 1] of `crow`, `ccode`
+    crow: np.ndarray  # int64: the entries' examples, ascending within a feature
+    ccode: np.ndarray  # unsigned: the entries' bins
+    zero: np.ndarray  # int64 (F,): the bin of the value 0 (its sums are what the totals leave over)
+    n_bins: np.ndarray  # int64 (F,): the number of bins; a missing value's bin is n_bins[f]
+
+
+class Covered(NamedTuple):
+    "The examples a histogram pass reads: those on `level` with weight; with dense codes, listed in `rows[:n_rows]`."
+
+    w: np.ndarray  # int64 (n,): the rule's example weights
+    covered: np.ndarray  # int64 (n,): each example's level
+    level: int  # the level of the examples the body covers
+    rows: np.ndarray  # int64: the covered examples with weight, in example order (dense codes only)
+    n_rows: int  # how many of `rows` are listed
+
+
+class Histograms(NamedTuple):
+    "The grow kernel's `hgram` (`_histogram_buffers`): the codes, and each search slot's histogram."
+
+    codes: HistogramCodes  # the training examples' bins
+    sums: np.ndarray  # (n_feat, B, A): each slot's bin sums of all statistics
+    pair_sums: np.ndarray  # (n_feat, 2, B): each slot's bin sums of a frozen label's two statistics
+    counts: np.ndarray  # int64 (n_feat, B): each slot's bin weights
+    one_pass: np.ndarray  # bool (1,): one thread, so the histograms of all sampled features are filled in one pass
 
 # %% ../../nbs/01a04_boomer_binned.ipynb #fbin01a3
 def _binned_pass_impl(f, hc, sel, acc, hb, start):
     """The histogram of feature f: each covered example's weighted statistics added to its bin's sums (counts `hcnt`),
-    in example order; a missing value's taken off the totals instead, as the sweep does. `hc` = (dense, cptr, crow,
-    ccode, zero, n_bins): the histogram codes (`_histogram_codes`); `sel` = (w, covered, level, rows, m): the examples
-    searched and, for dense codes, the first `m` of `rows` (CSR codes check `covered` and `w` instead). Two versions:
+    in example order; a missing value's taken off the totals instead, as the sweep does. `hc`: the histogram codes
+    (`HistogramCodes`); `sel` (a `Covered`): the examples searched and, for dense codes, the first `sel.n_rows` of
+    `sel.rows` (CSR codes check `covered` and `w` instead). Two versions:
     - `_binned_pass`, all of a row's statistics: `acc` = (stats, cols, K, scratch, low_rank), `hb` = (hist, hcnt, tot),
       `start` = (total, cnt_total) as `_search_feature`'s sums; `tot` gets `total` less the missing values, and the
       covered count less them is returned;
     - `_binned_pair_pass` (`PAIR`), a label's two statistics as scalars: `acc` = (stats, cg, ch), `hb` = (hg, hh, hcnt),
       `start` = (tot_g, tot_h, cnt_total); returns the three less the missing values."""
-    (dense, cptr, crow, ccode, zero, n_bins), (w, covered, level, rows, m) = hc, sel
-    z, nb = zero[f], n_bins[f]
+    dense, cptr, crow, ccode = hc.dense, hc.cptr, hc.crow, hc.ccode
+    w, covered, level, rows, m = sel.w, sel.covered, sel.level, sel.rows, sel.n_rows
+    z, nb = hc.zero[f], hc.n_bins[f]
     if PAIR:
         (stats, cg, ch), (hg, hh, hcnt), (tot_g, tot_h, cnt_f) = acc, hb, start
         hg[:nb] = 0.0
@@ -116,11 +153,13 @@ _binned_pair_pass = kernel(inline=True)(specialize(_binned_pass_impl, PAIR=True)
 
 # %% ../../nbs/01a04_boomer_binned.ipynb #2944e0df
 @kernel()
-def _binned_pass_all(feats, nominal, hc, stats, sel, sums, K, hb, scratch, low_rank):
+def _binned_pass_all(feats, nominal, hc, stats, sel, sums, K, hist, hcnt, tot, cnt_f, scratch, low_rank):
     """`_binned_pass` for all features `feats` at once (dense codes; slot s gets feature feats[s], nominal ones are
-    left out; `hb` = (hist, hcnt, tot, cnt_f), a row per slot): each covered example's statistics are read once for
-    all of them. The same sums as one pass each."""
-    (dense, _, _, _, zero, n_bins), (w, _, _, rows, m), (total, cnt_total), (hist, hcnt, tot, cnt_f) = hc, sel, sums, hb
+    left out; `hist`, `hcnt`, `tot`, `cnt_f` a row per slot): each covered example's statistics are read once for all
+    of them. The same sums as one pass each."""
+    dense, zero, n_bins = hc.dense, hc.zero, hc.n_bins
+    w, rows, m = sel.w, sel.rows, sel.n_rows
+    (total, cnt_total) = sums
     cols = np.empty(0, np.int64)
     for s in range(feats.shape[0]):
         hist[s, : n_bins[feats[s]]] = 0.0
@@ -155,7 +194,8 @@ def _offer_bins(bins, h, acc, op, sums, cnt_f, mode, hd, out, tim):
     """One direction of `_binned_offers`: the non-empty bins of `bins` (a range over h = (z, hist, hcnt)) summed into
     `acc` in that order, each boundary between two of them offered as `acc` under `op` and the rest (`sums` = (tmp,
     tot)) under the other operator; returns (the weight summed, the last bin's value)."""
-    (z, hist, hcnt), (tmp, tot), (K, label, l2, scores, work) = h, sums, hd
+    (z, hist, hcnt), (tmp, tot) = h, sums
+    K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
     cnt, edge = 0, 0.0
     for b in bins:
         if hcnt[b] == 0:
@@ -174,11 +214,12 @@ def _offer_bins(bins, h, acc, op, sums, cnt_f, mode, hd, out, tim):
 
 
 @kernel(literal=("mode",))
-def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, hd, bufs, out, tim):
+def _binned_offers(z, nb, hist, hcnt, cnt_f, mode, hd, bufs, out, tim):
     """The candidates of a filled histogram (`_binned_pass`), offered in the sweep's order: prefix sums over the bins.
-    `bufs` = (pre, suf, tmp), the running sums; `hd`, `out`, `tim` as `_search_feature`'s."""
+    `bufs` (a `RunningSums`, `bufs.tot` the covered total `_binned_pass` left), `hd`, `out`, `tim` as
+    `_search_feature`'s."""
     numba.literally(mode)
-    pre, suf, tmp = bufs
+    pre, suf, tmp, tot = bufs.pre, bufs.suf, bufs.tmp, bufs.tot
     pre[:] = 0.0
     suf[:] = 0.0
     neg = _offer_bins(
@@ -187,7 +228,7 @@ def _binned_offers(z, nb, hist, hcnt, tot, cnt_f, mode, hd, bufs, out, tim):
     pos = _offer_bins(
         range(nb - 1, z, -1), (z, hist, hcnt), suf, 1, (tmp, tot), cnt_f, mode, hd, out, tim
     )  # positive, down
-    _offer_zero_gaps(neg, pos, cnt_f, (pre, suf, tmp, tot), mode, hd, out, tim)
+    _offer_zero_gaps(neg, pos, cnt_f, bufs, mode, hd, out, tim)
 
 # %% ../../nbs/01a04_boomer_binned.ipynb #3b607202
 @kernel(literal=("mode", "low_rank"))
@@ -197,16 +238,16 @@ def _search_binned(f, hc, acc, sel, sums, mode, hd, hb, bufs, out, tim, low_rank
     are offered in the sweep's order. `hc`, `acc`, `sel`: as `_binned_pass`'s; `sums`, `hd`, `bufs`, `out`, `tim`: as
     `_search_feature`'s."""
     numba.literally(mode)
-    (hist, hcnt), (tot, pre, suf, tmp), scores = hb, bufs, hd[3]
-    cnt_f = _binned_pass(f, hc, sel, (acc[0], acc[1], hd[0], scores, low_rank), (hist, hcnt, tot), sums)
-    _binned_offers(hc[4][f], hc[5][f], hist, hcnt, tot, cnt_f, mode, hd, (pre, suf, tmp), out, tim)
+    (hist, hcnt), (stats, cols) = hb, acc
+    cnt_f = _binned_pass(f, hc, sel, (stats, cols, hd.K, hd.scores, low_rank), (hist, hcnt, bufs.tot), sums)
+    _binned_offers(hc.zero[f], hc.n_bins[f], hist, hcnt, cnt_f, mode, hd, bufs, out, tim)
 
 # %% ../../nbs/01a04_boomer_binned.ipynb #fbin01a4
 @kernel(inline=True)
-def _offer_pair_bins(top, bins, h, op, tot, l2):
-    """`_offer_bins` for two scalar sums: the non-empty bins of `bins` (a range over h = (z, hg, hh, hcnt)) summed into
-    (g, h), each boundary offered by `_offer_pair`; returns (top, (g, h, weight, the last bin's value), offers made)."""
-    z, hg, hh, hcnt = h
+def _offer_pair_bins(top, bins, z, hg, hh, hcnt, op, tot, l2):
+    """`_offer_bins` for two scalar sums: the non-empty bins of `bins` (a range over the bins, `z` the zero's) summed
+    from the bin sums `hg`, `hh` (weights `hcnt`), each boundary offered by `_offer_pair`; returns (top, the `PairSide`
+    summed, offers made)."""
     g = 0.0
     hs = 0.0
     cnt = 0
@@ -223,19 +264,19 @@ def _offer_pair_bins(top, bins, h, op, tot, l2):
         hs += hh[b]
         cnt += hcnt[b]
         edge = v
-    return top, (g, hs, cnt, edge), n
+    return top, PairSide(g=g, h=hs, count=cnt, edge=edge), n
 
 
 @kernel(reassoc=False)  # the arithmetic of `_search_numeric_frozen`, bit for bit
 def _search_binned_frozen(f, hc, stats, cg, ch, sel, sums, label, l2, hb, out, tim):
     """`_search_numeric_frozen` by a histogram (as `_search_binned`, `hb` = (hg, hh, hcnt)): scalar bin sums of the
     label's two statistics, candidates evaluated inline with the same arithmetic."""
-    (hg, hh, hcnt), (best, best_v), z, nb = hb, out, hc[4][f], hc[5][f]
+    (hg, hh, hcnt), (best, best_v), z, nb = hb, out, hc.zero[f], hc.n_bins[f]
     tot_g, tot_h, cnt_f = _binned_pair_pass(f, hc, sel, (stats, cg, ch), hb, sums)
     top = _pair_start(best, best_v, label, tim)
-    tot = (tot_g, tot_h, cnt_f)  # best so far
-    top, neg, n_neg = _offer_pair_bins(top, range(z), (z, hg, hh, hcnt), 0, tot, l2)  # negative codes, up
-    top, pos, n_pos = _offer_pair_bins(top, range(nb - 1, z, -1), (z, hg, hh, hcnt), 1, tot, l2)  # positive, down
+    tot = PairSums(g=tot_g, h=tot_h, count=cnt_f)  # best so far
+    top, neg, n_neg = _offer_pair_bins(top, range(z), z, hg, hh, hcnt, 0, tot, l2)  # negative codes, up
+    top, pos, n_pos = _offer_pair_bins(top, range(nb - 1, z, -1), z, hg, hh, hcnt, 1, tot, l2)  # positive, down
     top, n_gap = _offer_zero_gap(top, neg, pos, tot, l2)
     _pair_finish(top, best, best_v, label, tim, n_neg + n_pos + n_gap)
 
@@ -249,8 +290,8 @@ def _bin_counts(bins, nominal):
 
 
 def _histogram_codes(bins, C, nominal):
-    """(dense, cptr, crow, ccode, zero, n_bins) for `_search_binned`: each example's bin (code + bin of 0) per
-    feature, the missing ones as n_bins[f]; dense codes `C` (F, n) as the smallest unsigned type that holds them,
+    """`HistogramCodes` for `_search_binned`: each example's bin (code + bin of 0) per feature, the missing ones as
+    n_bins[f]; dense codes `C` (F, n) as the smallest unsigned type that holds them,
     CSR codes as a column-wise copy with rows ascending (dense: cptr, crow, ccode empty; CSR: dense empty)."""
     nominal = np.asarray(nominal, bool)
     zero = bins.zero.astype(np.int64)
@@ -266,25 +307,32 @@ def _histogram_codes(bins, C, nominal):
         Cc = sp.csc_matrix(C)
         Cc.sort_indices()
         col = np.repeat(np.arange(C.shape[1]), np.diff(Cc.indptr))
-        return (
-            np.empty((0, 0), dt),
-            Cc.indptr.astype(np.int64),
-            Cc.indices.astype(np.int64),
-            to_bins(Cc.data, col),
-            zero,
-            n_bins,
+        return HistogramCodes(
+            dense=np.empty((0, 0), dt),
+            cptr=Cc.indptr.astype(np.int64),
+            crow=Cc.indices.astype(np.int64),
+            ccode=to_bins(Cc.data, col),
+            zero=zero,
+            n_bins=n_bins,
         )
     dense = np.empty(C.shape, dt)
     for f in range(C.shape[0]):
         dense[f] = to_bins(C[f], f)
-    return dense, np.zeros(C.shape[0] + 1, np.int64), np.empty(0, np.int64), np.empty(0, dt), zero, n_bins
+    return HistogramCodes(
+        dense=dense,
+        cptr=np.zeros(C.shape[0] + 1, np.int64),
+        crow=np.empty(0, np.int64),
+        ccode=np.empty(0, dt),
+        zero=zero,
+        n_bins=n_bins,
+    )
 
 
 def _histogram_buffers(hc, n_feat, A, one_thread=True):
-    """`hgram` for the grow kernel: (codes, per-slot bin sums (n_feat, B, A), scalar ones (n_feat, 2, B), counts,
-    [one_thread]), the buffers empty (the binned search keeps the sweep) if they would take more than
-    `_HISTOGRAM_BYTES`. `one_thread`: fill the histograms of all sampled features in one pass (`_binned_pass_all`)."""
-    B = int(hc[5].max()) + 1 if hc[5].size else 1
+    """`hgram` for the grow kernel, a `Histograms` of the codes `hc`, the buffers empty (the binned search keeps the
+    sweep) if they would take more than `_HISTOGRAM_BYTES`. `one_thread`: fill the histograms of all sampled features
+    in one pass (`_binned_pass_all`)."""
+    B = int(hc.n_bins.max()) + 1 if hc.n_bins.size else 1
     if 8.0 * n_feat * B * (A + 3) > _HISTOGRAM_BYTES:
         n_feat = B = 0
     check_memory(
@@ -292,12 +340,12 @@ def _histogram_buffers(hc, n_feat, A, one_thread=True):
         f"feature binning's histograms ({n_feat} search slots x {B} bins x {A} sums)",
         "feature_sampling with fewer features per refinement, or feature_max_bins, needs less.",
     )
-    return (
-        hc,
-        np.empty((n_feat, B, A)),
-        np.empty((n_feat, 2, B)),
-        np.empty((n_feat, B), np.int64),
-        np.array([bool(one_thread)]),
+    return Histograms(
+        codes=hc,
+        sums=np.empty((n_feat, B, A)),
+        pair_sums=np.empty((n_feat, 2, B)),
+        counts=np.empty((n_feat, B), np.int64),
+        one_pass=np.array([bool(one_thread)]),
     )
 
 

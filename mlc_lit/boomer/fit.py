@@ -54,6 +54,7 @@ from mlc_lit.boomer.heads import (
     LOSS,
 )
 from .params import _HEAD_MODES, _SUBSAMPLE_FRACTION
+from .rule import RuleConfig, RuleData, RuleWorkspace
 from mlc_lit.boomer.sampling import (
     _n_output_samples,
     _OUTPUT_SAMPLING,
@@ -313,32 +314,9 @@ def _rule_kernels(
     return default_head, grow, max_cond
 
 # %% ../../nbs/01a10_boomer_fit.ipynb #c2f627de
-_WORKSPACE = (
-    "w",
-    "perm_n",
-    "perm_f",
-    "covered",
-    "rows_buf",
-    "cols",
-    "total",
-    "tmp_full",
-    "slot_best",
-    "slot_v",
-    "slot_buf",
-    "scores",
-    "work",
-    "head",
-    "cond_f",
-    "cond_thr",
-    "cond_op",
-    "sums",
-    "dirty",
-)  # the grow kernel's `ws`, in its order
-
-
-def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
-    "The grow kernel's buffers, allocated once per fit (`ws`, in `_WORKSPACE`'s order; timers only with `diagnostics`)."
-    return dict(
+def _rule_buffers(n, F, K, A, n_feat, work, head):
+    "The grow kernel's buffers, its `ws`, allocated once per fit (`work` and `head` from `_head_buffers`)."
+    return RuleWorkspace(
         w=np.empty(n, np.int64),
         perm_n=np.arange(n, dtype=np.int64),
         perm_f=np.arange(F, dtype=np.int64),
@@ -356,35 +334,31 @@ def _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics):
         cond_f=np.empty(n + 1, np.int32),
         cond_thr=np.empty(n + 1),
         cond_op=np.empty(n + 1, np.int8),
-        slot_t=np.zeros((n_feat, 5)) if diagnostics else None,
-        tim=np.zeros(4) if diagnostics else None,
-        operm=np.arange(K, dtype=np.int64),
-        osel=np.zeros(K + 1, np.int64),
         sums=np.empty(A),
         dirty=np.ones(A + 1, np.uint8),
     )
 
 
-def _new_rule(bufs, depth, label, all_labels):
-    """The rule the grow kernel just wrote into `bufs`, copied out: (condition arrays, (labels, scores)). `label`: the
+def _new_rule(ws, osel, depth, label, all_labels):
+    """The rule the grow kernel just wrote into `ws`, copied out: (condition arrays, (labels, scores)). `label`: the
     kernel's (-1 every label, -3 the subset in `osel`, else one label); `all_labels`: np.arange(K), shared."""
-    head = bufs["head"]
-    cond = (bufs["cond_f"][:depth].copy(), bufs["cond_thr"][:depth].copy(), bufs["cond_op"][:depth].copy())
+    head = ws.head
+    cond = (ws.cond_f[:depth].copy(), ws.cond_thr[:depth].copy(), ws.cond_op[:depth].copy())
     if label >= 0:
         return cond, (np.array([label], np.int32), head[label : label + 1].copy())  # (a slice: cheaper per rule)
     if label == -3:
-        labels = bufs["osel"][: bufs["osel"][all_labels.shape[0]]].astype(np.int32)  # a subset (partial, sampled)
+        labels = osel[: osel[all_labels.shape[0]]].astype(np.int32)  # a subset (partial, sampled)
     else:
         labels = all_labels
     return cond, (labels, head[labels])  # indexing with an array copies
 
 
-def _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics):
+def _report_progress(est, r, t0, comp0, loss, Y, S, slot_t, tim, c0, diagnostics):
     "One `verbose` line after rule `r`: rules done, rules per second (compiling not counted), training loss, phases."
     el = time.perf_counter() - t0 - (compile_seconds() - comp0)  # compiling is not learning
     shares = ""
     if diagnostics:
-        d = _phase_seconds(bufs["slot_t"], bufs["tim"], c0, el, r)
+        d = _phase_seconds(slot_t, tim, c0, el, r)
         shares = ", time: " + ", ".join(f"{p} {d[p + '_s'] / el:.0%}" for p in ("evaluation", "summation", "other"))
     print(
         f"[BOOMER] {r + 1}/{est.max_rules} rules, {r / el:.0f} rules/s, "
@@ -407,7 +381,7 @@ def _fit_rules(
     bins = (
         _bin_features(est, X, nominal) if getattr(est, "feature_binning", None) else None
     )  # (FeatureBins, presorted codes)
-    ptr, val, row, pos_start, nan_ptr, nan_row = _presort(X) if bins is None else bins[1]
+    features = _presort(X) if bins is None else bins[1]  # a `Presorted`
     S = np.zeros((n, K))
     stats = np.empty((n, W), stat_dtype)
     all_rows = np.arange(n, dtype=np.int64)
@@ -421,8 +395,9 @@ def _fit_rules(
     hist = (
         bins is not None and bins[2] is not None
     )  # no histogram codes: binning changes no feature, the exact search on codes
+    one_value = _has_one_value(features.ptr, features.val)  # some feature has a single stored value
     default_head, grow, max_cond = _rule_kernels(
-        est, mode, search_mode, expand, sampling, hist, opts, loss, nominal, n, K, n_feat, A, _has_one_value(ptr, val)
+        est, mode, search_mode, expand, sampling, hist, opts, loss, nominal, n, K, n_feat, A, one_value
     )
     default_head(g, K, -1, reg, work[0], head)
     if not est.default_rule:
@@ -433,47 +408,36 @@ def _fit_rules(
         [(np.empty(0, np.int32), np.empty(0), np.empty(0, np.int8))],
         [(np.arange(K, dtype=np.int32), head.copy())],
     )
-    bufs = _rule_buffers(n, F, K, A, n_feat, work, head, diagnostics)
-    out_sampling = _OUTPUT_SAMPLING[est.output_sampling]
-    out_size = _n_output_samples(est.output_sample_size, K)
+    ws = _rule_buffers(n, F, K, A, n_feat, work, head)
+    slot_t, tim = (np.zeros((n_feat, 5)), np.zeros(4)) if diagnostics else (None, None)  # the kernel's timers
+    operm, osel = np.arange(K, dtype=np.int64), np.zeros(K + 1, np.int64)  # output sampling's buffers
+    hgram = None
     if hist:  # binned: the histogram search; with l1 or subsets of the outputs no buffers, so the sweeps
-        bufs["hgram"] = _histogram_buffers(bins[2], 0 if est.l1 or opts else n_feat, A, n_threads(est.n_jobs) == 1)
+        hgram = _histogram_buffers(bins[2], 0 if est.l1 or opts else n_feat, A, n_threads(est.n_jobs) == 1)
     seeds = spawn_seeds(est.random_state, est.max_rules)
     sample_size = max(
         1, int(round((_SUBSAMPLE_FRACTION if est.instance_sample_size is None else est.instance_sample_size) * n))
     )
     stratified = _stratified_sampler(est, Y, seeds) if sampling == INSTANCES_GIVEN else None
     c0 = _clock_cost(1000) if diagnostics else 0.0  # the clock's own cost, taken out of every timed interval
-    cfg = (
-        loss,
-        K,
-        reg,
-        float(est.shrinkage),
-        sampling,
-        sample_size,
-        n_feat,
-        max_cond,
-        est.single_label == "abs_score",
-        out_sampling,
-        out_size,
-    )  # the kernel's tuples: the same objects for every rule
-    data, ws = (ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats), tuple(bufs[k] for k in _WORKSPACE)
+    cfg = RuleConfig(
+        loss=loss,
+        K=K,
+        l2=reg,
+        shrinkage=float(est.shrinkage),
+        instance_sampling=sampling,
+        instance_sample_size=sample_size,
+        n_sampled_features=n_feat,
+        max_conditions=max_cond,
+        abs_score=est.single_label == "abs_score",
+        output_sampling=_OUTPUT_SAMPLING[est.output_sampling],
+        output_sample_size=_n_output_samples(est.output_sample_size, K),
+    )  # the kernel's bundles: the same objects for every rule
+    data = RuleData(features=features, nominal=nominal, Y=Y, S=S, stats=stats)
     run = []  # the grow kernel's compiled code, looked up on the first rule
 
     def grow_rule(state, r, fixed_label=-1):  # one kernel call: grow rule r, add it to S and the statistics
-        args = (
-            state,
-            cfg,
-            data,
-            ws,
-            bufs["slot_t"],
-            bufs["tim"],
-            int(fixed_label),
-            (r - 1) % K,
-            bufs["operm"],
-            bufs["osel"],
-            bufs.get("hgram"),
-        )
+        args = (state, cfg, data, ws, slot_t, tim, int(fixed_label), (r - 1) % K, operm, osel, hgram)
         if not run:
             run.append(compiled(grow, *args))
         return run[0](*args)
@@ -485,21 +449,21 @@ def _fit_rules(
     with numba_threads(est.n_jobs):
         for r in range(1, est.max_rules):
             if stratified is not None:
-                bufs["w"][:] = stratified[0].draw(stratified[1])  # this rule's sample
+                ws.w[:] = stratified[0].draw(stratified[1])  # this rule's sample
             depth, label, m = grow_rule(seeds[r : r + 1].copy(), r)
             if depth == 0:  # no condition improves on an empty body: stop, and say so
                 _warn_early_stop(est, r, n_feat)
                 break
-            cond, rule_head = _new_rule(bufs, depth, label, all_labels)
+            cond, rule_head = _new_rule(ws, osel, depth, label, all_labels)
             conds.append(cond)
             heads.append(rule_head)
             if covered is not None:
-                covered.append(bufs["rows_buf"][:m].copy())  # for post-optimisation
+                covered.append(ws.rows_buf[:m].copy())  # for post-optimisation
             if monitor is not None and monitor(conds, heads, to_values):
                 break  # time limit, pre-pruning (mlc_lit.pruning)
             if est.verbose and (r + 1 >= next_report * est.max_rules / 10 or r + 1 == est.max_rules):
                 next_report += 1
-                _report_progress(est, r, t0, comp0, loss, Y, S, bufs, c0, diagnostics)
+                _report_progress(est, r, t0, comp0, loss, Y, S, slot_t, tim, c0, diagnostics)
     if est.post_optimization is not None and len(conds) > 1:  # re-learn each rule among the others (see below)
         with numba_threads(est.n_jobs):
             _post_optimize(
@@ -512,13 +476,14 @@ def _fit_rules(
                 heads,
                 covered,
                 lambda state, fixed, r: grow_rule(state, r, fixed_label=fixed),
-                bufs,
+                ws,
+                osel,
                 seeds,
                 stratified,
                 single_head=mode in (1, 3),
             )
     _store_model(est, conds, heads, Y, to_values)
-    est.fit_diagnostics_ = dict(slot_t=bufs["slot_t"], tim=bufs["tim"], clock_cost=c0) if diagnostics else None
+    est.fit_diagnostics_ = dict(slot_t=slot_t, tim=tim, clock_cost=c0) if diagnostics else None
 
 # %% ../../nbs/01a10_boomer_fit.ipynb #bf8df41b
 def _label_vectors(Y):
@@ -624,7 +589,7 @@ def _post_optimization_options(est):
     return o
 
 
-def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, seeds, stratified, single_head):
+def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, ws, osel, seeds, stratified, single_head):
     """Re-learn rules 1.. in turn, each in the context of all others, `num_iterations` times; `conds`, `heads` and
     `covered` (each rule's covered rows) updated in place (`conds` as the grow kernel writes them: bin codes with
     feature binning)."""
@@ -637,16 +602,16 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, bufs, 
         for r in range(1, len(conds)):
             labels, scores = heads[r]
             _move_rule(loss, Y, S, stats, covered[r], labels, scores, -1.0)  # the model without rule r
-            bufs["dirty"][-1] = 1  # statistics changed outside the kernel: all sums are redone
+            ws.dirty[-1] = 1  # statistics changed outside the kernel: all sums are redone
             if stratified is not None:
-                bufs["w"][:] = stratified[0].draw(stratified[1])
+                ws.w[:] = stratified[0].draw(stratified[1])
             fixed = int(labels[0]) if single_head and len(labels) == 1 and not o["refine_heads"] else -1
             depth, label, m = regrow(states[it * len(conds) + r : it * len(conds) + r + 1].copy(), fixed, r)
             if depth == 0:  # nothing found: the old rule goes back
                 _move_rule(loss, Y, S, stats, covered[r], labels, scores, 1.0)
                 continue
-            covered[r] = bufs["rows_buf"][:m].copy()
-            conds[r], heads[r] = _new_rule(bufs, depth, label, all_labels)
+            covered[r] = ws.rows_buf[:m].copy()
+            conds[r], heads[r] = _new_rule(ws, osel, depth, label, all_labels)
 
 # %% ../../nbs/01a10_boomer_fit.ipynb #tphase01
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core import borrow, kernel, specialize
 from ..losses import HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED
+from .binned import Covered, HistogramCodes, Histograms
 from .heads import BINNED, HEAD_PARTIAL, HEAD_PARTIAL_PACKED, HEAD_TWO_BINS, IREP_LAST_PREFIX, L1
 from mlc_lit.boomer.rule import (
     _apply_condition,
@@ -28,9 +29,11 @@ from mlc_lit.boomer.rule import (
     _search_slot,
     _search_slot_binned,
     _update_scores,
+    RuleState,
+    SlotRows,
 )
 from .sampling import _all_constant, _draw_more
-from .search import _accumulate_low_rank, _clock, _search_feature
+from .search import _accumulate_low_rank, _clock, _search_feature, Presorted
 
 # %% auto #0
 __all__ = []
@@ -56,91 +59,70 @@ _GROW_CALLS = (
 def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
     """Grow one rule and add it to the scores; returns (n_conditions, label, n_covered), label -1 for all labels and
     -3 for the outputs in osel[:osel[K]]. Its arguments, steps and compiled-in constants are described above."""
-    data, ws = borrow(*data), borrow(*ws)  # not the optional ones: None is pruned by type
-    K, l2, n_feat, max_conditions = cfg[1], cfg[2], cfg[6], cfg[7]
-    ptr, val, row, pos_start, nan_ptr, nan_row, nominal, Y, S, stats = data
-    (
-        w,
-        perm_n,
-        perm_f,
-        covered,
-        rows_buf,
-        cols,
-        total,
-        tmp_full,
-        slot_best,
-        slot_v,
-        slot_buf,
-        scores,
-        work,
-        head,
-        cond_f,
-        cond_thr,
-        cond_op,
-        _,
-        _,
-    ) = ws
+    data, ws = borrow(data), borrow(ws)  # not the optional ones: None is pruned by type
+    # the parallel loop takes no tuple of arrays: the fields it reads as names, its bundles rebuilt per slot
+    K, l2, n_feat, nominal, stats = cfg.K, cfg.l2, cfg.n_sampled_features, data.nominal, data.stats
+    ptr, val, row, pos_start = data.features.ptr, data.features.val, data.features.row, data.features.pos_start
+    nan_ptr, nan_row = data.features.nan_ptr, data.features.nan_row
+    w, perm_f, covered, rows_buf, cols, total = ws.w, ws.perm_f, ws.covered, ws.rows_buf, ws.cols, ws.total
+    slot_best, slot_v, slot_buf, scores, work = ws.slot_best, ws.slot_v, ws.slot_buf, ws.scores, ws.work
     cnt = _rule_start(state, cfg, data, ws, covered, total, tim)  # 1. sample
-    nc, label, sub, kf = _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel)
+    at = _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel)
     depth, rule_q, nf, tried = 0, 0.0, n_feat, 0  # features searched in this pass; tried so far for the first condition
-    while depth < max_conditions:  # 2. refine
+    while depth < cfg.max_conditions:  # 2. refine
         if tried == 0:
             _draw_features(state, perm_f, n_feat)
         t = _clock() if tim is not None else 0.0
         m_cov, hist_on, one_pass = 0, False, False
-        if BINNED and hgram is not None:  # arrays, not the tuple: a parallel loop takes no tuple of arrays
-            hd, hp, hr, hk, hz, hn = borrow(*hgram[0])
-            hs, hs2, hcn, h1 = borrow(hgram[1], hgram[2], hgram[3], hgram[4])
+        if BINNED and hgram is not None:
+            hg = borrow(hgram)
+            dense, cptr, crow, ccode = hg.codes.dense, hg.codes.cptr, hg.codes.crow, hg.codes.ccode
+            zero, n_bins, h1 = hg.codes.zero, hg.codes.n_bins, hg.one_pass
+            hs, hs2, hcn = hg.sums, hg.pair_sums, hg.counts
             hist_on, cnt_fs = hcn.shape[0] > 0, np.empty(n_feat, np.int64)  # no buffers (too many bins): the sweeps
             m_cov, one_pass = _histogram_start(
                 perm_f[:nf],
                 nominal,
-                (hd, hp, hr, hk, hz, hn),
-                (hs, hcn, h1, cnt_fs),
+                hg,
+                cnt_fs,
                 stats,
-                (w, covered, depth, rows_buf),
-                (total[:nc], cnt),
-                label,
+                Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=0),
+                (total[: at.n_sums], cnt),
+                at.label,
                 K,
                 slot_buf,
-                head,
+                ws.head,
             )
+        nc, label, sub, kf = at.n_sums, at.label, at.subset, at.n_outputs
         for s in numba.prange(nf):
             ts = _clock() if slot_t is not None else 0.0
             row_t = slot_t[s] if slot_t is not None else None
             f = perm_f[s]
             slot_best[s, 0] = rule_q
             slot_best[s, 4] = 0.0
-            at, outs = (K, l2, nc, label, sub, kf), (slot_best[s], slot_v[s], slot_buf[s], scores[s], work[s])
-            swept = False  # (tuples built per slot: a parallel loop takes no tuple of arrays)
+            at_s = RuleState(K=K, l2=l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
+            outs = SlotRows(best=slot_best[s], best_v=slot_v[s], buf=slot_buf[s], scores=scores[s], work=work[s])
+            swept = False
             if BINNED and not L1 and hist_on and not nominal[f]:
+                codes = HistogramCodes(dense=dense, cptr=cptr, crow=crow, ccode=ccode, zero=zero, n_bins=n_bins)
+                hg_s = Histograms(codes=codes, sums=hs, pair_sums=hs2, counts=hcn, one_pass=h1)
                 swept = _search_slot_binned(
                     s,
                     f,
-                    (hd, hp, hr, hk, hz, hn),
-                    (hs, hs2, hcn, cnt_fs),
+                    hg_s,
+                    cnt_fs,
                     one_pass,
                     stats,
                     cols,
-                    (w, covered, depth, rows_buf, m_cov),
+                    Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=m_cov),
                     (total, cnt),
-                    at,
+                    at_s,
                     outs,
                     row_t,
                 )
             if not swept:
-                _search_slot(
-                    f,
-                    nominal[f],
-                    (ptr, val, row, pos_start, nan_ptr, nan_row),
-                    stats,
-                    cols,
-                    (w, covered, depth),
-                    (total, cnt),
-                    at,
-                    outs,
-                    row_t,
-                )
+                X = Presorted(ptr=ptr, val=val, row=row, pos_start=pos_start, nan_ptr=nan_ptr, nan_row=nan_row)
+                _search_slot(f, nominal[f], X, stats, cols, (w, covered, depth), (total, cnt), at_s, outs, row_t)
             if slot_t is not None:
                 slot_t[s, 3] += _clock() - ts
         if tim is not None:
@@ -160,14 +142,14 @@ def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, op
         tried, nf = 0, n_feat
         f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
         _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
-        cond_f[depth], cond_thr[depth], cond_op[depth] = f, thr, op
+        ws.cond_f[depth], ws.cond_thr[depth], ws.cond_op[depth] = f, thr, op
         depth += 1
         rule_q = best_q
         cnt = int(slot_best[best_s, 4])
-        nc, label, sub, kf = _narrow(best_s, (K, l2, nc, label, sub, kf), ws)  # 4. freeze
+        at = _narrow(best_s, at, ws)  # 4. freeze
     if depth == 0:
         return 0, -1, 0
-    return _finish_rule(cfg, data, ws, covered, depth, (K, l2, nc, label, sub, kf), False, tim, osel)  # 5.–7.
+    return _finish_rule(cfg, data, ws, covered, depth, at, False, tim, osel)  # 5.–7.
 
 # %% ../../nbs/01a06_boomer_grow.ipynb #bc2cc288
 _DEFAULT_HEAD_MODE = {  # by a fit's head mode: the mode of its default rule's head (`_default_head_impl`)

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
+import numpy as np
 
 from ..core import kernel
 from mlc_lit.losses import (
@@ -26,7 +28,7 @@ from mlc_lit.losses import (
     reg_decomposable_head,
     reg_newton_step,
 )
-from .binned import _binned_offers, _binned_pass_all, _search_binned, _search_binned_frozen
+from .binned import _binned_offers, _binned_pass_all, _search_binned, _search_binned_frozen, Covered
 from mlc_lit.boomer.heads import (
     _partial_select,
     _quality,
@@ -58,7 +60,10 @@ from mlc_lit.boomer.search import (
     _one_value,
     _search_feature,
     _search_numeric_frozen,
+    HeadArgs,
     LOW_RANK,
+    Presorted,
+    RunningSums,
 )
 
 # %% auto #0
@@ -98,10 +103,10 @@ def _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, level
 @kernel(literal=("mode",))
 def _irep_depth(stats, w, covered, depth, cols, mode, hd, low_rank, acc, t):
     """The number of leading conditions IREP keeps (1..`depth`): the prefix whose covered prune-set examples (weight 0,
-    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `hd` = (K, label, l2, scores, work):
-    what `_quality` takes besides the mode (`scores`, `work` scratch, as `acc` and `t`)."""
+    `covered[i] >= d`) give the best head the lowest quality, ties to the shorter. `hd` (a `HeadArgs`): what `_quality`
+    takes besides the mode (`scores`, `work` scratch, as `acc` and `t`)."""
     numba.literally(mode)
-    K, label, l2, scores, work = hd
+    K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
     single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     acc[:] = 0.0
     cnt, best_d, best_q = 0, depth, math.inf
@@ -152,6 +157,77 @@ def _default_head_impl(g, K, label, l2, work, head):
     else:
         _quality(g, HEAD_MODE, K, label, l2, head, work)  # modes 2, 4 and 7 write their head into `head`
 
+# %% ../../nbs/01a05_boomer_rule.ipynb #rulecfg1
+class RuleConfig(NamedTuple):
+    "A fit's settings, the same for every rule (built in `_fit_rules`)."
+
+    loss: int  # the loss code (`mlc_lit.losses.LOSSES`)
+    K: int  # the number of labels
+    l2: float  # the L2 weight; with `L1` compiled in, (l2, l1) or (l2, l1, 1.0) (`losses.regularised`)
+    shrinkage: float  # η, the factor of every rule's head
+    instance_sampling: int  # `_sample_instances`' mode (`INSTANCES_ALL`, ...)
+    instance_sample_size: int  # the examples a subsample draws without replacement
+    n_sampled_features: int  # the features searched per refinement
+    max_conditions: int  # the most conditions of a body
+    abs_score: bool  # a single-label head picks the label of largest |score| (`single_label='abs_score'`)
+    output_sampling: int  # `_sample_outputs`' mode (`OUTPUTS_ALL`, ...)
+    output_sample_size: int  # the outputs `OUTPUTS_DRAWN` draws per rule
+
+
+class RuleData(NamedTuple):
+    "What the rules are learnt from: the features and labels, fixed, and the scores and statistics each rule updates."
+
+    features: Presorted  # the training features (or their bin codes), sorted once (`_presort`)
+    nominal: np.ndarray  # uint8 (F,): 1 for a nominal feature
+    Y: np.ndarray  # (n, K): the labels, 0 or 1
+    S: np.ndarray  # float64 (n, K): the scores of the rules learnt so far
+    stats: np.ndarray  # (n, W): each example's gradients and Hessians (`_refresh_stats`), float64 or float32
+
+# %% ../../nbs/01a05_boomer_rule.ipynb #rulews1
+class RuleWorkspace(NamedTuple):
+    "The buffers a rule is grown in, allocated once per fit (`_rule_buffers`) and overwritten by every rule."
+
+    w: np.ndarray  # int64 (n,): the rule's example weights, its instance sample
+    perm_n: np.ndarray  # int64 (n,): the examples, permuted by sampling without replacement
+    perm_f: np.ndarray  # int64 (F,): the features, permuted; the first ones drawn are searched
+    covered: np.ndarray  # int64 (n,): each example's level, the number of leading conditions it satisfies
+    rows_buf: np.ndarray  # int64 (n,): the examples the rule covers (step 6)
+    cols: np.ndarray  # int64 (A,): the statistics columns summed (a frozen label's two, chosen outputs' first)
+    total: np.ndarray  # (A,): the sums of the sampled examples the body covers
+    tmp_full: np.ndarray  # (A,): scratch sums in the full layout (the head's, output sampling's)
+    slot_best: np.ndarray  # (n_feat, 5): each slot's best candidate, (quality, threshold, operator, label, weight)
+    slot_v: np.ndarray  # (n_feat, A): its sums
+    slot_buf: np.ndarray  # (n_feat, 4, A): each slot's running sums
+    scores: np.ndarray  # (n_feat, K): each slot's scratch head
+    work: np.ndarray  # (n_feat, ...): each slot's solver work row (a partial head's parameters at its end)
+    head: np.ndarray  # (K,): the grown rule's head
+    cond_f: np.ndarray  # int32 (n + 1,): the grown rule's features
+    cond_thr: np.ndarray  # (n + 1,): its thresholds
+    cond_op: np.ndarray  # int8 (n + 1,): its operators
+    sums: np.ndarray  # (A,): the sums of all examples, kept between rules without instance sampling
+    dirty: np.ndarray  # uint8 (A + 1,): the columns of `sums` to sum again; the last entry stands for all of them
+
+# %% ../../nbs/01a05_boomer_rule.ipynb #rulest1
+class RuleState(NamedTuple):
+    "What a rule's head may predict at this point of its search, with the two settings every search step reads."
+
+    K: int  # the number of labels
+    l2: float  # the regularisation, as `RuleConfig.l2`
+    n_sums: int  # the width of the sums in `total`: all A, 2 once a single label is frozen, fewer for chosen outputs
+    label: int  # -1 all labels, -2 the label of largest |score| (picked per candidate), >= 0 a frozen single label
+    subset: int  # 1 when only the `n_outputs` chosen outputs are predicted (output sampling, a partial head), else 0
+    n_outputs: int  # the number of chosen outputs; `cols[:n_outputs]` point at them
+
+
+class SlotRows(NamedTuple):
+    "One search slot's rows of the workspace: where the search of one feature keeps what it finds."
+
+    best: np.ndarray  # (5,): the best candidate, (quality, threshold, operator, label, weight); a beam's (B, 5)
+    best_v: np.ndarray  # (A,): its sums; a beam's (B, A)
+    buf: np.ndarray  # (4, A): the running sums
+    scores: np.ndarray  # (K,): a scratch head
+    work: np.ndarray  # the solver's work row
+
 # %% ../../nbs/01a05_boomer_rule.ipynb #d0ae2d32
 @kernel(reassoc=False)  # in example order, as the row-wise sum adds each column
 def _column_sum(stats, w, c):
@@ -167,8 +243,8 @@ def _rule_start(state, cfg, data, ws, covered, total, tim):
     """Step 1: draw the rule's example weights `w`, put every example on level 0 of `covered`, and sum the sampled rows
     into `total`; returns their weight. Without sampling the sums are kept (`sums`) and only the columns that changed
     since (`dirty`, its last entry for all of them) are summed again."""
-    K, sampling, sample_size, stats = cfg[1], cfg[4], cfg[5], data[9]
-    w, perm_n, cols, head, sums, dirty = ws[0], ws[1], ws[5], ws[13], ws[17], ws[18]
+    K, sampling, sample_size, stats = cfg.K, cfg.instance_sampling, cfg.instance_sample_size, data.stats
+    w, perm_n, cols, head, sums, dirty = ws.w, ws.perm_n, ws.cols, ws.head, ws.sums, ws.dirty
     _sample_instances(state, sampling, sample_size, w, perm_n)
     covered[:] = 0
     t = _clock() if tim is not None else 0.0
@@ -196,11 +272,11 @@ def _rule_start(state, cfg, data, ws, covered, total, tim):
 
 
 def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
-    """Step 1, what the rule may predict: (nc, label, sub, kf) — the width of the sums in `total`, the label (-1: all,
-    -2: picked by |score|, >= 0 a `fixed_label`, whose two columns alone stay), and `sub` 1 when output sampling chose
-    `kf` outputs (into `osel`) whose statistics alone stay, `cols` pointing at them."""
-    K, abs_score, out_sampling, out_sample_size = cfg[1], cfg[8], cfg[9], cfg[10]
-    cols, total, tmp_full = ws[5], ws[6], ws[7]
+    """Step 1, what the rule may predict, a `RuleState`: the width of the sums in `total`, the label (-1: all, -2:
+    picked by |score|, >= 0 a `fixed_label`, whose two columns alone stay), and `subset` 1 when output sampling chose
+    `n_outputs` outputs (into `osel`) whose statistics alone stay, `cols` pointing at them."""
+    K, abs_score, out_sampling, out_sample_size = cfg.K, cfg.abs_score, cfg.output_sampling, cfg.output_sample_size
+    cols, total, tmp_full = ws.cols, ws.total, ws.tmp_full
     mode = HEAD_MODE
     W, single = total.shape[0], mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     nc, label = W, -2 if abs_score and single else -1
@@ -228,7 +304,7 @@ def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
         sub = 1
         if single and kf == 1:
             label = int(osel[0])
-    return nc, label, sub, kf
+    return RuleState(K=K, l2=cfg.l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
 
 
 @kernel(inline=True)
@@ -239,20 +315,22 @@ def _draw_features(state, perm_f, n_feat):
         perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #71819a11
-def _histogram_start(feats, nominal, codes, hbufs, stats, sel, sums, label, K, slot_buf, t):
-    """Step 2 of a binned fit, before its slots: with dense codes, list the covered examples with weight in `sel` =
-    (w, covered, level, rows) (CSR codes read each feature's entries and check them there); with one thread, dense codes
-    and all W statistics (`label` < 0), fill the histograms of all features `feats` in one pass (`_binned_pass_all`).
-    `hbufs` = (hs, hcn, h1, cnt_fs) of `_histogram_buffers`; returns (their number, whether the one pass ran)."""
-    (hs, hcn, h1, cnt_fs), (w, covered, depth, rows) = hbufs, sel
+def _histogram_start(feats, nominal, hgram, cnt_fs, stats, sel, sums, label, K, slot_buf, t):
+    """Step 2 of a binned fit, before its slots: with dense codes, list the covered examples with weight in `sel.rows`
+    (`sel` a `Covered`; CSR codes read each feature's entries and check them there); with one thread, dense codes
+    and all W statistics (`label` < 0), fill the histograms of all features `feats` in one pass (`_binned_pass_all`)
+    into `hgram` (a `Histograms`), the slots' covered weights into `cnt_fs`; returns (their number, whether the one
+    pass ran)."""
+    codes, hs, hcn = hgram.codes, hgram.sums, hgram.counts
+    w, covered, depth, rows = sel.w, sel.covered, sel.level, sel.rows
     m_cov = 0
     hist_on = hcn.shape[0] > 0
-    if hist_on and codes[0].shape[0] > 0:  # dense codes: the covered examples with weight, in example order
+    if hist_on and codes.dense.shape[0] > 0:  # dense codes: the covered examples with weight, in example order
         for i in range(w.shape[0]):
             if covered[i] == depth and w[i] > 0:
                 rows[m_cov] = i
                 m_cov += 1
-    one_pass = hist_on and label < 0 and codes[0].shape[0] > 0 and h1[0]
+    one_pass = hist_on and label < 0 and codes.dense.shape[0] > 0 and hgram.one_pass[0]
     if one_pass:
         nc = sums[0].shape[0]
         _binned_pass_all(
@@ -260,10 +338,13 @@ def _histogram_start(feats, nominal, codes, hbufs, stats, sel, sums, label, K, s
             nominal,
             codes,
             stats,
-            (w, covered, depth, rows, m_cov),
+            Covered(w=w, covered=covered, level=depth, rows=rows, n_rows=m_cov),
             sums,
             K,
-            (hs, hcn, slot_buf[:, 0, :nc], cnt_fs),
+            hs,
+            hcn,
+            slot_buf[:, 0, :nc],
+            cnt_fs,
             t,
             LOW_RANK,
         )
@@ -272,10 +353,11 @@ def _histogram_start(feats, nominal, codes, hbufs, stats, sel, sums, label, K, s
 # %% ../../nbs/01a05_boomer_rule.ipynb #014d70c7
 def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
     """Step 2, one slot of the sweeps: feature `f` (`nominal` or not) searched by the sweep that fits the sums at this
-    point. `X` the presorted features, `sel` = (w, covered, level), `sums` = (total, cnt); `at` = (K, l2, nc, label,
-    sub, kf) as the kernel has them; `outs` = (best, best_v, buf, scores, work), the slot's rows; `row_t` its timers."""
-    K, l2, nc, label, sub, kf = at
-    (total, cnt), (best, v, buf, scores, work) = sums, outs
+    point. `X` the presorted features, `sel` = (w, covered, level), `sums` = (total, cnt); `at` the kernel's
+    `RuleState`; `outs` the slot's `SlotRows`; `row_t` its timers."""
+    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
+    (total, cnt) = sums
+    best, v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
     mode = HEAD_MODE
     single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     if SCALAR and nc == 2 and (label >= 0 or not single) and not nominal:  # two statistics: scalar sweep
@@ -289,7 +371,7 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
         and sub == 0
         and not nominal
         and not BINNED
-        and not (GENERAL and _one_value(f, X[0], X[1]))
+        and not (GENERAL and _one_value(f, X.ptr, X.val))
     ):  # label not chosen yet: one scalar sweep per label
         best[3] = -1.0
         for k in range(K):
@@ -309,8 +391,8 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
                 sel,
                 (total[:nc], cnt),
                 mode,
-                (K, label, l2, scores, work),
-                (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+                HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
+                RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
                 (best, v[:nc]),
                 row_t,
             )
@@ -323,19 +405,21 @@ def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
             sel,
             (total[:nc], cnt),
             FROZEN_MODE,
-            (kf, label, l2, scores, work),
-            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            HeadArgs(K=kf, label=label, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
             (best, v[:nc]),
             row_t,
         )
 
 
-def _search_slot_binned(s, f, codes, hbufs, one_pass, stats, cols, sel, sums, at, outs, row_t):
-    """Step 2, one slot of a binned fit on numeric feature `f`: the histogram searches (`codes`, `hbufs` = (hs, hs2,
-    hcn, cnt_fs) from `_histogram_buffers`, slot `s` of them; `sel` = (w, covered, level, rows, m)); `one_pass`: the
-    histogram was filled for all features at once. Returns False where none fits (the sweeps run instead)."""
-    K, l2, nc, label, sub, kf = at
-    (total, cnt), (best, v, buf, scores, work), (hs, hs2, hcn, cnt_fs) = sums, outs, hbufs
+def _search_slot_binned(s, f, hgram, cnt_fs, one_pass, stats, cols, sel, sums, at, outs, row_t):
+    """Step 2, one slot of a binned fit on numeric feature `f`: the histogram searches on `hgram` (a `Histograms`,
+    slot `s` of its buffers; `cnt_fs` the slots' covered weights; `sel` a `Covered`); `one_pass`:
+    the histogram was filled for all features at once. Returns False where none fits (the sweeps run instead)."""
+    K, l2, nc, label = at.K, at.l2, at.n_sums, at.label
+    (total, cnt) = sums
+    best, v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
+    codes, hs, hs2, hcn = hgram.codes, hgram.sums, hgram.pair_sums, hgram.counts
     mode = HEAD_MODE
     single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
     if SCALAR and nc == 2 and (label >= 0 or not single):  # a frozen label's two sums
@@ -355,15 +439,14 @@ def _search_slot_binned(s, f, codes, hbufs, one_pass, stats, cols, sel, sums, at
         )
     elif label < 0 and one_pass:  # the histogram filled above
         _binned_offers(
-            codes[4][f],
-            codes[5][f],
+            codes.zero[f],
+            codes.n_bins[f],
             hs[s],
             hcn[s],
-            buf[0, :nc],
             cnt_fs[s],
             mode,
-            (K, label, l2, scores, work),
-            (buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
+            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
             (best, v[:nc]),
             row_t,
         )
@@ -375,9 +458,9 @@ def _search_slot_binned(s, f, codes, hbufs, one_pass, stats, cols, sel, sums, at
             sel,
             (total[:nc], cnt),
             mode,
-            (K, label, l2, scores, work),
+            HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
             (hs[s], hcn[s]),
-            (buf[0, :nc], buf[1, :nc], buf[2, :nc], buf[3, :nc]),
+            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
             (best, v[:nc]),
             row_t,
             LOW_RANK,
@@ -399,10 +482,9 @@ def _best_slot(slot_best, nf, rule_q):
 
 def _narrow(s, at, ws):
     """Step 4, after slot `s` won: its sums become `total`; a single-label head freezes the label it chose (two columns
-    left), a partial head the outputs of its first condition. Takes and returns (nc, label, sub, kf) as `at` = (K, l2,
-    nc, label, sub, kf) has them."""
-    K, l2, nc, label, sub, kf = at
-    cols, total, slot_best, slot_v, work = ws[5], ws[6], ws[8], ws[9], ws[12]
+    left), a partial head the outputs of its first condition. Takes the kernel's `RuleState` `at` and returns the next."""
+    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
+    cols, total, slot_best, slot_v, work = ws.cols, ws.total, ws.slot_best, ws.slot_v, ws.work
     mode = HEAD_MODE
     if (mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED) and label < 0:  # freeze the label: keep only its two columns
         if OPTS and sub == 1:  # chosen among sampled outputs: sums and columns are restricted
@@ -426,7 +508,7 @@ def _narrow(s, at, ws):
     else:
         for c in range(nc):
             total[c] = slot_v[s, c]
-    return nc, label, sub, kf
+    return RuleState(K=K, l2=l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #8b7995c8
 def _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, acc, rows, t):
@@ -450,9 +532,9 @@ def _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, acc, rows,
 
 def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
     """Step 6: the head of statistics `sums` (full layout, read through `cols`), times `shrinkage`, into `head`: a single
-    label's Newton step (eq. 17), a decomposable or complete head, or one on the `kf` chosen outputs (`sub`, gathered
-    into `total`). `scores`, `work`: scratch rows."""
-    K, l2, nc, label, sub, kf = at
+    label's Newton step (eq. 17), a decomposable or complete head, or one on the chosen outputs of `RuleState` `at`
+    (gathered into `total`). `scores`, `work`: scratch rows."""
+    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
     mode = HEAD_MODE
     if mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:
         head[:] = 0.0
@@ -511,15 +593,25 @@ def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
 # %% ../../nbs/01a05_boomer_rule.ipynb #bbf2c17a
 def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
     """Steps 5–7 for a body of `depth` conditions whose examples are on the levels `covered`: prune it (IREP), compute
-    the head on the examples it covers (statistics weighted by `w` if `weighted`) and update their scores. `at` = (K, l2,
-    nc, label, sub, kf) as the kernel has them; returns what the kernel returns."""
-    loss, shrinkage, Y, S, stats = cfg[0], cfg[3], data[7], data[8], data[9]
-    w, rows_buf, cols, total, tmp_full, scores, work, head = ws[0], ws[4], ws[5], ws[6], ws[7], ws[11], ws[12], ws[13]
-    K, l2, nc, label, sub, kf = at
+    the head on the examples it covers (statistics weighted by `w` if `weighted`) and update their scores. `at`: the
+    kernel's `RuleState`; returns what the kernel returns."""
+    loss, shrinkage, Y, S, stats = cfg.loss, cfg.shrinkage, data.Y, data.S, data.stats
+    w, rows_buf, cols, total, tmp_full = ws.w, ws.rows_buf, ws.cols, ws.total, ws.tmp_full
+    scores, work, head = ws.scores, ws.work, ws.head
+    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
     single, W, grown = HEAD_MODE == HEAD_SINGLE or HEAD_MODE == HEAD_SINGLE_PACKED, tmp_full.shape[0], depth
     if IREP and depth > 1:  # 5. rule_pruning='irep' (compiled in only then)
         depth = _irep_depth(
-            stats, w, covered, depth, cols, HEAD_MODE, (K, label, l2, scores[0], work[0]), LOW_RANK, tmp_full, head
+            stats,
+            w,
+            covered,
+            depth,
+            cols,
+            HEAD_MODE,
+            HeadArgs(K=K, label=label, l2=l2, scores=scores[0], work=work[0]),
+            LOW_RANK,
+            tmp_full,
+            head,
         )
         if IREP != IREP_LAST_PREFIX:  # (2: the levels stay; `_prefix_update` reads them)
             for i in range(w.shape[0]):
@@ -547,7 +639,7 @@ def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
         if single and HEAD_MODE == HEAD_SINGLE and label_wise
         else (kf if OPTS and sub == 1 and not single and label_wise else 0)
     )
-    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws[18])  # ws[18]: `dirty`
+    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws.dirty)
     if OPTS and sub == 1 and not single:  # the rule's outputs, for the caller
         for c in range(kf):
             osel[c] = cols[c]

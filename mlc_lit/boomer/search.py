@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -20,6 +21,17 @@ from .heads import _quality
 __all__ = []
 
 # %% ../../nbs/01a02_boomer_search.ipynb #a0fa845a
+class Presorted(NamedTuple):
+    "Every feature's non-zero values, sorted once (`_presort`): what the sweeps read, one argument to Numba."
+
+    ptr: np.ndarray  # int64 (F + 1,): feature f's entries are ptr[f]:ptr[f + 1] of `val` and `row`
+    val: np.ndarray  # float64: the entries' values, ascending within a feature
+    row: np.ndarray  # int64: the entries' examples
+    pos_start: np.ndarray  # int64 (F,): feature f's first positive entry
+    nan_ptr: np.ndarray  # int64 (F + 1,): feature f's missing values are nan_ptr[f]:nan_ptr[f + 1] of `nan_row`
+    nan_row: np.ndarray  # int64: the examples whose value is missing, ascending within a feature
+
+
 def _presort_dense(X):
     "`_presort` of a dense matrix: each feature's column sorted by value (stable: ties keep their rows in order)."
     XT = np.ascontiguousarray(X.T, dtype=np.float64)
@@ -30,13 +42,13 @@ def _presort_dense(X):
     ptr = np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int64)
     pos_start = ptr[:-1] + (keep & (V < 0.0)).sum(axis=1)  # each feature's first positive value
     nan_ptr = np.concatenate([[0], np.cumsum(missing.sum(axis=1))]).astype(np.int64)
-    return (
-        ptr,
-        np.ascontiguousarray(V[keep]),
-        order[keep].astype(np.int64),
-        pos_start,
-        nan_ptr,
-        order[missing].astype(np.int64),
+    return Presorted(
+        ptr=ptr,
+        val=np.ascontiguousarray(V[keep]),
+        row=order[keep].astype(np.int64),
+        pos_start=pos_start,
+        nan_ptr=nan_ptr,
+        nan_row=order[missing].astype(np.int64),
     )  # NaN last, stable: missing rows ascend per feature
 
 
@@ -56,19 +68,19 @@ def _presort_sparse(X):
     rows, cols, vals = rows[order], cols[order], vals[order]
     ptr = np.searchsorted(cols, np.arange(F + 1))
     pos_start = ptr[:-1] + np.bincount(cols[vals < 0.0], minlength=F)
-    return (
-        ptr.astype(np.int64),
-        np.ascontiguousarray(vals),
-        rows,
-        pos_start.astype(np.int64),
-        nan_ptr.astype(np.int64),
-        nan_row,
+    return Presorted(
+        ptr=ptr.astype(np.int64),
+        val=np.ascontiguousarray(vals),
+        row=rows,
+        pos_start=pos_start.astype(np.int64),
+        nan_ptr=nan_ptr.astype(np.int64),
+        nan_row=nan_row,
     )
 
 
 def _presort(X):
-    """Per-feature sorted non-zero values: (ptr, value, row, pos_start, nan_ptr, nan_row). Within a feature, values
-    ascend and equal values keep their rows ascending; each feature's missing rows ascend."""
+    """Per-feature sorted non-zero values, a `Presorted`. Within a feature, values ascend and equal values keep their
+    rows ascending; each feature's missing rows ascend."""
     return _presort_sparse(X) if sp.issparse(X) else _presort_dense(X)
 
 # %% ../../nbs/01a02_boomer_search.ipynb #cd8139df
@@ -200,17 +212,35 @@ def _diff(out, a, b):
     for c in range(out.shape[0]):
         out[c] = a[c] - b[c]
 
+# %% ../../nbs/01a02_boomer_search.ipynb #headargs1
+class HeadArgs(NamedTuple):
+    "What `_offer` (and `_quality`) take besides a candidate's sums and the head mode."
+
+    K: int  # the number of outputs the head predicts
+    label: int  # -1 all labels, -2 the label of largest |score| (picked per candidate), >= 0 one label
+    l2: float  # the regularisation; with L1, the pair (l2, l1) or the triple (l2, l1, 1.0)
+    scores: np.ndarray  # (K,): scratch for the head's scores
+    work: np.ndarray  # scratch for the solver
+
+
+class RunningSums(NamedTuple):
+    "The sums a sweep keeps while it runs, each as wide as the candidates' sums."
+
+    tot: np.ndarray  # the covered examples with a value: the total less the missing ones
+    pre: np.ndarray  # the examples below the current threshold (the negative values, upwards)
+    suf: np.ndarray  # the examples above it (the positive values, downwards)
+    tmp: np.ndarray  # scratch: the other side of a threshold, tot − pre or tot − suf
+
 # %% ../../nbs/01a02_boomer_search.ipynb #4a026ddf
 @kernel(inline=True, literal=("mode",))
-def _offer_zero_gaps(neg, pos, cnt_f, sums, mode, hd, out, tim):
+def _offer_zero_gaps(neg, pos, cnt_f, bufs, mode, hd, out, tim):
     """The thresholds around a feature's implicit zeros, offered (`_offer`) once its sweeps are done: `neg` = (weight,
-    last value) of the negative values, summed in `pre`; `pos` = (weight, first value) of the positive ones, in `suf`;
-    `cnt_f` the weight of all covered examples with a value, summed in `tot`; `sums` = (pre, suf, tmp, tot), `tmp`
-    scratch; `hd` = (K, label, l2, scores, work), what `_offer` takes besides the mode, `out` and `tim` as there.
-    (`_offer_zero_gap` below is the same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a
-    compile-time constant."""
-    pre, suf, tmp, tot = sums
-    K, label, l2, scores, work = hd
+    last value) of the negative values, summed in `bufs.pre`; `pos` = (weight, first value) of the positive ones, in
+    `bufs.suf`; `cnt_f` the weight of all covered examples with a value, summed in `bufs.tot` (`bufs`, a `RunningSums`);
+    `hd` (a `HeadArgs`) what `_offer` takes besides the mode, `out` and `tim` as there. (`_offer_zero_gap` below is the
+    same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a compile-time constant."""
+    pre, suf, tmp, tot = bufs.pre, bufs.suf, bufs.tmp, bufs.tot
+    K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
     (cnt_neg, last_neg), (cnt_pos, first_pos) = neg, pos
     cnt_zero = cnt_f - cnt_neg - cnt_pos
     if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):  # between the negatives and what follows
@@ -231,17 +261,18 @@ NOMINAL, LOW_RANK = True, False  # `_search_feature` as written: the nominal swe
 @kernel(literal=("mode",))
 def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
     """Best condition on feature `f` (`nominal` or numeric) for the examples with `covered == level` and weight > 0,
-    into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X` = (ptr, val, row, pos_start,
-    nan_ptr, nan_row), the presorted features (`_presort`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
-    (w, covered, level); `sums` = (total, cnt_total), the sums and weight of those examples; `hd` = (K, label, l2,
-    scores, work) and `tim` as in `_offer`; `bufs` = (tot, pre, suf, tmp), the running sums. Two globals say what a fit
+    into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X`: the presorted features (a
+    `Presorted`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
+    (w, covered, level); `sums` = (total, cnt_total), the sums and weight of those examples; `hd` (a `HeadArgs`) and
+    `tim` as in `_offer`; `bufs` (a `RunningSums`), the running sums. Two globals say what a fit
     can meet, and the rule kernels compile a copy with their own (`_GROW_CALLS`): `NOMINAL`, whether any feature is
     nominal (without, the nominal sweep is not compiled), and `LOW_RANK`, whether `stats` rows are [g, h] with the running
     sums packed (`_accumulate_low_rank`, scratch `scores`; with stored rows that kernel is not compiled either)."""
     numba.literally(mode)  # compiled per head mode (see `_grow_rule_kernel`)
-    ptr, val, row, pos_start, nan_ptr, nan_row = X
+    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
     (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
-    (K, label, l2, scores, work), (tot, pre, suf, tmp) = hd, bufs
+    K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
+    tot, pre, suf, tmp = bufs.tot, bufs.pre, bufs.suf, bufs.tmp
     for c in range(tot.shape[0]):
         tot[c] = total[c]  # covered total without the missing values of f
     cnt_f = cnt_total
@@ -307,7 +338,35 @@ def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
         _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
         cnt_pos += w[i]
         first_pos = v
-    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, (pre, suf, tmp, tot), mode, hd, out, tim)
+    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, bufs, mode, hd, out, tim)
+
+# %% ../../nbs/01a02_boomer_search.ipynb #pairbest1
+class PairBest(NamedTuple):
+    "A scalar sweep's best candidate so far, kept in registers while the sweep runs."
+
+    quality: float  # its quality (the rule's own at the start)
+    threshold: float
+    op: int  # its operator; -1 while no candidate has beaten the start
+    g: float  # its gradient sum
+    h: float  # its Hessian sum
+    count: int  # the weight of the examples it covers
+
+
+class PairSums(NamedTuple):
+    "The two sums and the weight of all the examples a scalar sweep searches (those with a value)."
+
+    g: float
+    h: float
+    count: int
+
+
+class PairSide(NamedTuple):
+    "What a scalar sweep summed on one side of the zeros: below them (the negative values) or above them."
+
+    g: float
+    h: float
+    count: int
+    edge: float  # the value next to the zeros: the last negative one, or the first positive one
 
 # %% ../../nbs/01a02_boomer_search.ipynb #offpair1
 @kernel(inline=True)
@@ -328,39 +387,39 @@ _reg_side_quality = regularised(_side_quality, _side_quality_l1)  # chosen by th
 @kernel(inline=True)
 def _offer_pair(b, g, h, c, thr, op, tot, l2):
     """One threshold of a scalar sweep: the examples summed so far (sums `g`, `h`, count `c`) under operator `op`, and
-    the rest (`tot` = (g, h, count) of all) under the other. Returns the best-so-far tuple
-    `b` = (quality, threshold, op, g, h, count), replaced by either side that is strictly better (`_side_quality`; with
-    `l2` the pair (l2, l1), its L1 form)."""
+    the rest (`tot`, the `PairSums` of all) under the other. Returns the best so far `b`, a `PairBest`, replaced by
+    either side that is strictly better (`_side_quality`; with `l2` the pair (l2, l1), its L1 form)."""
     q = _reg_side_quality(g, h, l2)
-    if q < b[0]:
-        b = (q, thr, op, g, h, c)
-    rg = tot[0] - g
-    rh = tot[1] - h
+    if q < b.quality:
+        b = PairBest(quality=q, threshold=thr, op=op, g=g, h=h, count=c)
+    rg = tot.g - g
+    rh = tot.h - h
     q = _reg_side_quality(rg, rh, l2)
-    if q < b[0]:
-        b = (q, thr, 1 - op, rg, rh, tot[2] - c)
+    if q < b.quality:
+        b = PairBest(quality=q, threshold=thr, op=1 - op, g=rg, h=rh, count=tot.count - c)
     return b
 
 
 @kernel(inline=True)
 def _offer_zero_gap(b, neg, pos, tot, l2):
-    """The thresholds a sparse column's zeros (not stored) open: below them, after the negative values
-    (`neg` = (g, h, count, last value)), and above them, before the positive ones (`pos` = (g, h, count, first value)).
-    Returns `b` updated as `_offer_pair` does, and how many thresholds were offered."""
-    n_zero, k = tot[2] - neg[2] - pos[2], 0
-    if neg[2] > 0 and (n_zero > 0 or pos[2] > 0):
+    """The thresholds a sparse column's zeros (not stored) open: below them, after the negative values (`neg`, a
+    `PairSide`), and above them, before the positive ones (`pos`); `tot` the `PairSums` of all. Returns `b` updated as
+    `_offer_pair` does, and how many thresholds were offered."""
+    n_zero, k = tot.count - neg.count - pos.count, 0
+    if neg.count > 0 and (n_zero > 0 or pos.count > 0):
         k += 1
-        b = _offer_pair(b, neg[0], neg[1], neg[2], 0.5 * neg[3] if n_zero > 0 else 0.5 * (neg[3] + pos[3]), 0, tot, l2)
-    if pos[2] > 0 and n_zero > 0:
+        thr = 0.5 * neg.edge if n_zero > 0 else 0.5 * (neg.edge + pos.edge)
+        b = _offer_pair(b, neg.g, neg.h, neg.count, thr, 0, tot, l2)
+    if pos.count > 0 and n_zero > 0:
         k += 1
-        b = _offer_pair(b, pos[0], pos[1], pos[2], 0.5 * pos[3], 1, tot, l2)
+        b = _offer_pair(b, pos.g, pos.h, pos.count, 0.5 * pos.edge, 1, tot, l2)
     return b, k
 
 # %% ../../nbs/01a02_boomer_search.ipynb #0264d99d
 @kernel(inline=True)
 def _pair_start(best, best_v, label, tim):
-    "The scalar sweep's best-so-far tuple (see `_offer_pair`), starting from the quality in `best[0]`."
-    return (best[0], 0.0, -1, 0.0, 0.0, 0)
+    "The scalar sweep's best so far (a `PairBest`, see `_offer_pair`), starting from the quality in `best[0]`."
+    return PairBest(quality=best[0], threshold=0.0, op=-1, g=0.0, h=0.0, count=0)
 
 
 @kernel(inline=True)
@@ -368,9 +427,9 @@ def _pair_finish(top, best, best_v, label, tim, n_offers):
     "Count the sweep's `n_offers` thresholds (two candidates each) into tim[4]; write `top` into `best`/`best_v` if it improved."
     if tim is not None:
         tim[4] += 2.0 * n_offers
-    if top[2] >= 0:
-        best[0], best[1], best[2], best[3], best[4] = top[0], top[1], top[2], label, top[5]
-        best_v[0], best_v[1] = top[3], top[4]
+    if top.op >= 0:
+        best[0], best[1], best[2], best[3], best[4] = top.quality, top.threshold, top.op, label, top.count
+        best_v[0], best_v[1] = top.g, top.h
 
 
 @kernel(reassoc=False)  # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
@@ -381,7 +440,7 @@ def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
 
     Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
     counted, into tim[4]; their time is part of the sweep's."""
-    ptr, val, row, pos_start, nan_ptr, nan_row = X
+    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
     (w, covered, level), (tot_g, tot_h, cnt_total), (best, best_v) = sel, sums, out
     cnt_f = cnt_total
     for k in range(nan_ptr[f], nan_ptr[f + 1]):
@@ -391,7 +450,7 @@ def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
             tot_h -= w[i] * stats[i, ch]
             cnt_f -= w[i]
     top = _pair_start(best, best_v, label, tim)
-    tot = (tot_g, tot_h, cnt_f)
+    tot = PairSums(g=tot_g, h=tot_h, count=cnt_f)
     n_pos = 0  # best so far
     pg = 0.0
     ph = 0.0
@@ -427,5 +486,7 @@ def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
         sh += wi * stats[i, ch]
         cnt_pos += wi
         first_pos = v
-    top, n_gap = _offer_zero_gap(top, (pg, ph, cnt_neg, last_neg), (sg, sh, cnt_pos, first_pos), tot, l2)
+    neg = PairSide(g=pg, h=ph, count=cnt_neg, edge=last_neg)
+    pos = PairSide(g=sg, h=sh, count=cnt_pos, edge=first_pos)
+    top, n_gap = _offer_zero_gap(top, neg, pos, tot, l2)
     _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
