@@ -202,13 +202,13 @@ def test_joblib_dask_backend_grid_search_and_cross_validate(client):
 
 @pytest.mark.slow  # a LocalCluster of worker processes
 def test_local_cluster_worker_killed_mid_fit_gives_the_same_model(client, monkeypatch):
-    import mlc_lit.scale as scale
+    import mlc_lit.scale.embedding as embedding  # the module whose fit calls `_pass`
 
     X, Y = make_sparse_problem(1000, d=300, c=20, n_topics=10, seed=2)
     kw = dict(rank=4, n_iter=2, n_random_features=0, random_state=0)
     victim = sorted(client.scheduler_info()["workers"])[0]
     pid = client.run(os.getpid, workers=[victim])[victim]
-    calls, original = [], scale._pass
+    calls, original = [], embedding._pass
 
     def pass_that_kills_a_worker(*args):  # the third pass of the fit starts with a worker gone
         calls.append(1)
@@ -216,7 +216,7 @@ def test_local_cluster_worker_killed_mid_fit_gives_the_same_model(client, monkey
             os.kill(pid, signal.SIGKILL)  # the nanny starts a new one; its tasks are re-run
         return original(*args)
 
-    monkeypatch.setattr(scale, "_pass", pass_that_kills_a_worker)
+    monkeypatch.setattr(embedding, "_pass", pass_that_kills_a_worker)
     est = RandomizedEmbeddingClassifier(**kw).fit(
         da.from_array(X, chunks=(100, 300), asarray=False), da.from_array(Y, chunks=(100, 20), asarray=False)
     )
