@@ -274,7 +274,8 @@ def stage_notebook(src: Path) -> tuple[dict, str]:
 
 
 def _number(rel: Path) -> int | None:
-    m = re.match(r"(\d+)", rel.name)
+    "The chapter number of a top-level notebook: its first two digits (`0301_mlxgb_gains`, a part of `03_mlxgb`: 3)."
+    m = re.match(r"(\d\d)", rel.name)
     return int(m.group(1)) if m and len(rel.parts) == 1 else None
 
 

@@ -1,6 +1,6 @@
 """Tests for mlc_lit.mlxgb that notebooks express badly: the independent check against XGBoost, kernels
-against the slow versions shown in 03_mlxgb (`_naive_best`, `_naive_leaf`), edge cases, n_jobs invariance,
-dense == CSR, pickle, scikit-learn's checks."""
+against the slow versions shown in 0301_mlxgb_gains and 0306_mlxgb_trees (`_naive_best`, `_naive_leaf`), edge
+cases, n_jobs invariance, dense == CSR, pickle, scikit-learn's checks."""
 
 import os
 import pickle
@@ -68,7 +68,7 @@ def test_matches_xgboost_multi_output_tree(mcw, depth):
 
 @pytest.mark.parametrize("gamma", [0.5, 2.0])
 def test_gamma_is_xgboosts_min_split_loss(gamma):
-    "gamma is compared with the gain without eq. (5)'s 1/2, as XGBoost's min_split_loss is (03_mlxgb, the Newton section)."
+    "gamma is compared with the gain without eq. (5)'s 1/2, as XGBoost's min_split_loss is (0301_mlxgb_gains, the Newton section)."
     xgb = pytest.importorskip("xgboost")
     X, Y = _toy(n=150, F=4, K=3, seed=1)
     kw = dict(n_estimators=8, max_depth=4, learning_rate=0.3, reg_lambda=1.0, min_child_weight=1.0, gamma=gamma)
