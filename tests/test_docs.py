@@ -263,10 +263,12 @@ def test_every_public_estimator_parameter_is_described():
     from sklearn.base import BaseEstimator
 
     seen = set()
-    for info in pkgutil.iter_modules(mlc_lit.__path__):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"mlc_lit.{info.name}")
+    names = [info.name for info in pkgutil.iter_modules(mlc_lit.__path__) if not info.name.startswith("_")]
+    for package in [n for n in names if n != "bench" and hasattr(importlib.import_module(f"mlc_lit.{n}"), "__path__")]:
+        sub = importlib.import_module(f"mlc_lit.{package}").__path__  # a library sub-package: its estimators' modules
+        names += [f"{package}.{info.name}" for info in pkgutil.iter_modules(sub) if not info.name.startswith("_")]
+    for module_name in names:
+        mod = importlib.import_module(f"mlc_lit.{module_name}")
         for name, cls in vars(mod).items():
             if (
                 name.startswith("_")
@@ -286,6 +288,7 @@ def test_every_public_estimator_parameter_is_described():
             missing = [p for p in params if not described.get(p, "").strip()]
             assert not missing, f"{mod.__name__}.{name}: parameters without a description: {missing}"
     assert {"BoomerClassifier", "BinaryRelevancePerceptron", "CalibratedPairwiseClassifier"} <= seen
+    assert {"RandomizedEmbeddingClassifier", "SmoothLinkClassifier", "RandomizedEmbeddingCV"} <= seen
 
 
 check_browser = _load("check_browser")
