@@ -299,7 +299,8 @@ def stage(proc: Path) -> list[tuple[str, str, int | None, str]]:
         for p in proc.rglob("*.ipynb")
         if not any(s.startswith((".", "_")) for s in p.relative_to(proc).parts)
     )
-    nbs.sort(key=lambda r: (r.name != "index.ipynb" or len(r.parts) > 1, len(r.parts) > 1, str(r)))
+    # A chapter before its parts: `01a_boomer` before `01a01_boomer_heads` ("_" read as a space sorts first).
+    nbs.sort(key=lambda r: (r.name != "index.ipynb" or len(r.parts) > 1, len(r.parts) > 1, str(r).replace("_", " ")))
     pages, taken, files, html, page_of_nb = [], set(), {}, {}, {}
     for rel in nbs:
         raw = json.loads((proc / rel).read_text(encoding="utf-8"))
