@@ -5,6 +5,7 @@
 # %% ../../nbs/01a10_boomer_fit.ipynb #00cda5c2
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -20,13 +21,13 @@ from mlc_lit.core import (
     compile_seconds,
     compiled,
     InsufficientMemoryError,
+    kernel,
     n_threads,
     numba_threads,
     spawn_seeds,
 )
 from mlc_lit.losses import (
     _label_wise_stats,
-    _loss_kernel,
     _loss_row,
     HEAD_BINNED,
     HEAD_COMPLETE,
@@ -51,7 +52,6 @@ from mlc_lit.boomer.heads import (
     HEAD_PARTIAL_PACKED,
     HEAD_TWO_BINS,
     IREP_LAST_PREFIX,
-    LOSS,
 )
 from .params import _HEAD_MODES, _SUBSAMPLE_FRACTION
 from .rule import RuleConfig, RuleData, RuleWorkspace
@@ -480,7 +480,7 @@ def _fit_rules(
                 osel,
                 seeds,
                 stratified,
-                single_head=mode in (1, 3),
+                single_head=mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED),
             )
     _store_model(est, conds, heads, Y, to_values)
     est.fit_diagnostics_ = dict(slot_t=slot_t, tim=tim, clock_cost=c0) if diagnostics else None
@@ -539,29 +539,37 @@ def _warn_early_stop(est, r, n_feat):
     )  # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
 
 # %% ../../nbs/01a10_boomer_fit.ipynb #postref1
-def _move_rule_impl(loss, Y, S, stats, rows, labels, scores, sign):
-    K = Y.shape[1]
-    for r in range(rows.shape[0]):
-        n = rows[r]
-        for j in range(labels.shape[0]):
-            S[n, labels[j]] += sign * scores[j]
-        if (
-            LOSS == LOSS_LOGISTIC_LABEL_WISE or LOSS == LOSS_SQUARED_HINGE_LABEL_WISE
-        ):  # label-wise logistic, squared hinge: two numbers per entry
-            for l in labels:
-                g1, h1 = _label_wise_stats(LOSS, float(Y[n, l]), S[n, l])
-                stats[n, l] = g1
-                stats[n, K + l] = h1
-        elif LOSS == LOSS_SQUARED_ERROR_LABEL_WISE:  # label-wise squared error: its row on one-entry slices
-            for l in labels:
-                _loss_row(LOSS, Y[n, l : l + 1], S[n, l : l + 1], stats[n, l : l + 1], stats[n, K + l : K + l + 1])
-        else:
-            _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
+@functools.cache
+def _make_move_rule(loss: int):
+    "The kernel `(Y, S, stats, rows, labels, scores, sign)` of `_move_rule` for loss code `loss`, compiled in."
+    code = int(loss)  # a plain int, compiled in as a literal (not a NumPy integer)
+
+    @kernel()
+    def move_rule(Y, S, stats, rows, labels, scores, sign):
+        K = Y.shape[1]
+        for r in range(rows.shape[0]):
+            n = rows[r]
+            for j in range(labels.shape[0]):
+                S[n, labels[j]] += sign * scores[j]
+            if (
+                code == LOSS_LOGISTIC_LABEL_WISE or code == LOSS_SQUARED_HINGE_LABEL_WISE
+            ):  # label-wise logistic, squared hinge: two numbers per entry
+                for l in labels:
+                    g1, h1 = _label_wise_stats(code, float(Y[n, l]), S[n, l])
+                    stats[n, l] = g1
+                    stats[n, K + l] = h1
+            elif code == LOSS_SQUARED_ERROR_LABEL_WISE:  # label-wise squared error: its row on one-entry slices
+                for l in labels:
+                    _loss_row(code, Y[n, l : l + 1], S[n, l : l + 1], stats[n, l : l + 1], stats[n, K + l : K + l + 1])
+            else:
+                _loss_row(code, Y[n], S[n], stats[n, :K], stats[n, K:])
+
+    return move_rule
 
 
 def _move_rule(loss, Y, S, stats, rows, labels, scores, sign: float):
     "Add `sign` (±1) × a rule's head (`labels`, `scores`) to the scores `S` of the `rows` it covers; refresh what changed."
-    _loss_kernel(_move_rule_impl, loss)(loss, Y, S, stats, rows, labels, scores, sign)
+    _make_move_rule(loss)(Y, S, stats, rows, labels, scores, sign)
 
 # %% ../../nbs/01a10_boomer_fit.ipynb #5a1e0c02
 POST_OPTIMIZATION_DEFAULTS = dict(num_iterations=2, refine_heads=False, resample_features=True)
