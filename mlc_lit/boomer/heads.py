@@ -39,7 +39,6 @@ BINNED = False  # True: label binning (paper 2)
 OPTS = False  # True: one of the options that leave the paper's algorithm (sampling, pruning, ...)
 FROZEN_MODE = 0  # which sweep a frozen (presorted) feature takes
 L1 = False  # True: an L1 penalty
-PAIR = False  # `_binned_pass_impl` scoring one head (False) or a pair of heads (True)
 IREP_LAST_PREFIX = 2  # IREP's mode for irep_update='last_prefix' (1, or True: 'pruned_rule')
 IREP = False  # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
 SCALAR = GENERAL = FROZEN = True  # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
