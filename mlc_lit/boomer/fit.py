@@ -44,7 +44,7 @@ from mlc_lit.losses import (
 )
 from .beam import _rule_induction, _rule_induction_options
 from .binned import _bin_features, _histogram_buffers
-from .grow import _grow_rule_kernel, _packed_sum
+from .grow import _packed_sum, make_grow_rule
 from mlc_lit.boomer.heads import (
     _partial_work,
     _refresh_stats,
@@ -276,14 +276,14 @@ def _kernel_head_mode(est, mode, K):
 def _rule_kernels(
     est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A, one_value=True
 ):
-    """(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`);
+    """(default_head, grow, max_conditions): the kernels this fit's options compile (`make_grow_rule`, `_rule_induction`);
     `one_value`: some feature has a single non-zero value (`_has_one_value`)."""
     mode, search_mode = _kernel_head_mode(est, mode, K), _kernel_head_mode(est, search_mode, K)
-    default_head = _grow_rule_kernel(mode, False)[0]
+    default_head = make_grow_rule(mode, False)[0]
     irep = 0  # IREP compiled in: 1 the pruned rule's update, 2 mlrl-boomer's
     if est.rule_pruning == "irep" and sampling != INSTANCES_ALL:
         irep = IREP_LAST_PREFIX if _rule_induction_options(est)["irep_update"] == "last_prefix" else 1
-    grow = _grow_rule_kernel(
+    grow = make_grow_rule(
         search_mode,
         n_threads(est.n_jobs) > 1,
         expand,

@@ -31,17 +31,7 @@ from mlc_lit.losses import (
 __all__ = []
 
 # %% ../../nbs/01a01_boomer_heads.ipynb #d1ef87e4
-LOSS = 0  # the loss code compiled into `_grow_rule_impl`
-# The rule search's other compile-time options, each given its own value in every kernel `_grow_rule_kernel` and
-# `_grow_rule_beam_kernel` build (`specialize`); the values here are those of the code as written.
-HEAD_MODE = 0  # the head mode (`_HEAD_MODES`): 0 a complete head of a label-wise loss
-BINNED = False  # True: label binning (paper 2)
-OPTS = False  # True: one of the options that leave the paper's algorithm (sampling, pruning, ...)
-FROZEN_MODE = 0  # which sweep a frozen (presorted) feature takes
-L1 = False  # True: an L1 penalty
-IREP_LAST_PREFIX = 2  # IREP's mode for irep_update='last_prefix' (1, or True: 'pruned_rule')
-IREP = False  # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
-SCALAR = GENERAL = FROZEN = True  # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
+IREP_LAST_PREFIX = 2  # IREP's mode for irep_update='last_prefix' (1: 'pruned_rule'; 0: no rule pruning)
 
 
 @functools.cache
