@@ -34,8 +34,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'specialize', 'borrow', 'kernel', 'compiled',
-           'by_constant', 'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'distinct_values',
+__all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'borrow', 'kernel', 'compiled', 'by_constant',
+           'compile_seconds', 'compile_notice', 'check_X', 'as_float64', 'csr_arrays', 'distinct_values',
            'current_client', 'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds', 'n_threads', 'numba_threads',
            'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least', 'clipped_proba',
            'MultiLabelClassifier']
@@ -44,58 +44,11 @@ __all__ = ['logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'spe
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
 
-def _renamed(f, suffix: str, constants: dict | None = None):
-    """A copy of function `f` whose qualified name ends in `suffix` (its own entry in Numba's cache), with `constants`
-    added to its globals: a dict of its own whenever `constants` is given, even empty; `f`'s own otherwise."""
-    glob = {**f.__globals__, **constants} if constants is not None else f.__globals__
-    g = types.FunctionType(f.__code__, glob, f.__name__ + suffix, f.__defaults__, f.__closure__)
+def _renamed(f, suffix: str):
+    "A copy of function `f` whose qualified name ends in `suffix`: its own entry in Numba's cache, the same code."
+    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + suffix, f.__defaults__, f.__closure__)
     g.__qualname__, g.__doc__, g.__module__ = f.__qualname__ + suffix, f.__doc__, f.__module__
     return g
-
-
-def _constant_name(v) -> str:
-    "A constant as a kernel's name spells it: a function or kernel by its qualified name (its repr holds an address)."
-    f = getattr(v, "py_func", v)
-    return f.__qualname__ if isinstance(f, types.FunctionType) else str(v)
-
-
-def _names_read(code) -> set:
-    "The global (and attribute) names a function's code reads, its nested code's included."
-    return set(code.co_names).union(*(_names_read(c) for c in code.co_consts if isinstance(c, types.CodeType)))
-
-
-def specialize(f, steps=(), calls=(), **constants):
-    """A copy of `f` (a function, or a kernel's function) that reads `constants` as globals, for a kernel that compiles
-    only the code of those values.
-
-    Numba compiles a global's value into the code and drops the branches it rules out; the copy is named after
-    the constants (functions by their names), so its kernel has its own cache entry, the same in every process.
-    `steps`: functions `f` (or another step) calls that read the same constants, each specialised alike and inlined
-    into its caller (`kernel(inline=True)`) under its own name. `calls`: the same, but each compiled as a kernel of its
-    own (`kernel()`): Numba copies an inlined function's code into every caller, which costs compile time for a large
-    one. Both follow from the constants and do not change the copy's name; a kernel given as a step or call is copied
-    from its function and keeps its options (`vectorize`, `reassoc`, ...) and `literal` parameters. A step or call
-    that names no other step or call is named after the constants it reads (after all of them if none), so copies made
-    for different constants that read the same ones share their kernel's cache entry; one that does is named after all
-    of them, since its code also depends on whether what it names is inlined or called."""
-    f = getattr(f, "py_func", f)  # a kernel: copied from its function
-    suffix = lambda keys: "".join(f"_{k}{_constant_name(constants[k])}" for k in sorted(keys))
-    fns = [getattr(s, "py_func", s) for s in (*steps, *calls)]
-    reads = [_names_read(fn.__code__) for fn in fns]
-    leaf = lambda names: not names & {fn.__name__ for fn in fns}  # names no step or call
-    copies = [
-        _renamed(fn, suffix((names & constants.keys() if leaf(names) else None) or constants), dict(constants))
-        for fn, names in zip(fns, reads)
-    ]  # each with globals of its own
-    named = {
-        fn.__name__: kernel(**getattr(s, "_options", {}), inline=s in steps, literal=tuple(getattr(s, "_literal", ())))(
-            c
-        )
-        for s, fn, c in zip((*steps, *calls), fns, copies)
-    }
-    for c in copies:
-        c.__globals__.update(named)  # steps may call steps
-    return _renamed(f, suffix(constants), {**constants, **named})
 
 # %% ../nbs/00_core.ipynb #61f7539a
 class _CompileWatch:
@@ -381,7 +334,6 @@ def kernel(
             return f
         py_func = _renamed(f, "_parallel") if parallel else f
         disp = _dispatcher(py_func, options, literal)
-        disp._options = dict(fastmath=fastmath, vectorize=vectorize, reassoc=reassoc)  # what `specialize` copies
         return disp
 
     return compile_lazily

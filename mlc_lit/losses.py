@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .core import kernel, specialize
+from .core import kernel
 
 # %% ../nbs/01_taylor_boosting.ipynb #e6f38874
 @kernel(inline=True)
@@ -427,13 +427,6 @@ def _make_mean_loss(loss: int):
         return acc / Y.shape[0]
 
     return mean_loss_of
-
-
-@functools.cache
-def _loss_kernel(impl, loss: int, parallel: bool = False):
-    """`impl` with the loss code `loss` compiled in as the global `LOSS` of its module (`specialize`): the rule
-    learner's kernels, which read the code that way; Python calls the copy without literal dispatch."""
-    return kernel(parallel=parallel)(specialize(impl, LOSS=int(loss)))
 
 # %% ../nbs/01_taylor_boosting.ipynb #meanloss
 def mean_loss(loss: int, Y, S) -> float:

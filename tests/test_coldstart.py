@@ -53,10 +53,9 @@ for code in sorted({*LOSSES.values(), LOSS_LOGISTIC_EXAMPLE_WISE_LOW_RANK}):
     stats = np.zeros((n, K + (K * (K + 1) // 2 if packed_layout(code) else K)))
     _refresh_stats(code, Y, S, stats, np.arange(n, dtype=np.int64))
     h.update(stats.tobytes()); h.update(np.float64(mean_loss(code, Y, S)).tobytes())
-from mlc_lit.boomer import _default_head_impl
-from mlc_lit.core import kernel, specialize
+from mlc_lit.boomer import _make_default_head
 for mode, width in ((0, 2 * K), (2, K + K * (K + 1) // 2)):   # the default rule's head: label-wise, complete
-    head_kernel = kernel()(specialize(_default_head_impl, HEAD_MODE=mode))
+    head_kernel = _make_default_head(mode)
     g = rng.normal(size=width); g[K:] = np.abs(g[K:]) if mode == 0 else 0.1 * g[K:]
     if mode == 2: g[[K + j * (j + 3) // 2 for j in range(K)]] = 2.0 + rng.random(K)
     for l2 in (1.0, (1.0, 0.3)):                                # without and with L1

@@ -1,20 +1,24 @@
-"""BOOMER's rule grower compiles only the sweeps a fit can reach (`boomer._grow_rule_kernel`): which ones, and that
+"""BOOMER's rule grower compiles only the sweeps a fit can reach (`boomer.make_grow_rule`): which ones, and that
 leaving the others out changes no model."""
 
 import numpy as np
 import pytest
 
 from mlc_lit import boomer
-from mlc_lit.boomer import fit as boomer_fit  # where a fit reads `_grow_rule_kernel` and `_has_one_value`
+from mlc_lit.boomer import fit as boomer_fit  # where a fit reads `make_grow_rule` and `_has_one_value`
 from mlc_lit.boomer import BoomerClassifier
 
 
+def _closed(f) -> dict:
+    "What the function of kernel `f` closes over, by name."
+    f = getattr(f, "py_func", f)
+    return dict(zip(f.__code__.co_freevars, (cell.cell_contents for cell in f.__closure__ or ())))
+
+
 def _sweeps(*args, **kw):
-    g = boomer._grow_rule_kernel(*args, **kw)[1]
-    g = getattr(g, "py_func", g)
-    slot = g.__globals__["_search_slot"]  # the step that runs the sweeps, copied with the kernel's constants
-    slot = getattr(slot, "py_func", slot)
-    return {k: slot.__globals__[k] for k in ("SCALAR", "GENERAL", "FROZEN")}
+    slot = _closed(boomer.make_grow_rule(*args, **kw)[1])["search_slot"]  # the step that runs the sweeps
+    closed = _closed(slot)
+    return dict(SCALAR=closed["scalar"], GENERAL=closed["general"], FROZEN=closed["frozen"])
 
 
 def test_which_sweeps_are_compiled():
@@ -54,8 +58,8 @@ def test_same_model_as_with_every_sweep(kw, monkeypatch):
     X, Y = _data()
     Y = Y[:, :K]
     pruned = BoomerClassifier(max_rules=30, random_state=1, **kw).fit(X, Y)
-    full = boomer._grow_rule_kernel
-    monkeypatch.setattr(boomer_fit, "_grow_rule_kernel", lambda *a: full(*a[:8]))  # every sweep compiled in
+    full = boomer.make_grow_rule
+    monkeypatch.setattr(boomer_fit, "make_grow_rule", lambda *a: full(*a[:8]))  # every sweep compiled in
     every = BoomerClassifier(max_rules=30, random_state=1, **kw).fit(X, Y)
     for a in ("cond_ptr_", "cond_feature_", "cond_threshold_", "cond_op_", "head_ptr_", "head_label_", "head_score_"):
         np.testing.assert_array_equal(getattr(pruned, a), getattr(every, a))

@@ -2,7 +2,7 @@
 so that `pytest -n 2` shares the notebooks and the other tests between two worker processes.
 
 One difference from `nbdev-test`: a cell that nbdev exports runs as an import of the names it defines from the
-installed package (`from mlc_lit.boomer.grow import _grow_rule_kernel`), not as its own copy of the code. The code is
+installed package (`from mlc_lit.boomer.grow import make_grow_rule`), not as its own copy of the code. The code is
 the same — `test_package_is_the_notebooks` fails when mlc_lit/ is not what `nbdev-export` makes of the notebooks —
 but Numba compiles a kernel defined in a notebook cell anew in every run and in every notebook that defines it,
 while the package's kernels are compiled once and cached on disk, for the notebooks and the other tests alike.

@@ -15,9 +15,8 @@ from ..core import clipped_proba, MultiLabelClassifier, n_threads, numba_threads
 from ..losses import LOSSES, sigmoid
 from mlc_lit.boomer.beam import (
     BeamOptions as BeamOptions,
-    _grow_rule_beam_kernel as _grow_rule_beam_kernel,
+    _make_grow_rule_beam as _make_grow_rule_beam,
     _offer_beam as _offer_beam,
-    _search_feature_beam as _search_feature_beam,
     _search_numeric_frozen_beam as _search_numeric_frozen_beam,
 )
 from mlc_lit.boomer.binned import (
@@ -36,7 +35,7 @@ from mlc_lit.boomer.fit import (
     _phase_seconds,
     _use_low_rank as _use_low_rank,
 )
-from .grow import _grow_rule_kernel as _grow_rule_kernel
+from .grow import make_grow_rule as make_grow_rule
 from .heads import _quality as _quality, _refresh_stats as _refresh_stats
 from .params import _ATTRIBUTES_DOC, _HINGE_THRESHOLD, _PARAMETER_CONSTRAINTS, _PARAMETER_DOC
 from mlc_lit.boomer.predict import (
@@ -49,7 +48,7 @@ from mlc_lit.boomer.predict import (
     _scores_dense_parallel,
     Rules as Rules,
 )
-from .rule import _default_head_impl as _default_head_impl, _irep_depth as _irep_depth
+from .rule import _irep_depth as _irep_depth, _make_default_head as _make_default_head
 from mlc_lit.boomer.search import (
     _has_one_value as _has_one_value,
     _presort as _presort,

@@ -11,27 +11,22 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..core import _renamed, borrow, check_memory, compiled, kernel, specialize
-from ..losses import _diag_col, HEAD_SINGLE, HEAD_SINGLE_PACKED
-from .heads import _quality, HEAD_MODE, IREP_LAST_PREFIX
+from ..core import borrow, check_memory, compiled, kernel
+from ..losses import _diag_col, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED
+from .heads import _quality, IREP_LAST_PREFIX
 from mlc_lit.boomer.rule import (
     _apply_condition,
-    _covered_sums,
     _draw_features,
-    _finish_rule,
-    _rule_head,
-    _rule_start,
-    _update_scores,
+    _make_finish_rule,
+    _make_rule_start,
     RuleState,
     SlotRows,
 )
 from .sampling import _all_constant, _draw_more
 from mlc_lit.boomer.search import (
-    _offer_zero_gap,
-    _offer_zero_gaps,
+    _make_search_feature,
+    _make_search_numeric_frozen,
     _reg_side_quality,
-    _search_feature,
-    _search_numeric_frozen,
     HeadArgs,
     Presorted,
     RunningSums,
@@ -71,20 +66,6 @@ def _offer_beam(v, cnt, thr, op, mode, K, label, l2, scores, work, out, options)
         j -= 1
     best[j, 0], best[j, 1], best[j, 2], best[j, 3], best[j, 4] = q, thr, op, lab, cnt
     best_v[j, :] = v
-
-
-_search_feature_beam = kernel(literal=("mode",))(
-    _renamed(  # its zeros' thresholds offered to the beam too
-        getattr(_search_feature, "py_func", _search_feature),
-        "_beam",
-        dict(
-            _offer=_offer_beam,
-            _offer_zero_gaps=kernel(inline=True, literal=("mode",))(
-                specialize(getattr(_offer_zero_gaps, "py_func", _offer_zero_gaps), _offer=_offer_beam)
-            ),
-        ),
-    )
-)
 
 # %% ../../nbs/01a07_boomer_beam.ipynb #44c67f6a
 @kernel()
@@ -136,16 +117,8 @@ def _beam_pair_finish(top, best, best_v, label, options, n_offers):
     return
 
 
-_search_numeric_frozen_beam = kernel(reassoc=False)(
-    specialize(  # the scalar sweep with a beam's B best in `best`, its `BeamOptions` for `tim`
-        getattr(_search_numeric_frozen, "py_func", _search_numeric_frozen),
-        _pair_start=_beam_pair_start,
-        _pair_finish=_beam_pair_finish,
-        _offer_pair=_offer_pair_beam,
-        _offer_zero_gap=kernel(inline=True)(
-            specialize(getattr(_offer_zero_gap, "py_func", _offer_zero_gap), _offer_pair=_offer_pair_beam)
-        ),
-    )
+_search_numeric_frozen_beam = _make_search_numeric_frozen(  # a beam's B best in `best`, its `BeamOptions` for `tim`
+    _beam_pair_start, _beam_pair_finish, _offer_pair_beam
 )
 
 # %% ../../nbs/01a07_boomer_beam.ipynb #77e2d5d5
@@ -186,44 +159,53 @@ class BeamBuffers(NamedTuple):
     frozen_cols: np.ndarray  # int64 (2,): a frozen label's two statistics columns
 
 # %% ../../nbs/01a07_boomer_beam.ipynb #ce3e34ef
-def _beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, options):
-    """One slot of a beam member's search: feature `f` into the slot's `B` best candidates `outs` (`SlotRows`);
-    `cols` all columns, `fcols` a frozen label's two; `at` the member's `RuleState` (its label)."""
-    K, l2, lab = at.K, at.l2, at.label
-    (tot, cnt) = sums
-    cand, cand_v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
-    if lab < 0:  # the rule's own head mode, on all W sums
-        _search_feature_beam(
-            f,
-            nominal,
-            X,
-            (stats, cols, True),
-            sel,
-            (tot, cnt),
-            HEAD_MODE,
-            HeadArgs(K=K, label=lab, l2=l2, scores=scores, work=work),
-            RunningSums(tot=buf[0], pre=buf[1], suf=buf[2], tmp=buf[3]),
-            (cand, cand_v),
-            options,
-        )
-    elif not nominal:  # a frozen single label, numeric feature: the scalar sweep
-        _search_numeric_frozen_beam(
-            f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]), options
-        )
-    else:  # a frozen single label, nominal feature: its two sums
-        _search_feature_beam(
-            f,
-            nominal,
-            X,
-            (stats, fcols, False),
-            sel,
-            (tot[:2], cnt),
-            0,
-            HeadArgs(K=1, label=lab, l2=l2, scores=scores, work=work),
-            RunningSums(tot=buf[0, :2], pre=buf[1, :2], suf=buf[2, :2], tmp=buf[3, :2]),
-            (cand, cand_v[:, :2]),
-            options,
-        )
+@functools.cache
+def _make_beam_slot(head_mode: int, low_rank: bool):
+    """The kernel `_beam_slot` in head mode `head_mode`, its general sweep `_search_feature` with each candidate offered
+    to the beam (`_offer_beam`); `low_rank` as `_make_search_feature`'s."""
+    search_feature = _make_search_feature(True, low_rank, _offer_beam)
+
+    @kernel(inline=True)
+    def beam_slot(f, nominal, X, stats, cols, fcols, sel, sums, at, outs, options):
+        """One slot of a beam member's search: feature `f` into the slot's `B` best candidates `outs` (`SlotRows`);
+        `cols` all columns, `fcols` a frozen label's two; `at` the member's `RuleState` (its label)."""
+        K, l2, lab = at.K, at.l2, at.label
+        (tot, cnt) = sums
+        cand, cand_v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
+        if lab < 0:  # the rule's own head mode, on all W sums
+            search_feature(
+                f,
+                nominal,
+                X,
+                (stats, cols, True),
+                sel,
+                (tot, cnt),
+                head_mode,
+                HeadArgs(K=K, label=lab, l2=l2, scores=scores, work=work),
+                RunningSums(tot=buf[0], pre=buf[1], suf=buf[2], tmp=buf[3]),
+                (cand, cand_v),
+                options,
+            )
+        elif not nominal:  # a frozen single label, numeric feature: the scalar sweep
+            _search_numeric_frozen_beam(
+                f, X, stats, fcols[0], fcols[1], sel, (tot[0], tot[1], cnt), lab, l2, (cand, cand_v[:, :2]), options
+            )
+        else:  # a frozen single label, nominal feature: its two sums
+            search_feature(
+                f,
+                nominal,
+                X,
+                (stats, fcols, False),
+                sel,
+                (tot[:2], cnt),
+                0,
+                HeadArgs(K=1, label=lab, l2=l2, scores=scores, work=work),
+                RunningSums(tot=buf[0, :2], pre=buf[1, :2], suf=buf[2, :2], tmp=buf[3, :2]),
+                (cand, cand_v[:, :2]),
+                options,
+            )
+
+    return beam_slot
 
 
 @kernel(inline=True)
@@ -248,140 +230,162 @@ def _beam_collect(cand, cand_v, nf, perm_f, m, nv, nb, nb_v, m_new, B):
     return m_new, carried
 
 
-def _beam_advance(cur, m_new, beam, options, X, K):
-    """The next beam (side `1 - cur` of the members' double buffers of `beam`, a `BeamBuffers`) from `next_beam`: each
-    member a copy of its parent, closed if carried, else with the new condition applied to the presorted features `X`
-    and its sums; a single-label member's head label frozen once it has `options.max_head_refinements` conditions (0:
-    never)."""
-    cov, mf, mthr, mop = beam.covered, beam.cond_f, beam.cond_thr, beam.cond_op
-    mi, mq, mtot, nb, nb_v = beam.info, beam.quality, beam.total, beam.next_beam, beam.next_v
-    max_head = options.max_head_refinements
-    mode = HEAD_MODE
-    nxt = 1 - cur
-    for j in range(m_new):  # the next beam's members from their parents
-        p = int(nb[j, 1])
-        cov[nxt, j, :] = cov[cur, p, :]
-        d = mi[cur, p, 0]
-        mf[nxt, j, :d] = mf[cur, p, :d]
-        mthr[nxt, j, :d] = mthr[cur, p, :d]
-        mop[nxt, j, :d] = mop[cur, p, :d]
-        mi[nxt, j, :] = mi[cur, p, :]
-        mq[nxt, j] = nb[j, 0]
-        if nb[j, 7] != 0.0:  # carried: closed
-            mtot[nxt, j, :] = mtot[cur, p, :]
-            mi[nxt, j, 3] = 0
-            continue
-        f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
-        _apply_condition(f, thr, op, X.ptr, X.val, X.row, X.nan_ptr, X.nan_row, cov[nxt, j], d)
-        mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
-        c = int(nb[j, 6])
-        mi[nxt, j, 0] = d + 1
-        mi[nxt, j, 4] = c
-        mi[nxt, j, 3] = 1 if c > options.min_coverage else 0
-        lab = mi[cur, p, 1]
-        if lab >= 0:
-            mtot[nxt, j, :2] = nb_v[j, :2]
-        elif mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:
-            mi[nxt, j, 2] = int(nb[j, 5])
-            if max_head > 0 and d + 1 >= max_head:  # freeze the label: keep only its two sums
-                k = int(nb[j, 5])
-                mi[nxt, j, 1] = k
-                mtot[nxt, j, 0] = nb_v[j, k]
-                mtot[nxt, j, 1] = nb_v[j, _diag_col(k, K, mode != HEAD_SINGLE)]
+@functools.cache
+def _make_beam_advance(head_mode: int):
+    "The kernel `_beam_advance` in head mode `head_mode`."
+
+    @kernel(inline=True)
+    def beam_advance(cur, m_new, beam, options, X, K):
+        """The next beam (side `1 - cur` of the members' double buffers of `beam`, a `BeamBuffers`) from `next_beam`: each
+        member a copy of its parent, closed if carried, else with the new condition applied to the presorted features `X`
+        and its sums; a single-label member's head label frozen once it has `options.max_head_refinements` conditions (0:
+        never)."""
+        cov, mf, mthr, mop = beam.covered, beam.cond_f, beam.cond_thr, beam.cond_op
+        mi, mq, mtot, nb, nb_v = beam.info, beam.quality, beam.total, beam.next_beam, beam.next_v
+        max_head = options.max_head_refinements
+        mode = head_mode
+        nxt = 1 - cur
+        for j in range(m_new):  # the next beam's members from their parents
+            p = int(nb[j, 1])
+            cov[nxt, j, :] = cov[cur, p, :]
+            d = mi[cur, p, 0]
+            mf[nxt, j, :d] = mf[cur, p, :d]
+            mthr[nxt, j, :d] = mthr[cur, p, :d]
+            mop[nxt, j, :d] = mop[cur, p, :d]
+            mi[nxt, j, :] = mi[cur, p, :]
+            mq[nxt, j] = nb[j, 0]
+            if nb[j, 7] != 0.0:  # carried: closed
+                mtot[nxt, j, :] = mtot[cur, p, :]
+                mi[nxt, j, 3] = 0
+                continue
+            f, thr, op = int(nb[j, 2]), nb[j, 3], int(nb[j, 4])
+            _apply_condition(f, thr, op, X.ptr, X.val, X.row, X.nan_ptr, X.nan_row, cov[nxt, j], d)
+            mf[nxt, j, d], mthr[nxt, j, d], mop[nxt, j, d] = f, thr, op
+            c = int(nb[j, 6])
+            mi[nxt, j, 0] = d + 1
+            mi[nxt, j, 4] = c
+            mi[nxt, j, 3] = 1 if c > options.min_coverage else 0
+            lab = mi[cur, p, 1]
+            if lab >= 0:
+                mtot[nxt, j, :2] = nb_v[j, :2]
+            elif mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:
+                mi[nxt, j, 2] = int(nb[j, 5])
+                if max_head > 0 and d + 1 >= max_head:  # freeze the label: keep only its two sums
+                    k = int(nb[j, 5])
+                    mi[nxt, j, 1] = k
+                    mtot[nxt, j, 0] = nb_v[j, k]
+                    mtot[nxt, j, 1] = nb_v[j, _diag_col(k, K, mode != HEAD_SINGLE)]
+                else:
+                    mtot[nxt, j, :] = nb_v[j, :]
             else:
                 mtot[nxt, j, :] = nb_v[j, :]
-        else:
-            mtot[nxt, j, :] = nb_v[j, :]
-    return nxt
+        return nxt
+
+    return beam_advance
 
 # %% ../../nbs/01a07_boomer_beam.ipynb #0b78731f
-_BEAM_STEPS = (_rule_start, _beam_slot, _beam_advance, _covered_sums, _rule_head, _update_scores)  # as `_GROW_STEPS`
-_BEAM_CALLS = (_finish_rule, _search_feature_beam)  # as `_GROW_CALLS`
+@functools.cache
+def _make_grow_rule_beam(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
+    """The beam kernel with head mode `mode`, low-rank statistics, IREP and the loss code compiled in, as
+    `make_grow_rule`'s; its steps built by their factories, `_finish_rule` without output sampling or partial heads."""
+    head_mode = int(mode)
+    rule_start = _make_rule_start(bool(low_rank))
+    beam_slot = _make_beam_slot(head_mode, bool(low_rank))
+    beam_advance = _make_beam_advance(head_mode)
+    finish_rule = _make_finish_rule(head_mode, int(irep), bool(low_rank), False, HEAD_DECOMPOSABLE, int(loss))
 
-
-def _grow_rule_beam_impl(state, cfg, data, ws, beam, options, fixed_label):
-    """Grow one rule by a top-down beam search and add it to the scores; returns what `_grow_rule_impl` returns and takes
-    its `cfg`, `data` and `ws` (without reading `covered`, `total`, `slot_best`, `slot_v` or the output sampling
-    settings); `beam` (a `BeamBuffers`) and `options` (a `BeamOptions`) are described above."""
-    K, l2, n_feat, max_conditions, abs_score = cfg.K, cfg.l2, cfg.n_sampled_features, cfg.max_conditions, cfg.abs_score
-    data, ws, beam = borrow(data), borrow(ws), borrow(beam)
-    # the parallel loop takes no tuple of arrays: the fields it reads as names, its bundles rebuilt per slot
-    nominal, stats, X = data.nominal, data.stats, data.features
-    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
-    w, perm_f, cols, slot_buf, scores, work = ws.w, ws.perm_f, ws.cols, ws.slot_buf, ws.scores, ws.work
-    cov, mi, mq, mtot = beam.covered, beam.info, beam.quality, beam.total
-    cand, cand_v, nb, nb_v, fcols = beam.cand, beam.cand_v, beam.next_beam, beam.next_v, beam.frozen_cols
-    mode, W, F = HEAD_MODE, ws.tmp_full.shape[0], perm_f.shape[0]
-    single, B = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED, options.width
-    cnt = _rule_start(state, cfg, data, ws, cov[0, 0], mtot[0, 0], None)
-    mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, -2 if abs_score and single else -1, -1, 1, cnt
-    mq[0, 0] = 0.0
-    if fixed_label >= 0 and single:  # post-optimisation keeps the label: its two sums only
-        tot0 = mtot[0, 0]
-        g0, h0 = tot0[fixed_label], tot0[_diag_col(fixed_label, K, mode != HEAD_SINGLE)]
-        tot0[0] = g0
-        tot0[1] = h0
-        mi[0, 0, 1] = fixed_label
-        mi[0, 0, 2] = fixed_label
-    cur, size, step = 0, 1, 0
-    nf, tried = n_feat, 0  # as in `_grow_rule_impl`: more features for a first condition
-    while step < max_conditions:
-        bound = mq[cur, size - 1]  # a refinement must beat the beam's worst member
-        m_new, found = 0, False
-        for m in range(size):
-            carried = True
-            if mi[cur, m, 3] == 1:
-                if tried == 0 and (m == 0 or options.resample_features):
-                    _draw_features(state, perm_f, n_feat)  # per step or member
-                depth, lab = mi[cur, m, 0], mi[cur, m, 1]
-                if lab >= 0:
-                    fcols[0] = lab
-                    fcols[1] = _diag_col(lab, K, mode != HEAD_SINGLE)
-                n_sums = 2 if lab >= 0 else W
-                for s in numba.prange(nf):
-                    cand[s, :, 0] = bound
-                    cand[s, :, 4] = 0.0
-                    X_s = Presorted(ptr=ptr, val=val, row=row, pos_start=pos_start, nan_ptr=nan_ptr, nan_row=nan_row)
-                    _beam_slot(
-                        perm_f[s],
-                        nominal[perm_f[s]],
-                        X_s,
-                        stats,
-                        cols,
-                        fcols,
-                        (w, cov[cur, m], depth),
-                        (mtot[cur, m], mi[cur, m, 4]),
-                        RuleState(K=K, l2=l2, n_sums=n_sums, label=lab, subset=0, n_outputs=1),
-                        SlotRows(best=cand[s], best_v=cand_v[s], buf=slot_buf[s], scores=scores[s], work=work[s]),
-                        options,  # (an argument of scalars: the loop takes it)
+    @kernel(parallel=parallel)
+    def grow_rule_beam(state, cfg, data, ws, beam, options, fixed_label):
+        """Grow one rule by a top-down beam search and add it to the scores; returns what the greedy kernel returns and takes
+        its `cfg`, `data` and `ws` (without reading `covered`, `total`, `slot_best`, `slot_v` or the output sampling
+        settings); `beam` (a `BeamBuffers`) and `options` (a `BeamOptions`) are described above."""
+        K, l2, n_feat = cfg.K, cfg.l2, cfg.n_sampled_features
+        max_conditions, abs_score = cfg.max_conditions, cfg.abs_score
+        data, ws, beam = borrow(data), borrow(ws), borrow(beam)
+        # the parallel loop takes no tuple of arrays: the fields it reads as names, its bundles rebuilt per slot
+        nominal, stats, X = data.nominal, data.stats, data.features
+        ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
+        w, perm_f, cols, slot_buf, scores, work = ws.w, ws.perm_f, ws.cols, ws.slot_buf, ws.scores, ws.work
+        cov, mi, mq, mtot = beam.covered, beam.info, beam.quality, beam.total
+        cand, cand_v, nb, nb_v, fcols = beam.cand, beam.cand_v, beam.next_beam, beam.next_v, beam.frozen_cols
+        mode, W, F = head_mode, ws.tmp_full.shape[0], perm_f.shape[0]
+        single, B = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED, options.width
+        cnt = rule_start(state, cfg, data, ws, cov[0, 0], mtot[0, 0], None)
+        label0 = -2 if abs_score and single else -1  # the empty rule's search label
+        mi[0, 0, 0], mi[0, 0, 1], mi[0, 0, 2], mi[0, 0, 3], mi[0, 0, 4] = 0, label0, -1, 1, cnt
+        mq[0, 0] = 0.0
+        if fixed_label >= 0 and single:  # post-optimisation keeps the label: its two sums only
+            tot0 = mtot[0, 0]
+            g0, h0 = tot0[fixed_label], tot0[_diag_col(fixed_label, K, mode != HEAD_SINGLE)]
+            tot0[0] = g0
+            tot0[1] = h0
+            mi[0, 0, 1] = fixed_label
+            mi[0, 0, 2] = fixed_label
+        cur, size, step = 0, 1, 0
+        nf, tried = n_feat, 0  # as in the greedy kernel: more features for a first condition
+        while step < max_conditions:
+            bound = mq[cur, size - 1]  # a refinement must beat the beam's worst member
+            m_new, found = 0, False
+            for m in range(size):
+                carried = True
+                if mi[cur, m, 3] == 1:
+                    if tried == 0 and (m == 0 or options.resample_features):
+                        _draw_features(state, perm_f, n_feat)  # per step or member
+                    depth, lab = mi[cur, m, 0], mi[cur, m, 1]
+                    if lab >= 0:
+                        fcols[0] = lab
+                        fcols[1] = _diag_col(lab, K, mode != HEAD_SINGLE)
+                    n_sums = 2 if lab >= 0 else W
+                    for s in numba.prange(nf):
+                        cand[s, :, 0] = bound
+                        cand[s, :, 4] = 0.0
+                        X_s = Presorted(
+                            ptr=ptr, val=val, row=row, pos_start=pos_start, nan_ptr=nan_ptr, nan_row=nan_row
+                        )
+                        beam_slot(
+                            perm_f[s],
+                            nominal[perm_f[s]],
+                            X_s,
+                            stats,
+                            cols,
+                            fcols,
+                            (w, cov[cur, m], depth),
+                            (mtot[cur, m], mi[cur, m, 4]),
+                            RuleState(K=K, l2=l2, n_sums=n_sums, label=lab, subset=0, n_outputs=1),
+                            SlotRows(best=cand[s], best_v=cand_v[s], buf=slot_buf[s], scores=scores[s], work=work[s]),
+                            options,  # (an argument of scalars: the loop takes it)
+                        )
+                    m_new, carried = _beam_collect(
+                        cand, cand_v, nf, perm_f, m, 2 if lab >= 0 else W, nb, nb_v, m_new, B
                     )
-                m_new, carried = _beam_collect(cand, cand_v, nf, perm_f, m, 2 if lab >= 0 else W, nb, nb_v, m_new, B)
-            if carried:  # nothing refines it: it stays, ahead of equal refinements
-                m_new = _beam_insert(
-                    nb, nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0.0, 0.0, 0.0, 1.0), mtot[cur, m, :1], True
-                )
-            else:
-                found = True
-        if not found:
-            if step > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w):
-                break
-            tried += nf
-            nf = _draw_more(state, perm_f, tried, n_feat)
-            continue
-        tried, nf = 0, n_feat
-        cur, size, step = _beam_advance(cur, m_new, beam, options, X, K), m_new, step + 1
-    depth, label = mi[cur, 0, 0], mi[cur, 0, 2] if single else -1
-    if depth == 0:
-        return 0, -1, 0
-    for c in range(depth):  # the best member's conditions, into `ws` as the greedy kernel writes them
-        ws.cond_f[c] = beam.cond_f[cur, 0, c]
-        ws.cond_thr[c] = beam.cond_thr[cur, 0, c]
-        ws.cond_op[c] = beam.cond_op[cur, 0, c]
-    if single:
-        cols[0] = label
-        cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
-    at = RuleState(K=K, l2=l2, n_sums=W, label=label, subset=0, n_outputs=1)
-    return _finish_rule(cfg, data, ws, cov[cur, 0], depth, at, not options.recalculate_predictions, None, None)
+                if carried:  # nothing refines it: it stays, ahead of equal refinements
+                    m_new = _beam_insert(
+                        nb, nb_v, m_new, B, (mq[cur, m], m, -1, 0.0, 0.0, 0.0, 0.0, 1.0), mtot[cur, m, :1], True
+                    )
+                else:
+                    found = True
+            if not found:
+                if step > 0 or tried + nf >= F or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w):
+                    break
+                tried += nf
+                nf = _draw_more(state, perm_f, tried, n_feat)
+                continue
+            tried, nf = 0, n_feat
+            cur, size, step = beam_advance(cur, m_new, beam, options, X, K), m_new, step + 1
+        depth, label = mi[cur, 0, 0], mi[cur, 0, 2] if single else -1
+        if depth == 0:
+            return 0, -1, 0
+        for c in range(depth):  # the best member's conditions, into `ws` as the greedy kernel writes them
+            ws.cond_f[c] = beam.cond_f[cur, 0, c]
+            ws.cond_thr[c] = beam.cond_thr[cur, 0, c]
+            ws.cond_op[c] = beam.cond_op[cur, 0, c]
+        if single:
+            cols[0] = label
+            cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
+        at = RuleState(K=K, l2=l2, n_sums=W, label=label, subset=0, n_outputs=1)
+        return finish_rule(cfg, data, ws, cov[cur, 0], depth, at, not options.recalculate_predictions, None, None)
+
+    return grow_rule_beam
 
 # %% ../../nbs/01a07_boomer_beam.ipynb #beam18e03
 RULE_INDUCTION_DEFAULTS = dict(
@@ -429,24 +433,6 @@ def _uses_beam_kernel(est, o):
     ) != (1, 1, True)
 
 # %% ../../nbs/01a07_boomer_beam.ipynb #58bf9d7f
-@functools.cache
-def _grow_rule_beam_kernel(mode: int, parallel: bool, low_rank: bool = False, irep: bool = False, loss: int = 0):
-    "`_grow_rule_beam_impl` with head mode, low-rank statistics and IREP compiled in (as `_grow_rule_kernel`)."
-    return kernel(parallel=parallel)(
-        specialize(
-            _grow_rule_beam_impl,
-            _BEAM_STEPS,
-            _BEAM_CALLS,
-            HEAD_MODE=mode,
-            LOW_RANK=bool(low_rank),
-            IREP=bool(irep),
-            LOSS=int(loss),
-            OPTS=False,
-            FROZEN_MODE=0,
-        )
-    )
-
-
 def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, opts=False, loss=0):
     """(grow, max_conditions) for `_fit_rules`: the greedy kernel `grow` as it is, or a function with its arguments
     that runs the beam kernel on buffers of its own. `opts`: partial heads or output sampling, which only the greedy
@@ -479,7 +465,7 @@ def _rule_induction(est, grow, mode, parallel, low_rank, irep, n, K, n_feat, A, 
         f"{n_feat} search slots)",
         "a smaller beam_width or feature_sampling needs less.",
     )
-    kern = _grow_rule_beam_kernel(mode, parallel, low_rank, irep, loss)
+    kern = _make_grow_rule_beam(mode, parallel, low_rank, irep, loss)
     options = BeamOptions(
         min_coverage=int(o["min_coverage"]),
         width=B,

@@ -5,14 +5,14 @@
 # %% ../../nbs/01a04_boomer_binned.ipynb #167992bf
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-from ..core import check_memory, kernel, specialize
-from .heads import PAIR
+from ..core import check_memory, kernel
 from mlc_lit.boomer.search import (
     _accumulate_low_rank,
     _add,
@@ -86,70 +86,79 @@ class Histograms(NamedTuple):
     one_pass: np.ndarray  # bool (1,): one thread, so the histograms of all sampled features are filled in one pass
 
 # %% ../../nbs/01a04_boomer_binned.ipynb #fbin01a3
-def _binned_pass_impl(f, hc, sel, acc, hb, start):
-    """The histogram of feature f: each covered example's weighted statistics added to its bin's sums (counts `hcnt`),
-    in example order; a missing value's taken off the totals instead, as the sweep does. `hc`: the histogram codes
-    (`HistogramCodes`); `sel` (a `Covered`): the examples searched and, for dense codes, the first `sel.n_rows` of
-    `sel.rows` (CSR codes check `covered` and `w` instead). Two versions:
-    - `_binned_pass`, all of a row's statistics: `acc` = (stats, cols, K, scratch, low_rank), `hb` = (hist, hcnt, tot),
-      `start` = (total, cnt_total) as `_search_feature`'s sums; `tot` gets `total` less the missing values, and the
-      covered count less them is returned;
-    - `_binned_pair_pass` (`PAIR`), a label's two statistics as scalars: `acc` = (stats, cg, ch), `hb` = (hg, hh, hcnt),
-      `start` = (tot_g, tot_h, cnt_total); returns the three less the missing values."""
-    dense, cptr, crow, ccode = hc.dense, hc.cptr, hc.crow, hc.ccode
-    w, covered, level, rows, m = sel.w, sel.covered, sel.level, sel.rows, sel.n_rows
-    z, nb = hc.zero[f], hc.n_bins[f]
-    if PAIR:
-        (stats, cg, ch), (hg, hh, hcnt), (tot_g, tot_h, cnt_f) = acc, hb, start
-        hg[:nb] = 0.0
-        hh[:nb] = 0.0
-        hcnt[:nb] = 0
-    else:
-        (stats, cols, K, scratch, low_rank), (hist, hcnt, tot), (total, cnt_f) = acc, hb, start
-        hist[:nb] = 0.0
-        hcnt[:nb] = 0
-        tot[:] = total
-    kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
-    for r in range(kmax):
-        if dense.shape[0] > 0:
-            i = rows[r]
-            b = int(dense[f, i])
+@functools.cache
+def _make_binned_pass(pair: bool):
+    "The kernel `_binned_pass`, or with `pair` the kernel `_binned_pair_pass` (inlined into its callers)."
+
+    @kernel(inline=pair)
+    def binned_pass(f, hc, sel, acc, hb, start):
+        """The histogram of feature f: each covered example's weighted statistics added to its bin's sums (counts `hcnt`),
+        in example order; a missing value's taken off the totals instead, as the sweep does. `hc`: the histogram codes
+        (`HistogramCodes`); `sel` (a `Covered`): the examples searched and, for dense codes, the first `sel.n_rows` of
+        `sel.rows` (CSR codes check `covered` and `w` instead). Two versions:
+        - `_binned_pass`, all of a row's statistics: `acc` = (stats, cols, K, scratch, low_rank), `hb` = (hist, hcnt, tot),
+          `start` = (total, cnt_total) as `_search_feature`'s sums; `tot` gets `total` less the missing values, and the
+          covered count less them is returned;
+        - `_binned_pair_pass` (`pair`), a label's two statistics as scalars: `acc` = (stats, cg, ch), `hb` = (hg, hh, hcnt),
+          `start` = (tot_g, tot_h, cnt_total); returns the three less the missing values."""
+        dense, cptr, crow, ccode = hc.dense, hc.cptr, hc.crow, hc.ccode
+        w, covered, level, rows, m = sel.w, sel.covered, sel.level, sel.rows, sel.n_rows
+        z, nb = hc.zero[f], hc.n_bins[f]
+        if pair:
+            (stats, cg, ch), (hg, hh, hcnt), (tot_g, tot_h, cnt_f) = acc, hb, start
+            hg[:nb] = 0.0
+            hh[:nb] = 0.0
+            hcnt[:nb] = 0
         else:
-            i = crow[cptr[f] + r]
-            b = int(ccode[cptr[f] + r])
-            if covered[i] != level or w[i] == 0:
-                continue
-        if b == z:
-            continue  # the zero's bin: what the sums leave over
-        if PAIR:
-            wi = w[i]
-            if b >= nb:  # missing: out of the covered total, as the sweep does
-                tot_g -= wi * stats[i, cg]
-                tot_h -= wi * stats[i, ch]
-                cnt_f -= wi
-                continue
-            hg[b] += wi * stats[i, cg]
-            hh[b] += wi * stats[i, ch]
-            hcnt[b] += wi
-        else:
-            if b >= nb:
-                _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch)
-                cnt_f -= w[i]
-                continue
-            if low_rank:
-                _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
-            else:  # `_add(hist[b], ...)` would make a view per example
-                fw = float(w[i])
-                for c in range(hist.shape[1]):
-                    hist[b, c] += fw * stats[i, c]
-            hcnt[b] += w[i]
-    if PAIR:
-        return tot_g, tot_h, cnt_f
-    return cnt_f
+            (stats, cols, K, scratch, low_rank), (hist, hcnt, tot), (total, cnt_f) = acc, hb, start
+            hist[:nb] = 0.0
+            hcnt[:nb] = 0
+            tot[:] = total
+        kmax = m if dense.shape[0] > 0 else cptr[f + 1] - cptr[f]
+        for r in range(kmax):
+            if dense.shape[0] > 0:
+                i = rows[r]
+                b = int(dense[f, i])
+            else:
+                i = crow[cptr[f] + r]
+                b = int(ccode[cptr[f] + r])
+                if covered[i] != level or w[i] == 0:
+                    continue
+            if b == z:
+                continue  # the zero's bin: what the sums leave over
+            if pair:
+                wi = w[i]
+                if b >= nb:  # missing: out of the covered total, as the sweep does
+                    tot_g -= wi * stats[i, cg]
+                    tot_h -= wi * stats[i, ch]
+                    cnt_f -= wi
+                    continue
+                hg[b] += wi * stats[i, cg]
+                hh[b] += wi * stats[i, ch]
+                hcnt[b] += wi
+            else:
+                if b >= nb:
+                    _add(tot, stats, i, -float(w[i]), cols, True, low_rank, K, scratch)
+                    cnt_f -= w[i]
+                    continue
+                if low_rank:
+                    _accumulate_low_rank(hist[b], stats, i, float(w[i]), K, scratch)
+                else:  # `_add(hist[b], ...)` would make a view per example
+                    fw = float(w[i])
+                    for c in range(hist.shape[1]):
+                        hist[b, c] += fw * stats[i, c]
+                hcnt[b] += w[i]
+        if pair:
+            return tot_g, tot_h, cnt_f
+        return cnt_f
+
+    return binned_pass
 
 
-_binned_pass = kernel()(specialize(_binned_pass_impl, PAIR=False))
-_binned_pair_pass = kernel(inline=True)(specialize(_binned_pass_impl, PAIR=True))  # in `_search_binned_frozen`'s flags
+_binned_pass, _binned_pair_pass = (
+    _make_binned_pass(False),
+    _make_binned_pass(True),
+)  # the pair: in `_search_binned_frozen`'s flags
 
 # %% ../../nbs/01a04_boomer_binned.ipynb #2944e0df
 @kernel()

@@ -5,6 +5,7 @@
 # %% ../../nbs/01a10_boomer_fit.ipynb #00cda5c2
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -20,13 +21,13 @@ from mlc_lit.core import (
     compile_seconds,
     compiled,
     InsufficientMemoryError,
+    kernel,
     n_threads,
     numba_threads,
     spawn_seeds,
 )
 from mlc_lit.losses import (
     _label_wise_stats,
-    _loss_kernel,
     _loss_row,
     HEAD_BINNED,
     HEAD_COMPLETE,
@@ -43,7 +44,7 @@ from mlc_lit.losses import (
 )
 from .beam import _rule_induction, _rule_induction_options
 from .binned import _bin_features, _histogram_buffers
-from .grow import _grow_rule_kernel, _packed_sum
+from .grow import _packed_sum, make_grow_rule
 from mlc_lit.boomer.heads import (
     _partial_work,
     _refresh_stats,
@@ -51,7 +52,6 @@ from mlc_lit.boomer.heads import (
     HEAD_PARTIAL_PACKED,
     HEAD_TWO_BINS,
     IREP_LAST_PREFIX,
-    LOSS,
 )
 from .params import _HEAD_MODES, _SUBSAMPLE_FRACTION
 from .rule import RuleConfig, RuleData, RuleWorkspace
@@ -276,14 +276,14 @@ def _kernel_head_mode(est, mode, K):
 def _rule_kernels(
     est, mode, search_mode, expand, sampling, binned, opts, loss, nominal, n, K, n_feat, A, one_value=True
 ):
-    """(default_head, grow, max_conditions): the kernels this fit's options compile (`_grow_rule_kernel`, `_rule_induction`);
+    """(default_head, grow, max_conditions): the kernels this fit's options compile (`make_grow_rule`, `_rule_induction`);
     `one_value`: some feature has a single non-zero value (`_has_one_value`)."""
     mode, search_mode = _kernel_head_mode(est, mode, K), _kernel_head_mode(est, search_mode, K)
-    default_head = _grow_rule_kernel(mode, False)[0]
+    default_head = make_grow_rule(mode, False)[0]
     irep = 0  # IREP compiled in: 1 the pruned rule's update, 2 mlrl-boomer's
     if est.rule_pruning == "irep" and sampling != INSTANCES_ALL:
         irep = IREP_LAST_PREFIX if _rule_induction_options(est)["irep_update"] == "last_prefix" else 1
-    grow = _grow_rule_kernel(
+    grow = make_grow_rule(
         search_mode,
         n_threads(est.n_jobs) > 1,
         expand,
@@ -480,7 +480,7 @@ def _fit_rules(
                 osel,
                 seeds,
                 stratified,
-                single_head=mode in (1, 3),
+                single_head=mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED),
             )
     _store_model(est, conds, heads, Y, to_values)
     est.fit_diagnostics_ = dict(slot_t=slot_t, tim=tim, clock_cost=c0) if diagnostics else None
@@ -539,29 +539,37 @@ def _warn_early_stop(est, r, n_feat):
     )  # the caller of fit: fit, MultiLabelClassifier.fit, _validate_and_fit, _fit, _fit_rules, here
 
 # %% ../../nbs/01a10_boomer_fit.ipynb #postref1
-def _move_rule_impl(loss, Y, S, stats, rows, labels, scores, sign):
-    K = Y.shape[1]
-    for r in range(rows.shape[0]):
-        n = rows[r]
-        for j in range(labels.shape[0]):
-            S[n, labels[j]] += sign * scores[j]
-        if (
-            LOSS == LOSS_LOGISTIC_LABEL_WISE or LOSS == LOSS_SQUARED_HINGE_LABEL_WISE
-        ):  # label-wise logistic, squared hinge: two numbers per entry
-            for l in labels:
-                g1, h1 = _label_wise_stats(LOSS, float(Y[n, l]), S[n, l])
-                stats[n, l] = g1
-                stats[n, K + l] = h1
-        elif LOSS == LOSS_SQUARED_ERROR_LABEL_WISE:  # label-wise squared error: its row on one-entry slices
-            for l in labels:
-                _loss_row(LOSS, Y[n, l : l + 1], S[n, l : l + 1], stats[n, l : l + 1], stats[n, K + l : K + l + 1])
-        else:
-            _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
+@functools.cache
+def _make_move_rule(loss: int):
+    "The kernel `(Y, S, stats, rows, labels, scores, sign)` of `_move_rule` for loss code `loss`, compiled in."
+    code = int(loss)  # a plain int, compiled in as a literal (not a NumPy integer)
+
+    @kernel()
+    def move_rule(Y, S, stats, rows, labels, scores, sign):
+        K = Y.shape[1]
+        for r in range(rows.shape[0]):
+            n = rows[r]
+            for j in range(labels.shape[0]):
+                S[n, labels[j]] += sign * scores[j]
+            if (
+                code == LOSS_LOGISTIC_LABEL_WISE or code == LOSS_SQUARED_HINGE_LABEL_WISE
+            ):  # label-wise logistic, squared hinge: two numbers per entry
+                for l in labels:
+                    g1, h1 = _label_wise_stats(code, float(Y[n, l]), S[n, l])
+                    stats[n, l] = g1
+                    stats[n, K + l] = h1
+            elif code == LOSS_SQUARED_ERROR_LABEL_WISE:  # label-wise squared error: its row on one-entry slices
+                for l in labels:
+                    _loss_row(code, Y[n, l : l + 1], S[n, l : l + 1], stats[n, l : l + 1], stats[n, K + l : K + l + 1])
+            else:
+                _loss_row(code, Y[n], S[n], stats[n, :K], stats[n, K:])
+
+    return move_rule
 
 
 def _move_rule(loss, Y, S, stats, rows, labels, scores, sign: float):
     "Add `sign` (±1) × a rule's head (`labels`, `scores`) to the scores `S` of the `rows` it covers; refresh what changed."
-    _loss_kernel(_move_rule_impl, loss)(loss, Y, S, stats, rows, labels, scores, sign)
+    _make_move_rule(loss)(Y, S, stats, rows, labels, scores, sign)
 
 # %% ../../nbs/01a10_boomer_fit.ipynb #5a1e0c02
 POST_OPTIMIZATION_DEFAULTS = dict(num_iterations=2, refine_heads=False, resample_features=True)

@@ -10,149 +10,160 @@ import functools
 import numba
 import numpy as np
 
-from ..core import borrow, kernel, specialize
+from ..core import borrow, kernel
 from ..losses import HEAD_BINNED, HEAD_COMPLETE, HEAD_DECOMPOSABLE, HEAD_SINGLE, HEAD_SINGLE_PACKED
 from .binned import Covered, HistogramCodes, Histograms
-from .heads import BINNED, HEAD_PARTIAL, HEAD_PARTIAL_PACKED, HEAD_TWO_BINS, IREP_LAST_PREFIX, L1
+from .heads import HEAD_PARTIAL, HEAD_PARTIAL_PACKED, HEAD_TWO_BINS
 from mlc_lit.boomer.rule import (
     _apply_condition,
     _best_slot,
-    _covered_sums,
-    _default_head_impl,
     _draw_features,
-    _finish_rule,
-    _histogram_start,
-    _narrow,
-    _rule_head,
-    _rule_outputs,
-    _rule_start,
-    _search_slot,
-    _search_slot_binned,
-    _update_scores,
+    _make_default_head,
+    _make_finish_rule,
+    _make_histogram_start,
+    _make_narrow,
+    _make_rule_outputs,
+    _make_rule_start,
+    _make_search_slot,
+    _make_search_slot_binned,
     RuleState,
     SlotRows,
 )
 from .sampling import _all_constant, _draw_more
-from .search import _accumulate_low_rank, _clock, _search_feature, Presorted
+from .search import _accumulate_low_rank, _clock, Presorted
 
 # %% auto #0
 __all__ = []
 
 # %% ../../nbs/01a06_boomer_grow.ipynb #6624e83b
-_GROW_STEPS = (
-    _rule_start,
-    _rule_outputs,
-    _histogram_start,
-    _search_slot,
-    _search_slot_binned,
-    _narrow,
-    _covered_sums,
-    _rule_head,
-    _update_scores,
-)  # compiled with the kernel's constants and inlined (`specialize`); and
-_GROW_CALLS = (
-    _finish_rule,
-    _search_feature,
-)  # compiled with them and called: inlined, a first fit compiled 0.1–1.6 s longer
+@functools.cache
+def _make_grow_rule_kernel(
+    mode: int,
+    parallel: bool,
+    low_rank: bool,
+    irep: int,
+    binned: bool,
+    opts: bool,
+    l1: bool,
+    loss: int,
+    frozen_mode: int,
+    scalar: bool,
+    general: bool,
+    frozen: bool,
+    nominal_sweep: bool,
+):
+    """The grow kernel for one combination of a fit's options (`make_grow_rule` chooses them): the kernel below, with
+    the steps of `boomer.rule` built for those options by their factories. The steps are inlined into it; `_finish_rule`
+    and the general sweep `_search_feature` (in `_search_slot`) are kernels of their own that it calls: inlined, a first
+    fit compiled 0.1–1.6 s longer."""
+    rule_start = _make_rule_start(low_rank)  # 1.
+    rule_outputs = _make_rule_outputs(mode, opts)
+    histogram_start = _make_histogram_start(low_rank)  # 2.
+    search_slot = _make_search_slot(mode, scalar, binned, general, frozen, frozen_mode, nominal_sweep, low_rank)
+    search_slot_binned = _make_search_slot_binned(mode, scalar, low_rank)
+    narrow = _make_narrow(mode, opts)  # 4.
+    finish_rule = _make_finish_rule(mode, irep, low_rank, opts, frozen_mode, loss)  # 5.–7.
 
-
-def _grow_rule_impl(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
-    """Grow one rule and add it to the scores; returns (n_conditions, label, n_covered), label -1 for all labels and
-    -3 for the outputs in osel[:osel[K]]. Its arguments, steps and compiled-in constants are described above."""
-    data, ws = borrow(data), borrow(ws)  # not the optional ones: None is pruned by type
-    # the parallel loop takes no tuple of arrays: the fields it reads as names, its bundles rebuilt per slot
-    K, l2, n_feat, nominal, stats = cfg.K, cfg.l2, cfg.n_sampled_features, data.nominal, data.stats
-    ptr, val, row, pos_start = data.features.ptr, data.features.val, data.features.row, data.features.pos_start
-    nan_ptr, nan_row = data.features.nan_ptr, data.features.nan_row
-    w, perm_f, covered, rows_buf, cols, total = ws.w, ws.perm_f, ws.covered, ws.rows_buf, ws.cols, ws.total
-    slot_best, slot_v, slot_buf, scores, work = ws.slot_best, ws.slot_v, ws.slot_buf, ws.scores, ws.work
-    cnt = _rule_start(state, cfg, data, ws, covered, total, tim)  # 1. sample
-    at = _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel)
-    depth, rule_q, nf, tried = 0, 0.0, n_feat, 0  # features searched in this pass; tried so far for the first condition
-    while depth < cfg.max_conditions:  # 2. refine
-        if tried == 0:
-            _draw_features(state, perm_f, n_feat)
-        t = _clock() if tim is not None else 0.0
-        m_cov, hist_on, one_pass = 0, False, False
-        if BINNED and hgram is not None:
-            hg = borrow(hgram)
-            dense, cptr, crow, ccode = hg.codes.dense, hg.codes.cptr, hg.codes.crow, hg.codes.ccode
-            zero, n_bins, h1 = hg.codes.zero, hg.codes.n_bins, hg.one_pass
-            hs, hs2, hcn = hg.sums, hg.pair_sums, hg.counts
-            hist_on, cnt_fs = hcn.shape[0] > 0, np.empty(n_feat, np.int64)  # no buffers (too many bins): the sweeps
-            m_cov, one_pass = _histogram_start(
-                perm_f[:nf],
-                nominal,
-                hg,
-                cnt_fs,
-                stats,
-                Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=0),
-                (total[: at.n_sums], cnt),
-                at.label,
-                K,
-                slot_buf,
-                ws.head,
-            )
-        nc, label, sub, kf = at.n_sums, at.label, at.subset, at.n_outputs
-        for s in numba.prange(nf):
-            ts = _clock() if slot_t is not None else 0.0
-            row_t = slot_t[s] if slot_t is not None else None
-            f = perm_f[s]
-            slot_best[s, 0] = rule_q
-            slot_best[s, 4] = 0.0
-            at_s = RuleState(K=K, l2=l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
-            outs = SlotRows(best=slot_best[s], best_v=slot_v[s], buf=slot_buf[s], scores=scores[s], work=work[s])
-            swept = False
-            if BINNED and not L1 and hist_on and not nominal[f]:
-                codes = HistogramCodes(dense=dense, cptr=cptr, crow=crow, ccode=ccode, zero=zero, n_bins=n_bins)
-                hg_s = Histograms(codes=codes, sums=hs, pair_sums=hs2, counts=hcn, one_pass=h1)
-                swept = _search_slot_binned(
-                    s,
-                    f,
-                    hg_s,
+    def grow_rule(state, cfg, data, ws, slot_t, tim, fixed_label, out_next, operm, osel, hgram):
+        """Grow one rule and add it to the scores; returns (n_conditions, label, n_covered), label -1 for all labels and
+        -3 for the outputs in osel[:osel[K]]. Its arguments and steps are described above."""
+        data, ws = borrow(data), borrow(ws)  # not the optional ones: None is pruned by type
+        # the parallel loop takes no tuple of arrays: the fields it reads as names, its bundles rebuilt per slot
+        K, l2, n_feat, nominal, stats = cfg.K, cfg.l2, cfg.n_sampled_features, data.nominal, data.stats
+        ptr, val, row, pos_start = data.features.ptr, data.features.val, data.features.row, data.features.pos_start
+        nan_ptr, nan_row = data.features.nan_ptr, data.features.nan_row
+        w, perm_f, covered, rows_buf, cols, total = ws.w, ws.perm_f, ws.covered, ws.rows_buf, ws.cols, ws.total
+        slot_best, slot_v, slot_buf, scores, work = ws.slot_best, ws.slot_v, ws.slot_buf, ws.scores, ws.work
+        cnt = rule_start(state, cfg, data, ws, covered, total, tim)  # 1. sample
+        at = rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel)
+        # nf: the features searched in this pass; tried: those tried so far for the first condition
+        depth, rule_q, nf, tried = 0, 0.0, n_feat, 0
+        while depth < cfg.max_conditions:  # 2. refine
+            if tried == 0:
+                _draw_features(state, perm_f, n_feat)
+            t = _clock() if tim is not None else 0.0
+            m_cov, hist_on, one_pass = 0, False, False
+            if binned and hgram is not None:
+                hg = borrow(hgram)
+                dense, cptr, crow, ccode = hg.codes.dense, hg.codes.cptr, hg.codes.crow, hg.codes.ccode
+                zero, n_bins, h1 = hg.codes.zero, hg.codes.n_bins, hg.one_pass
+                hs, hs2, hcn = hg.sums, hg.pair_sums, hg.counts
+                hist_on, cnt_fs = hcn.shape[0] > 0, np.empty(n_feat, np.int64)  # no buffers (too many bins): the sweeps
+                m_cov, one_pass = histogram_start(
+                    perm_f[:nf],
+                    nominal,
+                    hg,
                     cnt_fs,
-                    one_pass,
                     stats,
-                    cols,
-                    Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=m_cov),
-                    (total, cnt),
-                    at_s,
-                    outs,
-                    row_t,
+                    Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=0),
+                    (total[: at.n_sums], cnt),
+                    at.label,
+                    K,
+                    slot_buf,
+                    ws.head,
                 )
-            if not swept:
-                X = Presorted(ptr=ptr, val=val, row=row, pos_start=pos_start, nan_ptr=nan_ptr, nan_row=nan_row)
-                _search_slot(f, nominal[f], X, stats, cols, (w, covered, depth), (total, cnt), at_s, outs, row_t)
-            if slot_t is not None:
-                slot_t[s, 3] += _clock() - ts
-        if tim is not None:
-            tim[0] += _clock() - t
-            tim[1] += 1.0
-        best_s, best_q = _best_slot(slot_best, nf, rule_q)  # 3. merge
-        if best_s < 0:  # no first condition from features all constant on the sample: more
-            if (
-                depth > 0
-                or tried + nf >= perm_f.shape[0]
-                or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w)
-            ):
-                break
-            tried += nf
-            nf = _draw_more(state, perm_f, tried, n_feat)
-            continue
-        tried, nf = 0, n_feat
-        f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
-        _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
-        ws.cond_f[depth], ws.cond_thr[depth], ws.cond_op[depth] = f, thr, op
-        depth += 1
-        rule_q = best_q
-        cnt = int(slot_best[best_s, 4])
-        at = _narrow(best_s, at, ws)  # 4. freeze
-    if depth == 0:
-        return 0, -1, 0
-    return _finish_rule(cfg, data, ws, covered, depth, at, False, tim, osel)  # 5.–7.
+            nc, label, sub, kf = at.n_sums, at.label, at.subset, at.n_outputs
+            for s in numba.prange(nf):
+                ts = _clock() if slot_t is not None else 0.0
+                row_t = slot_t[s] if slot_t is not None else None
+                f = perm_f[s]
+                slot_best[s, 0] = rule_q
+                slot_best[s, 4] = 0.0
+                at_s = RuleState(K=K, l2=l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
+                outs = SlotRows(best=slot_best[s], best_v=slot_v[s], buf=slot_buf[s], scores=scores[s], work=work[s])
+                swept = False
+                if binned and not l1 and hist_on and not nominal[f]:
+                    codes = HistogramCodes(dense=dense, cptr=cptr, crow=crow, ccode=ccode, zero=zero, n_bins=n_bins)
+                    hg_s = Histograms(codes=codes, sums=hs, pair_sums=hs2, counts=hcn, one_pass=h1)
+                    swept = search_slot_binned(
+                        s,
+                        f,
+                        hg_s,
+                        cnt_fs,
+                        one_pass,
+                        stats,
+                        cols,
+                        Covered(w=w, covered=covered, level=depth, rows=rows_buf, n_rows=m_cov),
+                        (total, cnt),
+                        at_s,
+                        outs,
+                        row_t,
+                    )
+                if not swept:
+                    X = Presorted(ptr=ptr, val=val, row=row, pos_start=pos_start, nan_ptr=nan_ptr, nan_row=nan_row)
+                    search_slot(f, nominal[f], X, stats, cols, (w, covered, depth), (total, cnt), at_s, outs, row_t)
+                if slot_t is not None:
+                    slot_t[s, 3] += _clock() - ts
+            if tim is not None:
+                tim[0] += _clock() - t
+                tim[1] += 1.0
+            best_s, best_q = _best_slot(slot_best, nf, rule_q)  # 3. merge
+            if best_s < 0:  # no first condition from features all constant on the sample: more
+                if (
+                    depth > 0
+                    or tried + nf >= perm_f.shape[0]
+                    or not _all_constant(perm_f[:nf], ptr, val, row, nan_ptr, nan_row, w)
+                ):
+                    break
+                tried += nf
+                nf = _draw_more(state, perm_f, tried, n_feat)
+                continue
+            tried, nf = 0, n_feat
+            f, thr, op = perm_f[best_s], slot_best[best_s, 1], int(slot_best[best_s, 2])
+            _apply_condition(f, thr, op, ptr, val, row, nan_ptr, nan_row, covered, depth)
+            ws.cond_f[depth], ws.cond_thr[depth], ws.cond_op[depth] = f, thr, op
+            depth += 1
+            rule_q = best_q
+            cnt = int(slot_best[best_s, 4])
+            at = narrow(best_s, at, ws)  # 4. freeze
+        if depth == 0:
+            return 0, -1, 0
+        return finish_rule(cfg, data, ws, covered, depth, at, False, tim, osel)  # 5.–7.
+
+    return kernel(parallel=parallel)(grow_rule)
 
 # %% ../../nbs/01a06_boomer_grow.ipynb #bc2cc288
-_DEFAULT_HEAD_MODE = {  # by a fit's head mode: the mode of its default rule's head (`_default_head_impl`)
+_DEFAULT_HEAD_MODE = {  # by a fit's head mode: the mode of its default rule's head (`_make_default_head`)
     HEAD_DECOMPOSABLE: HEAD_DECOMPOSABLE,
     HEAD_SINGLE: HEAD_DECOMPOSABLE,
     HEAD_COMPLETE: HEAD_COMPLETE,
@@ -162,7 +173,7 @@ _DEFAULT_HEAD_MODE = {  # by a fit's head mode: the mode of its default rule's h
     HEAD_PARTIAL_PACKED: HEAD_COMPLETE,
     HEAD_TWO_BINS: HEAD_TWO_BINS,
 }
-_FROZEN_HEAD_MODE = {  # by a fit's head mode: the mode a frozen feature's sweep scores heads in, with `opts` (`FROZEN_MODE`)
+_FROZEN_HEAD_MODE = {  # by a fit's head mode: the mode a frozen feature's sweep scores heads in, with `opts`
     HEAD_DECOMPOSABLE: HEAD_DECOMPOSABLE,
     HEAD_SINGLE: HEAD_SINGLE,
     HEAD_COMPLETE: HEAD_COMPLETE,
@@ -175,7 +186,7 @@ _FROZEN_HEAD_MODE = {  # by a fit's head mode: the mode a frozen feature's sweep
 
 
 @functools.cache
-def _grow_rule_kernel(
+def make_grow_rule(
     mode: int,
     parallel: bool,
     low_rank: bool = False,
@@ -192,11 +203,11 @@ def _grow_rule_kernel(
     """`(default_head, grow_rule)` kernels with head mode `mode` compiled in: Numba drops the code of the other
     modes (label binning, the Cholesky solve) before compiling, so a fit compiles only what it runs. `low_rank`
     (complete and binned heads only): statistics rows [g, h], sums packed from them. `irep`: rule pruning (a kernel
-    of its own; without it, the kernel is the one it always was): 1 (or True) updates the pruned rule's examples, 2
+    of its own): 1 (or True) updates the pruned rule's examples, 2
     those of the grown rule's first n − 1 conditions (`irep_update='last_prefix'`). `binned`: the features are bin codes. `opts`
     (partial heads, output sampling): a kernel of its own with the code for rules that predict a subset of the outputs.
     `l1`: the kernel takes `l2` as the pair (l2, l1) of L1 regularisation (`mlc_lit.losses.regularised`). `loss`: the
-    loss code compiled in as `LOSS` (the statistics' row function after each rule).
+    loss code compiled in (the statistics' row function after each rule).
 
     The sweeps a fit cannot reach are compiled out (the general sweep, `_search_feature`, is the largest code of a
     rule learner's first fit): `nominal` (some feature is nominal), `abs_score` (single labels picked by |score|),
@@ -204,37 +215,29 @@ def _grow_rule_kernel(
     the defaults compile all. A single-label head searches numeric features with the scalar sweeps alone, unless a
     feature is nominal or has one value, `abs_score` or feature binning; a complete head
     never freezes a label, so it needs the scalar sweeps only for one output and the frozen general sweep only with
-    `opts`. (The kernels copy arrays with loops, not `a[:] = b`: a slice assignment makes Numba compile its
+    `opts`. Each kernel is built by a factory that closes over its options (`_make_grow_rule_kernel`,
+    `boomer.rule`'s `_make_rule_start`, ...), so a reader sees in one signature what a kernel compiles in; Numba
+    compiles a closure's values into the code as constants, as it does a global's, and drops the branches they rule
+    out. (The kernels copy arrays with loops, not `a[:] = b`: a slice assignment makes Numba compile its
     shape-mismatch message, a second of string formatting, into the first kernel that has one.)"""
-    head = kernel()(specialize(_default_head_impl, HEAD_MODE=_DEFAULT_HEAD_MODE[mode]))
-    frozen = _FROZEN_HEAD_MODE[mode] if opts else HEAD_DECOMPOSABLE
-    extra = {1: dict(IREP=True), IREP_LAST_PREFIX: dict(IREP=IREP_LAST_PREFIX)}.get(
-        int(irep), {}
-    )  # True: the kernel (and cache entry) as before
     single = mode in (HEAD_SINGLE, HEAD_SINGLE_PACKED)
-    sweeps = dict(
-        SCALAR=bool(single or opts or one_output),
-        GENERAL=bool(not single or abs_score or nominal or binned or one_value),
-        FROZEN=bool(opts or single and nominal),
-        NOMINAL=bool(nominal),
-    )  # NOMINAL: in `_search_feature`
-    sweeps = {k: v for k, v in sweeps.items() if not v}  # all True: the kernel (and its cache entry) as before
-    return head, kernel(parallel=parallel)(
-        specialize(
-            _grow_rule_impl,
-            _GROW_STEPS,
-            _GROW_CALLS,
-            HEAD_MODE=mode,
-            LOW_RANK=bool(low_rank),
-            BINNED=bool(binned),
-            OPTS=bool(opts),
-            FROZEN_MODE=frozen,
-            L1=bool(l1),
-            LOSS=int(loss),
-            **extra,
-            **sweeps,
-        )
+    frozen_mode = _FROZEN_HEAD_MODE[mode] if opts else HEAD_DECOMPOSABLE  # a frozen label's or chosen outputs' sums
+    grow = _make_grow_rule_kernel(
+        int(mode),
+        bool(parallel),
+        bool(low_rank),
+        int(irep),
+        bool(binned),
+        bool(opts),
+        bool(l1),
+        int(loss),
+        frozen_mode,
+        bool(single or opts or one_output),  # the scalar sweeps
+        bool(not single or abs_score or nominal or binned or one_value),  # the general sweep in the head mode
+        bool(opts or single and nominal),  # the general sweep of a frozen label or chosen outputs
+        bool(nominal),  # the nominal sweep, in `_search_feature`
     )
+    return _make_default_head(_DEFAULT_HEAD_MODE[mode]), grow
 
 # %% ../../nbs/01a06_boomer_grow.ipynb #fb9a26cc
 @kernel()

@@ -5,6 +5,7 @@
 # %% ../../nbs/01a01_boomer_heads.ipynb #aaf44042
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -14,7 +15,6 @@ from ..core import by_constant, kernel
 from mlc_lit.losses import (
     _complete_head,
     _diag_col,
-    _loss_kernel,
     _loss_row,
     HEAD_BINNED,
     HEAD_COMPLETE,
@@ -31,30 +31,27 @@ from mlc_lit.losses import (
 __all__ = []
 
 # %% ../../nbs/01a01_boomer_heads.ipynb #d1ef87e4
-LOSS = 0  # the loss code compiled into `_refresh_stats_impl`, `_grow_rule_impl` and `_closest_label_vectors_impl`
-# The rule search's other compile-time options, each given its own value in every kernel `_grow_rule_kernel` and
-# `_grow_rule_beam_kernel` build (`specialize`); the values here are those of the code as written.
-HEAD_MODE = 0  # the head mode (`_HEAD_MODES`): 0 a complete head of a label-wise loss
-BINNED = False  # True: label binning (paper 2)
-OPTS = False  # True: one of the options that leave the paper's algorithm (sampling, pruning, ...)
-FROZEN_MODE = 0  # which sweep a frozen (presorted) feature takes
-L1 = False  # True: an L1 penalty
-PAIR = False  # `_binned_pass_impl` scoring one head (False) or a pair of heads (True)
-IREP_LAST_PREFIX = 2  # IREP's mode for irep_update='last_prefix' (1, or True: 'pruned_rule')
-IREP = False  # `_grow_rule_impl` without rule pruning; `_grow_rule_kernel(..., irep=True)` compiles it in
-SCALAR = GENERAL = FROZEN = True  # every sweep; `_grow_rule_kernel` compiles in only those a fit can reach
+IREP_LAST_PREFIX = 2  # IREP's mode for irep_update='last_prefix' (1: 'pruned_rule'; 0: no rule pruning)
 
 
-def _refresh_stats_impl(loss, Y, S, stats, rows):
-    K = Y.shape[1]
-    for r in range(rows.shape[0]):
-        n = rows[r]
-        _loss_row(LOSS, Y[n], S[n], stats[n, :K], stats[n, K:])
+@functools.cache
+def _make_refresh_stats(loss: int):
+    "The kernel `(Y, S, stats, rows)` of `_refresh_stats` for loss code `loss`: only that loss's row function is compiled in."
+    code = int(loss)  # a plain int, compiled in as a literal (not a NumPy integer)
+
+    @kernel()
+    def refresh_stats(Y, S, stats, rows):
+        K = Y.shape[1]
+        for r in range(rows.shape[0]):
+            n = rows[r]
+            _loss_row(code, Y[n], S[n], stats[n, :K], stats[n, K:])
+
+    return refresh_stats
 
 
 def _refresh_stats(loss, Y, S, stats, rows):
     "Recompute the statistics rows of the examples in `rows` from their current scores (loss codes: `LOSSES`)."
-    _loss_kernel(_refresh_stats_impl, loss)(loss, Y, S, stats, rows)
+    _make_refresh_stats(loss)(Y, S, stats, rows)
 
 # %% ../../nbs/01a01_boomer_heads.ipynb #phead02
 HEAD_PARTIAL, HEAD_PARTIAL_PACKED = 5, 6  # partial heads on label-wise sums [g, h] / on example-wise sums [g, packed H]

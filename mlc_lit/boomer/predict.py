@@ -5,14 +5,14 @@
 # %% ../../nbs/01a08_boomer_predict.ipynb #e1962a1d
 from __future__ import annotations
 
+import functools
 import math
 
 import numba
 import numpy as np
 
 from ..core import kernel
-from ..losses import _loss_kernel, _loss_value_row
-from .heads import LOSS
+from ..losses import _loss_value_row
 from .rule import _cond_holds
 
 # %% auto #0
@@ -70,24 +70,33 @@ _scores_dense, _scores_dense_parallel = kernel()(_scores_dense_impl), kernel(par
 _scores_csr, _scores_csr_parallel = kernel()(_scores_csr_impl), kernel(parallel=True)(_scores_csr_impl)
 
 # %% ../../nbs/01a08_boomer_predict.ipynb #255563da
-def _closest_label_vectors_impl(S, vectors, loss, out):
-    "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
-    for i in numba.prange(S.shape[0]):
-        best, best_j = math.inf, 0
-        for j in range(vectors.shape[0]):
-            v = _loss_value_row(LOSS, vectors[j], S[i])  # the loss compiled in (`_loss_kernel`)
-            if v < best:
-                best, best_j = v, j
-        for k in range(vectors.shape[1]):
-            out[i, k] = vectors[best_j, k]  # a loop: no slice assignment (`_grow_rule_kernel`)
+@functools.cache
+def _make_closest_label_vectors(loss: int, parallel: bool):
+    "The kernel `(S, vectors, out)` of `_closest_label_vectors` for loss code `loss`, compiled in; `parallel`: over rows."
+    code = int(loss)  # a plain int, compiled in as a literal (not a NumPy integer)
+
+    @kernel(parallel=parallel)
+    def closest_label_vectors(S, vectors, out):
+        for i in numba.prange(S.shape[0]):
+            best, best_j = math.inf, 0
+            for j in range(vectors.shape[0]):
+                v = _loss_value_row(code, vectors[j], S[i])
+                if v < best:
+                    best, best_j = v, j
+            for k in range(vectors.shape[1]):
+                out[i, k] = vectors[best_j, k]  # a loop: no slice assignment (`make_grow_rule`)
+
+    return closest_label_vectors
 
 
 def _closest_label_vectors(S, vectors, loss, out):
-    _loss_kernel(_closest_label_vectors_impl, loss)(S, vectors, loss, out)
+    "For each row of scores, the known label vector with the lowest loss (the first, i.e. most frequent, on ties)."
+    _make_closest_label_vectors(loss, False)(S, vectors, out)
 
 
 def _closest_label_vectors_parallel(S, vectors, loss, out):
-    _loss_kernel(_closest_label_vectors_impl, loss, True)(S, vectors, loss, out)
+    "`_closest_label_vectors` over the rows in parallel."
+    _make_closest_label_vectors(loss, True)(S, vectors, out)
 
 # %% ../../nbs/01a08_boomer_predict.ipynb #7adc2e1b
 _OPS = ("<=", ">", "=", "!=")

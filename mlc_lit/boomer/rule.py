@@ -5,6 +5,7 @@
 # %% ../../nbs/01a05_boomer_rule.ipynb #9b8dc93b
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -29,22 +30,7 @@ from mlc_lit.losses import (
     reg_newton_step,
 )
 from .binned import _binned_offers, _binned_pass_all, _search_binned, _search_binned_frozen, Covered
-from mlc_lit.boomer.heads import (
-    _partial_select,
-    _quality,
-    BINNED,
-    FROZEN,
-    FROZEN_MODE,
-    GENERAL,
-    HEAD_MODE,
-    HEAD_PARTIAL,
-    HEAD_PARTIAL_PACKED,
-    IREP,
-    IREP_LAST_PREFIX,
-    LOSS,
-    OPTS,
-    SCALAR,
-)
+from .heads import _partial_select, _quality, HEAD_PARTIAL, HEAD_PARTIAL_PACKED, IREP_LAST_PREFIX
 from mlc_lit.boomer.sampling import (
     _randbelow,
     _restrict_outputs,
@@ -57,11 +43,11 @@ from mlc_lit.boomer.search import (
     _accumulate_low_rank,
     _add,
     _clock,
+    _make_search_feature,
+    _offer,
     _one_value,
-    _search_feature,
     _search_numeric_frozen,
     HeadArgs,
-    LOW_RANK,
     Presorted,
     RunningSums,
 )
@@ -150,12 +136,18 @@ def _prefix_update(covered, depth, grown, stats, cols, n_sum, low_rank, K, acc, 
     return m
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #916c0ba1
-def _default_head_impl(g, K, label, l2, work, head):
-    "The default rule's head, in head mode `HEAD_MODE` (a global compiled in, see `_grow_rule_kernel`)."
-    if HEAD_MODE == HEAD_DECOMPOSABLE:
-        reg_decomposable_head(g[:K], g[K:], l2, head)
-    else:
-        _quality(g, HEAD_MODE, K, label, l2, head, work)  # modes 2, 4 and 7 write their head into `head`
+@functools.cache
+def _make_default_head(head_mode: int):
+    "The kernel `(g, K, label, l2, work, head)` of the default rule's head in head mode `head_mode` (`make_grow_rule`)."
+
+    @kernel()
+    def default_head(g, K, label, l2, work, head):
+        if head_mode == HEAD_DECOMPOSABLE:
+            reg_decomposable_head(g[:K], g[K:], l2, head)
+        else:
+            _quality(g, head_mode, K, label, l2, head, work)  # modes 2, 4 and 7 write their head into `head`
+
+    return default_head
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #rulecfg1
 class RuleConfig(NamedTuple):
@@ -163,7 +155,7 @@ class RuleConfig(NamedTuple):
 
     loss: int  # the loss code (`mlc_lit.losses.LOSSES`)
     K: int  # the number of labels
-    l2: float  # the L2 weight; with `L1` compiled in, (l2, l1) or (l2, l1, 1.0) (`losses.regularised`)
+    l2: float  # the L2 weight; with L1 compiled in, (l2, l1) or (l2, l1, 1.0) (`losses.regularised`)
     shrinkage: float  # η, the factor of every rule's head
     instance_sampling: int  # `_sample_instances`' mode (`INSTANCES_ALL`, ...)
     instance_sample_size: int  # the examples a subsample draws without replacement
@@ -239,72 +231,86 @@ def _column_sum(stats, w, c):
     return s
 
 
-def _rule_start(state, cfg, data, ws, covered, total, tim):
-    """Step 1: draw the rule's example weights `w`, put every example on level 0 of `covered`, and sum the sampled rows
-    into `total`; returns their weight. Without sampling the sums are kept (`sums`) and only the columns that changed
-    since (`dirty`, its last entry for all of them) are summed again."""
-    K, sampling, sample_size, stats = cfg.K, cfg.instance_sampling, cfg.instance_sample_size, data.stats
-    w, perm_n, cols, head, sums, dirty = ws.w, ws.perm_n, ws.cols, ws.head, ws.sums, ws.dirty
-    _sample_instances(state, sampling, sample_size, w, perm_n)
-    covered[:] = 0
-    t = _clock() if tim is not None else 0.0
-    kept = sampling == INSTANCES_ALL and not LOW_RANK
-    if kept and dirty[-1] == 0:
-        for c in range(total.shape[0]):
-            if dirty[c]:
-                sums[c] = _column_sum(stats, w, c)
-                dirty[c] = 0
-            total[c] = sums[c]
-        cnt = stats.shape[0]
-    else:
-        total[:] = 0.0
-        cnt = 0
-        for i in range(stats.shape[0]):
-            if w[i] > 0:
-                _add(total, stats, i, float(w[i]), cols, True, LOW_RANK, K, head)
-                cnt += w[i]
-        if kept:
-            sums[:] = total
-            dirty[:] = 0
-    if tim is not None:
-        tim[2] += _clock() - t
-    return cnt
+@functools.cache
+def _make_rule_start(low_rank: bool):
+    "The kernel `_rule_start`, step 1, for statistics rows [g, h] with packed sums (`low_rank`) or stored rows."
+
+    @kernel(inline=True)
+    def rule_start(state, cfg, data, ws, covered, total, tim):
+        """Step 1: draw the rule's example weights `w`, put every example on level 0 of `covered`, and sum the sampled rows
+        into `total`; returns their weight. Without sampling the sums are kept (`sums`) and only the columns that changed
+        since (`dirty`, its last entry for all of them) are summed again."""
+        K, sampling, sample_size, stats = cfg.K, cfg.instance_sampling, cfg.instance_sample_size, data.stats
+        w, perm_n, cols, head, sums, dirty = ws.w, ws.perm_n, ws.cols, ws.head, ws.sums, ws.dirty
+        _sample_instances(state, sampling, sample_size, w, perm_n)
+        covered[:] = 0
+        t = _clock() if tim is not None else 0.0
+        kept = sampling == INSTANCES_ALL and not low_rank
+        if kept and dirty[-1] == 0:
+            for c in range(total.shape[0]):
+                if dirty[c]:
+                    sums[c] = _column_sum(stats, w, c)
+                    dirty[c] = 0
+                total[c] = sums[c]
+            cnt = stats.shape[0]
+        else:
+            total[:] = 0.0
+            cnt = 0
+            for i in range(stats.shape[0]):
+                if w[i] > 0:
+                    _add(total, stats, i, float(w[i]), cols, True, low_rank, K, head)
+                    cnt += w[i]
+            if kept:
+                sums[:] = total
+                dirty[:] = 0
+        if tim is not None:
+            tim[2] += _clock() - t
+        return cnt
+
+    return rule_start
 
 
-def _rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
-    """Step 1, what the rule may predict, a `RuleState`: the width of the sums in `total`, the label (-1: all, -2:
-    picked by |score|, >= 0 a `fixed_label`, whose two columns alone stay), and `subset` 1 when output sampling chose
-    `n_outputs` outputs (into `osel`) whose statistics alone stay, `cols` pointing at them."""
-    K, abs_score, out_sampling, out_sample_size = cfg.K, cfg.abs_score, cfg.output_sampling, cfg.output_sample_size
-    cols, total, tmp_full = ws.cols, ws.total, ws.tmp_full
-    mode = HEAD_MODE
-    W, single = total.shape[0], mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
-    nc, label = W, -2 if abs_score and single else -1
-    if fixed_label >= 0 and single:  # keep the label: only its two columns, as after a first condition
-        label = fixed_label
-        cols[0] = label
-        cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
-        g0, h0 = total[cols[0]], total[cols[1]]
-        total[0] = g0
-        total[1] = h0
-        nc = 2
-    sub, kf = 0, 1
-    if (
-        OPTS and out_sampling != OUTPUTS_ALL and fixed_label < 0
-    ):  # output sampling: the rule's outputs are fixed from the start
-        kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
-        for c in range(W):
-            tmp_full[c] = total[c]
-        layout = (
-            (0 if mode == HEAD_SINGLE else 2)
-            if single
-            else (1 if mode == HEAD_COMPLETE or mode == HEAD_PARTIAL_PACKED else 0)
-        )
-        nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
-        sub = 1
-        if single and kf == 1:
-            label = int(osel[0])
-    return RuleState(K=K, l2=cfg.l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
+@functools.cache
+def _make_rule_outputs(head_mode: int, opts: bool):
+    "The kernel `_rule_outputs`, step 1, in head mode `head_mode`; `opts`: output sampling compiled in."
+
+    @kernel(inline=True)
+    def rule_outputs(state, cfg, ws, fixed_label, out_next, operm, osel):
+        """Step 1, what the rule may predict, a `RuleState`: the width of the sums in `total`, the label (-1: all, -2:
+        picked by |score|, >= 0 a `fixed_label`, whose two columns alone stay), and `subset` 1 when output sampling chose
+        `n_outputs` outputs (into `osel`) whose statistics alone stay, `cols` pointing at them."""
+        K, abs_score, out_sampling, out_sample_size = cfg.K, cfg.abs_score, cfg.output_sampling, cfg.output_sample_size
+        cols, total, tmp_full = ws.cols, ws.total, ws.tmp_full
+        mode = head_mode
+        W, single = total.shape[0], mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
+        nc, label = W, -2 if abs_score and single else -1
+        if fixed_label >= 0 and single:  # keep the label: only its two columns, as after a first condition
+            label = fixed_label
+            cols[0] = label
+            cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
+            g0, h0 = total[cols[0]], total[cols[1]]
+            total[0] = g0
+            total[1] = h0
+            nc = 2
+        sub, kf = 0, 1
+        if (
+            opts and out_sampling != OUTPUTS_ALL and fixed_label < 0
+        ):  # output sampling: the rule's outputs are fixed from the start
+            kf = _sample_outputs(state, out_sampling, out_sample_size, out_next, operm, osel)
+            for c in range(W):
+                tmp_full[c] = total[c]
+            layout = (
+                (0 if mode == HEAD_SINGLE else 2)
+                if single
+                else (1 if mode == HEAD_COMPLETE or mode == HEAD_PARTIAL_PACKED else 0)
+            )
+            nc = _restrict_outputs(osel, kf, K, layout, cols, total, tmp_full)
+            sub = 1
+            if single and kf == 1:
+                label = int(osel[0])
+        return RuleState(K=K, l2=cfg.l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
+
+    return rule_outputs
 
 
 @kernel(inline=True)
@@ -315,159 +321,192 @@ def _draw_features(state, perm_f, n_feat):
         perm_f[j], perm_f[r] = perm_f[r], perm_f[j]
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #71819a11
-def _histogram_start(feats, nominal, hgram, cnt_fs, stats, sel, sums, label, K, slot_buf, t):
-    """Step 2 of a binned fit, before its slots: with dense codes, list the covered examples with weight in `sel.rows`
-    (`sel` a `Covered`; CSR codes read each feature's entries and check them there); with one thread, dense codes
-    and all W statistics (`label` < 0), fill the histograms of all features `feats` in one pass (`_binned_pass_all`)
-    into `hgram` (a `Histograms`), the slots' covered weights into `cnt_fs`; returns (their number, whether the one
-    pass ran)."""
-    codes, hs, hcn = hgram.codes, hgram.sums, hgram.counts
-    w, covered, depth, rows = sel.w, sel.covered, sel.level, sel.rows
-    m_cov = 0
-    hist_on = hcn.shape[0] > 0
-    if hist_on and codes.dense.shape[0] > 0:  # dense codes: the covered examples with weight, in example order
-        for i in range(w.shape[0]):
-            if covered[i] == depth and w[i] > 0:
-                rows[m_cov] = i
-                m_cov += 1
-    one_pass = hist_on and label < 0 and codes.dense.shape[0] > 0 and hgram.one_pass[0]
-    if one_pass:
-        nc = sums[0].shape[0]
-        _binned_pass_all(
-            feats,
-            nominal,
-            codes,
-            stats,
-            Covered(w=w, covered=covered, level=depth, rows=rows, n_rows=m_cov),
-            sums,
-            K,
-            hs,
-            hcn,
-            slot_buf[:, 0, :nc],
-            cnt_fs,
-            t,
-            LOW_RANK,
-        )
-    return m_cov, one_pass
+@functools.cache
+def _make_histogram_start(low_rank: bool):
+    "The kernel `_histogram_start`, step 2 of a binned fit, for rows [g, h] with packed sums (`low_rank`) or stored rows."
+
+    @kernel(inline=True)
+    def histogram_start(feats, nominal, hgram, cnt_fs, stats, sel, sums, label, K, slot_buf, t):
+        """Step 2 of a binned fit, before its slots: with dense codes, list the covered examples with weight in `sel.rows`
+        (`sel` a `Covered`; CSR codes read each feature's entries and check them there); with one thread, dense codes
+        and all W statistics (`label` < 0), fill the histograms of all features `feats` in one pass (`_binned_pass_all`)
+        into `hgram` (a `Histograms`), the slots' covered weights into `cnt_fs`; returns (their number, whether the one
+        pass ran)."""
+        codes, hs, hcn = hgram.codes, hgram.sums, hgram.counts
+        w, covered, depth, rows = sel.w, sel.covered, sel.level, sel.rows
+        m_cov = 0
+        hist_on = hcn.shape[0] > 0
+        if hist_on and codes.dense.shape[0] > 0:  # dense codes: the covered examples with weight, in example order
+            for i in range(w.shape[0]):
+                if covered[i] == depth and w[i] > 0:
+                    rows[m_cov] = i
+                    m_cov += 1
+        one_pass = hist_on and label < 0 and codes.dense.shape[0] > 0 and hgram.one_pass[0]
+        if one_pass:
+            nc = sums[0].shape[0]
+            _binned_pass_all(
+                feats,
+                nominal,
+                codes,
+                stats,
+                Covered(w=w, covered=covered, level=depth, rows=rows, n_rows=m_cov),
+                sums,
+                K,
+                hs,
+                hcn,
+                slot_buf[:, 0, :nc],
+                cnt_fs,
+                t,
+                low_rank,
+            )
+        return m_cov, one_pass
+
+    return histogram_start
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #014d70c7
-def _search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
-    """Step 2, one slot of the sweeps: feature `f` (`nominal` or not) searched by the sweep that fits the sums at this
-    point. `X` the presorted features, `sel` = (w, covered, level), `sums` = (total, cnt); `at` the kernel's
-    `RuleState`; `outs` the slot's `SlotRows`; `row_t` its timers."""
-    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
-    (total, cnt) = sums
-    best, v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
-    mode = HEAD_MODE
-    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
-    if SCALAR and nc == 2 and (label >= 0 or not single) and not nominal:  # two statistics: scalar sweep
-        _search_numeric_frozen(
-            f, X, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2, (best, v[:2]), row_t
-        )
-    elif (
-        SCALAR
-        and single
-        and label == -1
-        and sub == 0
-        and not nominal
-        and not BINNED
-        and not (GENERAL and _one_value(f, X.ptr, X.val))
-    ):  # label not chosen yet: one scalar sweep per label
-        best[3] = -1.0
-        for k in range(K):
-            ch = _diag_col(k, K, mode != HEAD_SINGLE)
+@functools.cache
+def _make_search_slot(
+    head_mode: int,
+    scalar: bool,
+    binned: bool,
+    general: bool,
+    frozen: bool,
+    frozen_mode: int,
+    nominal_sweep: bool,
+    low_rank: bool,
+):
+    """The kernel `_search_slot`, step 2, with the sweeps a fit can reach: `scalar` the scalar sweeps, `general` the
+    general sweep in the head mode `head_mode`, `frozen` the general sweep of a frozen label or chosen outputs in head mode
+    `frozen_mode`; `binned`: the features are bin codes; `nominal_sweep`, `low_rank`: as `_make_search_feature`'s."""
+    search_feature = _make_search_feature(nominal_sweep, low_rank, _offer)
+
+    @kernel(inline=True)
+    def search_slot(f, nominal, X, stats, cols, sel, sums, at, outs, row_t):
+        """Step 2, one slot of the sweeps: feature `f` (`nominal` or not) searched by the sweep that fits the sums at this
+        point. `X` the presorted features, `sel` = (w, covered, level), `sums` = (total, cnt); `at` the kernel's
+        `RuleState`; `outs` the slot's `SlotRows`; `row_t` its timers."""
+        K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
+        (total, cnt) = sums
+        best, v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
+        mode = head_mode
+        single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
+        if scalar and nc == 2 and (label >= 0 or not single) and not nominal:  # two statistics: scalar sweep
             _search_numeric_frozen(
-                f, X, stats, k, ch, sel, (total[k], total[ch], cnt), k, l2, (best, buf[0, :2]), row_t
+                f, X, stats, cols[0], cols[1], sel, (total[0], total[1], cnt), label, l2, (best, v[:2]), row_t
             )
-            if best[3] == k:  # this label improved: keep its sums where the full layout has them
-                v[k], v[ch] = buf[0, 0], buf[0, 1]
-    elif label < 0 and sub == 0:  # the rule's own head mode, on all W statistics
-        if GENERAL:
-            _search_feature(
+        elif (
+            scalar
+            and single
+            and label == -1
+            and sub == 0
+            and not nominal
+            and not binned
+            and not (general and _one_value(f, X.ptr, X.val))
+        ):  # label not chosen yet: one scalar sweep per label
+            best[3] = -1.0
+            for k in range(K):
+                ch = _diag_col(k, K, mode != HEAD_SINGLE)
+                _search_numeric_frozen(
+                    f, X, stats, k, ch, sel, (total[k], total[ch], cnt), k, l2, (best, buf[0, :2]), row_t
+                )
+                if best[3] == k:  # this label improved: keep its sums where the full layout has them
+                    v[k], v[ch] = buf[0, 0], buf[0, 1]
+        elif label < 0 and sub == 0:  # the rule's own head mode, on all W statistics
+            if general:
+                search_feature(
+                    f,
+                    nominal,
+                    X,
+                    (stats, cols[:nc], True),
+                    sel,
+                    (total[:nc], cnt),
+                    mode,
+                    HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
+                    RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
+                    (best, v[:nc]),
+                    row_t,
+                )
+        elif frozen:  # a frozen single label (nominal feature), or kf chosen outputs
+            search_feature(
                 f,
                 nominal,
                 X,
-                (stats, cols[:nc], True),
+                (stats, cols[:nc], False),
                 sel,
                 (total[:nc], cnt),
+                frozen_mode,
+                HeadArgs(K=kf, label=label, l2=l2, scores=scores, work=work),
+                RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
+                (best, v[:nc]),
+                row_t,
+            )
+
+    return search_slot
+
+
+@functools.cache
+def _make_search_slot_binned(head_mode: int, scalar: bool, low_rank: bool):
+    "The kernel `_search_slot_binned`, step 2 of a binned fit, in head mode `head_mode`; `scalar`, `low_rank` as `_make_search_slot`'s."
+
+    @kernel(inline=True)
+    def search_slot_binned(s, f, hgram, cnt_fs, one_pass, stats, cols, sel, sums, at, outs, row_t):
+        """Step 2, one slot of a binned fit on numeric feature `f`: the histogram searches on `hgram` (a `Histograms`,
+        slot `s` of its buffers; `cnt_fs` the slots' covered weights; `sel` a `Covered`); `one_pass`:
+        the histogram was filled for all features at once. Returns False where none fits (the sweeps run instead)."""
+        K, l2, nc, label = at.K, at.l2, at.n_sums, at.label
+        (total, cnt) = sums
+        best, v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
+        codes, hs, hs2, hcn = hgram.codes, hgram.sums, hgram.pair_sums, hgram.counts
+        mode = head_mode
+        single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
+        if scalar and nc == 2 and (label >= 0 or not single):  # a frozen label's two sums
+            _search_binned_frozen(
+                f,
+                codes,
+                stats,
+                cols[0],
+                cols[1],
+                sel,
+                (total[0], total[1], cnt),
+                label,
+                l2,
+                (hs2[s, 0], hs2[s, 1], hcn[s]),
+                (best, v[:2]),
+                row_t,
+            )
+        elif label < 0 and one_pass:  # the histogram filled above
+            _binned_offers(
+                codes.zero[f],
+                codes.n_bins[f],
+                hs[s],
+                hcn[s],
+                cnt_fs[s],
                 mode,
                 HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
                 RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
                 (best, v[:nc]),
                 row_t,
             )
-    elif FROZEN:  # a frozen single label (nominal feature), or kf chosen outputs
-        _search_feature(
-            f,
-            nominal,
-            X,
-            (stats, cols[:nc], False),
-            sel,
-            (total[:nc], cnt),
-            FROZEN_MODE,
-            HeadArgs(K=kf, label=label, l2=l2, scores=scores, work=work),
-            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
-            (best, v[:nc]),
-            row_t,
-        )
+        elif label < 0:  # a histogram of all W statistics
+            _search_binned(
+                f,
+                codes,
+                (stats, cols[:nc]),
+                sel,
+                (total[:nc], cnt),
+                mode,
+                HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
+                (hs[s], hcn[s]),
+                RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
+                (best, v[:nc]),
+                row_t,
+                low_rank,
+            )
+        else:
+            return False
+        return True
 
-
-def _search_slot_binned(s, f, hgram, cnt_fs, one_pass, stats, cols, sel, sums, at, outs, row_t):
-    """Step 2, one slot of a binned fit on numeric feature `f`: the histogram searches on `hgram` (a `Histograms`,
-    slot `s` of its buffers; `cnt_fs` the slots' covered weights; `sel` a `Covered`); `one_pass`:
-    the histogram was filled for all features at once. Returns False where none fits (the sweeps run instead)."""
-    K, l2, nc, label = at.K, at.l2, at.n_sums, at.label
-    (total, cnt) = sums
-    best, v, buf, scores, work = outs.best, outs.best_v, outs.buf, outs.scores, outs.work
-    codes, hs, hs2, hcn = hgram.codes, hgram.sums, hgram.pair_sums, hgram.counts
-    mode = HEAD_MODE
-    single = mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
-    if SCALAR and nc == 2 and (label >= 0 or not single):  # a frozen label's two sums
-        _search_binned_frozen(
-            f,
-            codes,
-            stats,
-            cols[0],
-            cols[1],
-            sel,
-            (total[0], total[1], cnt),
-            label,
-            l2,
-            (hs2[s, 0], hs2[s, 1], hcn[s]),
-            (best, v[:2]),
-            row_t,
-        )
-    elif label < 0 and one_pass:  # the histogram filled above
-        _binned_offers(
-            codes.zero[f],
-            codes.n_bins[f],
-            hs[s],
-            hcn[s],
-            cnt_fs[s],
-            mode,
-            HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
-            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
-            (best, v[:nc]),
-            row_t,
-        )
-    elif label < 0:  # a histogram of all W statistics
-        _search_binned(
-            f,
-            codes,
-            (stats, cols[:nc]),
-            sel,
-            (total[:nc], cnt),
-            mode,
-            HeadArgs(K=K, label=label, l2=l2, scores=scores, work=work),
-            (hs[s], hcn[s]),
-            RunningSums(tot=buf[0, :nc], pre=buf[1, :nc], suf=buf[2, :nc], tmp=buf[3, :nc]),
-            (best, v[:nc]),
-            row_t,
-            LOW_RANK,
-        )
-    else:
-        return False
-    return True
+    return search_slot_binned
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #98ac7fa3
 @kernel(inline=True)
@@ -480,173 +519,214 @@ def _best_slot(slot_best, nf, rule_q):
     return best_s, best_q
 
 
-def _narrow(s, at, ws):
-    """Step 4, after slot `s` won: its sums become `total`; a single-label head freezes the label it chose (two columns
-    left), a partial head the outputs of its first condition. Takes the kernel's `RuleState` `at` and returns the next."""
-    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
-    cols, total, slot_best, slot_v, work = ws.cols, ws.total, ws.slot_best, ws.slot_v, ws.work
-    mode = HEAD_MODE
-    if (mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED) and label < 0:  # freeze the label: keep only its two columns
-        if OPTS and sub == 1:  # chosen among sampled outputs: sums and columns are restricted
-            j = int(slot_best[s, 3])
-            cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
-            total[0], total[1] = slot_v[s, j], slot_v[s, kf + j]
-            kf = 1
+@functools.cache
+def _make_narrow(head_mode: int, opts: bool):
+    "The kernel `_narrow`, step 4, in head mode `head_mode`; `opts`: partial heads and output sampling compiled in."
+
+    @kernel(inline=True)
+    def narrow(s, at, ws):
+        """Step 4, after slot `s` won: its sums become `total`; a single-label head freezes the label it chose (two columns
+        left), a partial head the outputs of its first condition. Takes the kernel's `RuleState` `at` and returns the next."""
+        K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
+        cols, total, slot_best, slot_v, work = ws.cols, ws.total, ws.slot_best, ws.slot_v, ws.work
+        mode = head_mode
+        if (
+            mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED
+        ) and label < 0:  # freeze the label: keep only its two columns
+            if opts and sub == 1:  # chosen among sampled outputs: sums and columns are restricted
+                j = int(slot_best[s, 3])
+                cols[0], cols[1], label = cols[j], cols[kf + j], cols[j]
+                total[0], total[1] = slot_v[s, j], slot_v[s, kf + j]
+                kf = 1
+            else:
+                label = int(slot_best[s, 3])
+                cols[0] = label
+                cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
+                total[0] = slot_v[s, cols[0]]
+                total[1] = slot_v[s, cols[1]]
+            nc = 2
+        elif (
+            opts and (mode == HEAD_PARTIAL or mode == HEAD_PARTIAL_PACKED) and sub == 0
+        ):  # a partial head keeps the outputs of its first condition
+            kf, sel = _partial_select(slot_v[s], K, l2, mode - 5, work[0])
+            nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[s])
+            sub = 1
         else:
-            label = int(slot_best[s, 3])
-            cols[0] = label
-            cols[1] = _diag_col(label, K, mode != HEAD_SINGLE)
-            total[0] = slot_v[s, cols[0]]
-            total[1] = slot_v[s, cols[1]]
-        nc = 2
-    elif (
-        OPTS and (mode == HEAD_PARTIAL or mode == HEAD_PARTIAL_PACKED) and sub == 0
-    ):  # a partial head keeps the outputs of its first condition
-        kf, sel = _partial_select(slot_v[s], K, l2, mode - 5, work[0])
-        nc = _restrict_outputs(sel, kf, K, mode - 5, cols, total, slot_v[s])
-        sub = 1
-    else:
-        for c in range(nc):
-            total[c] = slot_v[s, c]
-    return RuleState(K=K, l2=l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
+            for c in range(nc):
+                total[c] = slot_v[s, c]
+        return RuleState(K=K, l2=l2, n_sums=nc, label=label, subset=sub, n_outputs=kf)
+
+    return narrow
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #8b7995c8
-def _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, acc, rows, t):
-    """Step 6: list in `rows` the examples at level `depth` (the rule covers them) and add their statistics
-    (`cols[:n_sum]`, or all with `LOW_RANK`) to `acc`, times their weight `w[i]` if `weighted`; returns their number."""
-    m = 0
-    for i in range(covered.shape[0]):
-        if covered[i] == depth:
-            rows[m] = i
-            m += 1
-            wi = float(w[i]) if weighted else 1.0
-            if wi == 0.0:
-                continue
-            if LOW_RANK:
-                _accumulate_low_rank(acc, stats, i, wi, K, t)
+@functools.cache
+def _make_covered_sums(low_rank: bool):
+    "The kernel `_covered_sums`, step 6, for rows [g, h] with packed sums (`low_rank`) or stored rows."
+
+    @kernel(inline=True)
+    def covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, acc, rows, t):
+        """Step 6: list in `rows` the examples at level `depth` (the rule covers them) and add their statistics
+        (`cols[:n_sum]`, or all with `low_rank`) to `acc`, times their weight `w[i]` if `weighted`; returns their number."""
+        m = 0
+        for i in range(covered.shape[0]):
+            if covered[i] == depth:
+                rows[m] = i
+                m += 1
+                wi = float(w[i]) if weighted else 1.0
+                if wi == 0.0:
+                    continue
+                if low_rank:
+                    _accumulate_low_rank(acc, stats, i, wi, K, t)
+                else:
+                    for c in range(n_sum):
+                        acc[cols[c]] += wi * stats[i, cols[c]]
+        return m
+
+    return covered_sums
+
+
+@functools.cache
+def _make_rule_head(head_mode: int, opts: bool, frozen_mode: int):
+    "The kernel `_rule_head`, step 6, in head mode `head_mode`; with `opts`, a head on chosen outputs in head mode `frozen_mode`."
+
+    @kernel(inline=True)
+    def rule_head(sums, total, at, cols, shrinkage, scores, work, head):
+        """Step 6: the head of statistics `sums` (full layout, read through `cols`), times `shrinkage`, into `head`: a single
+        label's Newton step (eq. 17), a decomposable or complete head, or one on the chosen outputs of `RuleState` `at`
+        (gathered into `total`). `scores`, `work`: scratch rows."""
+        K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
+        mode = head_mode
+        if mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:
+            head[:] = 0.0
+            head[label] = reg_newton_step(sums[label], sums[cols[1]], l2, shrinkage)
+        elif opts and sub == 1:  # the head on the chosen outputs only
+            for c in range(nc):
+                total[c] = sums[cols[c]]
+            if frozen_mode == HEAD_COMPLETE:
+                _complete_head(total[:kf], total[kf:nc], l2, scores[0], work)
             else:
-                for c in range(n_sum):
-                    acc[cols[c]] += wi * stats[i, cols[c]]
-    return m
-
-
-def _rule_head(sums, total, at, cols, shrinkage, scores, work, head):
-    """Step 6: the head of statistics `sums` (full layout, read through `cols`), times `shrinkage`, into `head`: a single
-    label's Newton step (eq. 17), a decomposable or complete head, or one on the chosen outputs of `RuleState` `at`
-    (gathered into `total`). `scores`, `work`: scratch rows."""
-    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
-    mode = HEAD_MODE
-    if mode == HEAD_SINGLE or mode == HEAD_SINGLE_PACKED:
-        head[:] = 0.0
-        head[label] = reg_newton_step(sums[label], sums[cols[1]], l2, shrinkage)
-    elif OPTS and sub == 1:  # the head on the chosen outputs only
-        for c in range(nc):
-            total[c] = sums[cols[c]]
-        if FROZEN_MODE == HEAD_COMPLETE:
-            _complete_head(total[:kf], total[kf:nc], l2, scores[0], work)
+                _decomposable_head(total[:kf], total[kf:nc], l2, scores[0])
+            head[:] = 0.0
+            for c in range(kf):
+                head[cols[c]] = shrinkage * scores[0, c]
         else:
-            _decomposable_head(total[:kf], total[kf:nc], l2, scores[0])
-        head[:] = 0.0
-        for c in range(kf):
-            head[cols[c]] = shrinkage * scores[0, c]
-    else:
-        if mode == HEAD_DECOMPOSABLE:
-            reg_decomposable_head(sums[:K], sums[K:], l2, head)
-        else:
-            _quality(sums, mode, K, label, l2, head, work)  # the same compiled code as the search's
-        for k in range(K):
-            head[k] *= shrinkage
+            if mode == HEAD_DECOMPOSABLE:
+                reg_decomposable_head(sums[:K], sums[K:], l2, head)
+            else:
+                _quality(sums, mode, K, label, l2, head, work)  # the same compiled code as the search's
+            for k in range(K):
+                head[k] *= shrinkage
+
+    return rule_head
 
 
-def _update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
-    """Step 7: add `head` to the scores of the examples `rows[:m]` and recompute their statistics (loss `LOSS`): all
-    labels, or with `n_entries` > 0 only those entries (`label` if a single label, else `cols[:n_entries]`), each as two
-    numbers or its row on one-entry slices. Marks in `dirty` the statistics columns it changed (its last entry: all of
-    them), whose sums the next rule computes again (`_rule_start`)."""
-    K = S.shape[1]
-    single = HEAD_MODE == HEAD_SINGLE or HEAD_MODE == HEAD_SINGLE_PACKED
-    for c in range(n_entries):  # entry by entry: one place decides which entries change
-        l = label if n_entries == 1 and single else cols[c]
-        dirty[l] = 1
-        dirty[K + l] = 1
+@functools.cache
+def _make_update_scores(head_mode: int, loss: int):
+    "The kernel `_update_scores`, step 7, in head mode `head_mode`, with the loss code `loss` compiled in."
+
+    @kernel(inline=True)
+    def update_scores(rows, m, head, label, n_entries, cols, Y, S, stats, dirty):
+        """Step 7: add `head` to the scores of the examples `rows[:m]` and recompute their statistics (loss code `loss`): all
+        labels, or with `n_entries` > 0 only those entries (`label` if a single label, else `cols[:n_entries]`), each as two
+        numbers or its row on one-entry slices. Marks in `dirty` the statistics columns it changed (its last entry: all of
+        them), whose sums the next rule computes again (`_rule_start`)."""
+        K = S.shape[1]
+        single = head_mode == HEAD_SINGLE or head_mode == HEAD_SINGLE_PACKED
+        for c in range(n_entries):  # entry by entry: one place decides which entries change
+            l = label if n_entries == 1 and single else cols[c]
+            dirty[l] = 1
+            dirty[K + l] = 1
+            for r in range(m):
+                i = rows[r]
+                S[i, l] += head[l]
+                if loss == LOSS_LOGISTIC_LABEL_WISE or loss == LOSS_SQUARED_HINGE_LABEL_WISE:
+                    g1, h1 = _label_wise_stats(loss, float(Y[i, l]), S[i, l])
+                    stats[i, l] = g1
+                    stats[i, K + l] = h1
+                else:
+                    _loss_row(loss, Y[i, l : l + 1], S[i, l : l + 1], stats[i, l : l + 1], stats[i, K + l : K + l + 1])
+        if n_entries > 0:
+            return
+        dirty[-1] = 1
         for r in range(m):
             i = rows[r]
-            S[i, l] += head[l]
-            if LOSS == LOSS_LOGISTIC_LABEL_WISE or LOSS == LOSS_SQUARED_HINGE_LABEL_WISE:
-                g1, h1 = _label_wise_stats(LOSS, float(Y[i, l]), S[i, l])
-                stats[i, l] = g1
-                stats[i, K + l] = h1
+            if single:
+                S[i, label] += head[label]
             else:
-                _loss_row(LOSS, Y[i, l : l + 1], S[i, l : l + 1], stats[i, l : l + 1], stats[i, K + l : K + l + 1])
-    if n_entries > 0:
-        return
-    dirty[-1] = 1
-    for r in range(m):
-        i = rows[r]
-        if single:
-            S[i, label] += head[label]
-        else:
-            for k in range(K):
-                S[i, k] += head[k]
-        _loss_row(LOSS, Y[i], S[i], stats[i, :K], stats[i, K:])
+                for k in range(K):
+                    S[i, k] += head[k]
+            _loss_row(loss, Y[i], S[i], stats[i, :K], stats[i, K:])
+
+    return update_scores
 
 # %% ../../nbs/01a05_boomer_rule.ipynb #bbf2c17a
-def _finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
-    """Steps 5–7 for a body of `depth` conditions whose examples are on the levels `covered`: prune it (IREP), compute
-    the head on the examples it covers (statistics weighted by `w` if `weighted`) and update their scores. `at`: the
-    kernel's `RuleState`; returns what the kernel returns."""
-    loss, shrinkage, Y, S, stats = cfg.loss, cfg.shrinkage, data.Y, data.S, data.stats
-    w, rows_buf, cols, total, tmp_full = ws.w, ws.rows_buf, ws.cols, ws.total, ws.tmp_full
-    scores, work, head = ws.scores, ws.work, ws.head
-    K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
-    single, W, grown = HEAD_MODE == HEAD_SINGLE or HEAD_MODE == HEAD_SINGLE_PACKED, tmp_full.shape[0], depth
-    if IREP and depth > 1:  # 5. rule_pruning='irep' (compiled in only then)
-        depth = _irep_depth(
-            stats,
-            w,
-            covered,
-            depth,
-            cols,
-            HEAD_MODE,
-            HeadArgs(K=K, label=label, l2=l2, scores=scores[0], work=work[0]),
-            LOW_RANK,
-            tmp_full,
-            head,
+@functools.cache
+def _make_finish_rule(head_mode: int, irep: int, low_rank: bool, opts: bool, frozen_mode: int, loss: int):
+    """The kernel `_finish_rule`, steps 5–7, a kernel of its own (called, not inlined: see above); `irep` 0 without rule
+    pruning, 1 or 2 (`IREP_LAST_PREFIX`) with it; the other options as the steps' factories take them."""
+    covered_sums = _make_covered_sums(low_rank)
+    rule_head = _make_rule_head(head_mode, opts, frozen_mode)
+    update_scores = _make_update_scores(head_mode, loss)
+
+    @kernel()
+    def finish_rule(cfg, data, ws, covered, depth, at, weighted, tim, osel):
+        """Steps 5–7 for a body of `depth` conditions whose examples are on the levels `covered`: prune it (IREP), compute
+        the head on the examples it covers (statistics weighted by `w` if `weighted`) and update their scores. `at`: the
+        kernel's `RuleState`; returns what the kernel returns."""
+        loss, shrinkage, Y, S, stats = cfg.loss, cfg.shrinkage, data.Y, data.S, data.stats
+        w, rows_buf, cols, total, tmp_full = ws.w, ws.rows_buf, ws.cols, ws.total, ws.tmp_full
+        scores, work, head = ws.scores, ws.work, ws.head
+        K, l2, nc, label, sub, kf = at.K, at.l2, at.n_sums, at.label, at.subset, at.n_outputs
+        single, W, grown = head_mode == HEAD_SINGLE or head_mode == HEAD_SINGLE_PACKED, tmp_full.shape[0], depth
+        if irep and depth > 1:  # 5. rule_pruning='irep' (compiled in only then)
+            depth = _irep_depth(
+                stats,
+                w,
+                covered,
+                depth,
+                cols,
+                head_mode,
+                HeadArgs(K=K, label=label, l2=l2, scores=scores[0], work=work[0]),
+                low_rank,
+                tmp_full,
+                head,
+            )
+            if irep != IREP_LAST_PREFIX:  # (2: the levels stay; `_prefix_update` reads them)
+                for i in range(w.shape[0]):
+                    if covered[i] > depth:
+                        covered[i] = depth
+        t = _clock() if tim is not None else 0.0
+        tmp_full[:] = 0.0  # 6. the head, on all covered training examples
+        n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
+        if irep == IREP_LAST_PREFIX and grown > 1:  # irep_update='last_prefix': mlrl-boomer's examples to update
+            m = _prefix_update(covered, depth, grown, stats, cols, n_sum, low_rank, K, tmp_full, rows_buf, head)
+        else:
+            m = covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, tmp_full, rows_buf, head)
+        if tim is not None:
+            t1 = _clock()
+            tim[2] += t1 - t
+            t = t1
+        rule_head(tmp_full, total, at, cols, shrinkage, scores, work[0], head)
+        label_wise = (  # 7. the update; a label-wise loss: only the head's labels change
+            loss == LOSS_LOGISTIC_LABEL_WISE
+            or loss == LOSS_SQUARED_ERROR_LABEL_WISE
+            or loss == LOSS_SQUARED_HINGE_LABEL_WISE
         )
-        if IREP != IREP_LAST_PREFIX:  # (2: the levels stay; `_prefix_update` reads them)
-            for i in range(w.shape[0]):
-                if covered[i] > depth:
-                    covered[i] = depth
-    t = _clock() if tim is not None else 0.0
-    tmp_full[:] = 0.0  # 6. the head, on all covered training examples
-    n_sum = 2 if single else (nc if sub == 1 else W)  # a single head needs only its label's two columns
-    if IREP == IREP_LAST_PREFIX and grown > 1:  # irep_update='last_prefix': mlrl-boomer's examples to update
-        m = _prefix_update(covered, depth, grown, stats, cols, n_sum, LOW_RANK, K, tmp_full, rows_buf, head)
-    else:
-        m = _covered_sums(covered, depth, stats, cols, n_sum, w, weighted, K, tmp_full, rows_buf, head)
-    if tim is not None:
-        t1 = _clock()
-        tim[2] += t1 - t
-        t = t1
-    _rule_head(tmp_full, total, at, cols, shrinkage, scores, work[0], head)
-    label_wise = (  # 7. the update; a label-wise loss: only the head's labels change
-        loss == LOSS_LOGISTIC_LABEL_WISE
-        or loss == LOSS_SQUARED_ERROR_LABEL_WISE
-        or loss == LOSS_SQUARED_HINGE_LABEL_WISE
-    )
-    n_entries = (
-        1
-        if single and HEAD_MODE == HEAD_SINGLE and label_wise
-        else (kf if OPTS and sub == 1 and not single and label_wise else 0)
-    )
-    _update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws.dirty)
-    if OPTS and sub == 1 and not single:  # the rule's outputs, for the caller
-        for c in range(kf):
-            osel[c] = cols[c]
-        osel[K] = kf
-        label = -3
-    for c in range(W):
-        cols[c] = c  # reset for the next rule
-    if tim is not None:
-        tim[3] += _clock() - t
-    return depth, label, m
+        n_entries = (
+            1
+            if single and head_mode == HEAD_SINGLE and label_wise
+            else (kf if opts and sub == 1 and not single and label_wise else 0)
+        )
+        update_scores(rows_buf, m, head, label, n_entries, cols, Y, S, stats, ws.dirty)
+        if opts and sub == 1 and not single:  # the rule's outputs, for the caller
+            for c in range(kf):
+                osel[c] = cols[c]
+            osel[K] = kf
+            label = -3
+        for c in range(W):
+            cols[c] = c  # reset for the next rule
+        if tim is not None:
+            tim[3] += _clock() - t
+        return depth, label, m
+
+    return finish_rule

@@ -5,6 +5,7 @@
 # %% ../../nbs/01a02_boomer_search.ipynb #b240cb72
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import NamedTuple
@@ -187,7 +188,7 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, out, tim):
 
     `tim`: None, or the slot's diagnostics row — evaluations counted in tim[2], the 1st, 17th, 33rd, ... of them
     timed into tim[0] (seconds) and tim[1] (how many)."""
-    numba.literally(mode)  # compiled per head mode (see `_grow_rule_kernel`)
+    numba.literally(mode)  # compiled per head mode (see `make_grow_rule`)
     if cnt <= 0:
         return
     sample = False
@@ -204,7 +205,7 @@ def _offer(v, cnt, thr, op, mode, K, label, l2, scores, work, out, tim):
     if q < best[0]:
         best[0], best[1], best[2], best[3], best[4] = q, thr, op, lab, cnt
         for c in range(v.shape[0]):
-            best_v[c] = v[c]  # a loop, not best_v[:] = v (see `_grow_rule_kernel`)
+            best_v[c] = v[c]  # a loop, not best_v[:] = v (see `make_grow_rule`)
 
 
 @kernel()
@@ -232,113 +233,129 @@ class RunningSums(NamedTuple):
     tmp: np.ndarray  # scratch: the other side of a threshold, tot − pre or tot − suf
 
 # %% ../../nbs/01a02_boomer_search.ipynb #4a026ddf
-@kernel(inline=True, literal=("mode",))
-def _offer_zero_gaps(neg, pos, cnt_f, bufs, mode, hd, out, tim):
-    """The thresholds around a feature's implicit zeros, offered (`_offer`) once its sweeps are done: `neg` = (weight,
-    last value) of the negative values, summed in `bufs.pre`; `pos` = (weight, first value) of the positive ones, in
-    `bufs.suf`; `cnt_f` the weight of all covered examples with a value, summed in `bufs.tot` (`bufs`, a `RunningSums`);
-    `hd` (a `HeadArgs`) what `_offer` takes besides the mode, `out` and `tim` as there. (`_offer_zero_gap` below is the
-    same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a compile-time constant."""
-    pre, suf, tmp, tot = bufs.pre, bufs.suf, bufs.tmp, bufs.tot
-    K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
-    (cnt_neg, last_neg), (cnt_pos, first_pos) = neg, pos
-    cnt_zero = cnt_f - cnt_neg - cnt_pos
-    if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):  # between the negatives and what follows
-        thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
-        _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
-        _diff(tmp, tot, pre)
-        _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
-    if cnt_pos > 0 and cnt_zero > 0:  # between the zeros and the positives
-        thr = 0.5 * first_pos
-        _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
-        _diff(tmp, tot, suf)
-        _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
+@functools.cache
+def _make_offer_zero_gaps(offer):
+    "The kernel `_offer_zero_gaps` that offers each candidate through the kernel `offer` (`_offer`, or the beam's)."
+
+    @kernel(inline=True, literal=("mode",))
+    def offer_zero_gaps(neg, pos, cnt_f, bufs, mode, hd, out, tim):
+        """The thresholds around a feature's implicit zeros, offered (`_offer`) once its sweeps are done: `neg` = (weight,
+        last value) of the negative values, summed in `bufs.pre`; `pos` = (weight, first value) of the positive ones, in
+        `bufs.suf`; `cnt_f` the weight of all covered examples with a value, summed in `bufs.tot` (`bufs`, a `RunningSums`);
+        `hd` (a `HeadArgs`) what `_offer` takes besides the mode, `out` and `tim` as there. (`_offer_zero_gap` below is the
+        same for the scalar sweeps.) Inlined into the sweeps, it takes their `mode`, a compile-time constant."""
+        pre, suf, tmp, tot = bufs.pre, bufs.suf, bufs.tmp, bufs.tot
+        K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
+        (cnt_neg, last_neg), (cnt_pos, first_pos) = neg, pos
+        cnt_zero = cnt_f - cnt_neg - cnt_pos
+        if cnt_neg > 0 and (cnt_zero > 0 or cnt_pos > 0):  # between the negatives and what follows
+            thr = 0.5 * last_neg if cnt_zero > 0 else 0.5 * (last_neg + first_pos)
+            offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
+            _diff(tmp, tot, pre)
+            offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
+        if cnt_pos > 0 and cnt_zero > 0:  # between the zeros and the positives
+            thr = 0.5 * first_pos
+            offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
+            _diff(tmp, tot, suf)
+            offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
+
+    return offer_zero_gaps
+
+
+_offer_zero_gaps = _make_offer_zero_gaps(_offer)
 
 # %% ../../nbs/01a02_boomer_search.ipynb #e32732e2
-NOMINAL, LOW_RANK = True, False  # `_search_feature` as written: the nominal sweep compiled in, rows [g, H] stored
+@functools.cache
+def _make_search_feature(nominal_sweep: bool, low_rank: bool, offer):
+    """The kernel `_search_feature` for what a fit can meet: `nominal_sweep`, whether any feature is nominal (without,
+    the nominal sweep is not compiled); `low_rank`, whether `stats` rows are [g, h] with the running sums packed
+    (`_accumulate_low_rank`, scratch `scores`; with stored rows that kernel is not compiled either). Each candidate is
+    offered through the kernel `offer` (`_offer`, or the beam's)."""
+    offer_zero_gaps = _make_offer_zero_gaps(offer)
 
-
-@kernel(literal=("mode",))
-def _search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
-    """Best condition on feature `f` (`nominal` or numeric) for the examples with `covered == level` and weight > 0,
-    into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X`: the presorted features (a
-    `Presorted`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
-    (w, covered, level); `sums` = (total, cnt_total), the sums and weight of those examples; `hd` (a `HeadArgs`) and
-    `tim` as in `_offer`; `bufs` (a `RunningSums`), the running sums. Two globals say what a fit
-    can meet, and the rule kernels compile a copy with their own (`_GROW_CALLS`): `NOMINAL`, whether any feature is
-    nominal (without, the nominal sweep is not compiled), and `LOW_RANK`, whether `stats` rows are [g, h] with the running
-    sums packed (`_accumulate_low_rank`, scratch `scores`; with stored rows that kernel is not compiled either)."""
-    numba.literally(mode)  # compiled per head mode (see `_grow_rule_kernel`)
-    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
-    (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
-    K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
-    tot, pre, suf, tmp = bufs.tot, bufs.pre, bufs.suf, bufs.tmp
-    for c in range(tot.shape[0]):
-        tot[c] = total[c]  # covered total without the missing values of f
-    cnt_f = cnt_total
-    for k in range(nan_ptr[f], nan_ptr[f + 1]):
-        i = nan_row[k]
-        if covered[i] == level and w[i] > 0:
-            _add(tot, stats, i, -float(w[i]), cols, all_cols, LOW_RANK, K, scores)
-            cnt_f -= w[i]
-    pre[:] = 0.0
-    suf[:] = 0.0
-    if NOMINAL and nominal:
-        cnt_all, cnt_g, last = 0, 0, 0.0
-        for k in range(ptr[f], ptr[f + 1]):
+    @kernel(literal=("mode",))
+    def search_feature(f, nominal, X, acc, sel, sums, mode, hd, bufs, out, tim):
+        """Best condition on feature `f` (`nominal` or numeric) for the examples with `covered == level` and weight > 0,
+        into `out` = (best, best_v): best = (q, thr, op, label, count), best_v its sums. `X`: the presorted features (a
+        `Presorted`); `acc` = (stats, cols, all_cols), what `_add` sums; `sel` =
+        (w, covered, level); `sums` = (total, cnt_total), the sums and weight of those examples; `hd` (a `HeadArgs`) and
+        `tim` as in `_offer`; `bufs` (a `RunningSums`), the running sums."""
+        numba.literally(mode)  # compiled per head mode (see `make_grow_rule`)
+        ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
+        (stats, cols, all_cols), (w, covered, level), (total, cnt_total) = acc, sel, sums
+        K, label, l2, scores, work = hd.K, hd.label, hd.l2, hd.scores, hd.work
+        tot, pre, suf, tmp = bufs.tot, bufs.pre, bufs.suf, bufs.tmp
+        for c in range(tot.shape[0]):
+            tot[c] = total[c]  # covered total without the missing values of f
+        cnt_f = cnt_total
+        for k in range(nan_ptr[f], nan_ptr[f + 1]):
+            i = nan_row[k]
+            if covered[i] == level and w[i] > 0:
+                _add(tot, stats, i, -float(w[i]), cols, all_cols, low_rank, K, scores)
+                cnt_f -= w[i]
+        pre[:] = 0.0
+        suf[:] = 0.0
+        if nominal_sweep and nominal:
+            cnt_all, cnt_g, last = 0, 0, 0.0
+            for k in range(ptr[f], ptr[f + 1]):
+                i = row[k]
+                if covered[i] != level or w[i] == 0:
+                    continue
+                v = val[k]
+                if cnt_g > 0 and v != last:  # a group ends: "= last" and "!= last"
+                    offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
+                    _diff(tmp, tot, suf)
+                    offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
+                    suf[:] = 0.0
+                    cnt_g = 0
+                _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
+                _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
+                cnt_g += w[i]
+                cnt_all += w[i]
+                last = v
+            if cnt_g > 0:
+                offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
+                _diff(tmp, tot, suf)
+                offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
+            if cnt_f - cnt_all > 0:  # the implicit zeros are one more value
+                _diff(tmp, tot, pre)
+                offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, out, tim)
+                offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, out, tim)
+            return
+        cnt_neg, last_neg = 0, 0.0  # upwards through the negative values
+        for k in range(ptr[f], pos_start[f]):
             i = row[k]
             if covered[i] != level or w[i] == 0:
                 continue
             v = val[k]
-            if cnt_g > 0 and v != last:  # a group ends: "= last" and "!= last"
-                _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
+            if cnt_neg > 0 and v > last_neg:
+                thr = 0.5 * (last_neg + v)
+                offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
+                _diff(tmp, tot, pre)
+                offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
+            _add(pre, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
+            cnt_neg += w[i]
+            last_neg = v
+        cnt_pos, first_pos = 0, 0.0  # downwards through the positive values
+        for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
+            i = row[k]
+            if covered[i] != level or w[i] == 0:
+                continue
+            v = val[k]
+            if cnt_pos > 0 and v < first_pos:
+                thr = 0.5 * (v + first_pos)
+                offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
                 _diff(tmp, tot, suf)
-                _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
-                suf[:] = 0.0
-                cnt_g = 0
-            _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
-            _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
-            cnt_g += w[i]
-            cnt_all += w[i]
-            last = v
-        if cnt_g > 0:
-            _offer(suf, cnt_g, last, 2, mode, K, label, l2, scores, work, out, tim)
-            _diff(tmp, tot, suf)
-            _offer(tmp, cnt_f - cnt_g, last, 3, mode, K, label, l2, scores, work, out, tim)
-        if cnt_f - cnt_all > 0:  # the implicit zeros are one more value
-            _diff(tmp, tot, pre)
-            _offer(tmp, cnt_f - cnt_all, 0.0, 2, mode, K, label, l2, scores, work, out, tim)
-            _offer(pre, cnt_all, 0.0, 3, mode, K, label, l2, scores, work, out, tim)
-        return
-    cnt_neg, last_neg = 0, 0.0  # upwards through the negative values
-    for k in range(ptr[f], pos_start[f]):
-        i = row[k]
-        if covered[i] != level or w[i] == 0:
-            continue
-        v = val[k]
-        if cnt_neg > 0 and v > last_neg:
-            thr = 0.5 * (last_neg + v)
-            _offer(pre, cnt_neg, thr, 0, mode, K, label, l2, scores, work, out, tim)
-            _diff(tmp, tot, pre)
-            _offer(tmp, cnt_f - cnt_neg, thr, 1, mode, K, label, l2, scores, work, out, tim)
-        _add(pre, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
-        cnt_neg += w[i]
-        last_neg = v
-    cnt_pos, first_pos = 0, 0.0  # downwards through the positive values
-    for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
-        i = row[k]
-        if covered[i] != level or w[i] == 0:
-            continue
-        v = val[k]
-        if cnt_pos > 0 and v < first_pos:
-            thr = 0.5 * (v + first_pos)
-            _offer(suf, cnt_pos, thr, 1, mode, K, label, l2, scores, work, out, tim)
-            _diff(tmp, tot, suf)
-            _offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
-        _add(suf, stats, i, float(w[i]), cols, all_cols, LOW_RANK, K, scores)
-        cnt_pos += w[i]
-        first_pos = v
-    _offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, bufs, mode, hd, out, tim)
+                offer(tmp, cnt_f - cnt_pos, thr, 0, mode, K, label, l2, scores, work, out, tim)
+            _add(suf, stats, i, float(w[i]), cols, all_cols, low_rank, K, scores)
+            cnt_pos += w[i]
+            first_pos = v
+        offer_zero_gaps((cnt_neg, last_neg), (cnt_pos, first_pos), cnt_f, bufs, mode, hd, out, tim)
+
+    return search_feature
+
+
+_search_feature = _make_search_feature(True, False, _offer)  # every sweep, rows [g, H] stored
 
 # %% ../../nbs/01a02_boomer_search.ipynb #pairbest1
 class PairBest(NamedTuple):
@@ -400,20 +417,29 @@ def _offer_pair(b, g, h, c, thr, op, tot, l2):
     return b
 
 
-@kernel(inline=True)
-def _offer_zero_gap(b, neg, pos, tot, l2):
-    """The thresholds a sparse column's zeros (not stored) open: below them, after the negative values (`neg`, a
-    `PairSide`), and above them, before the positive ones (`pos`); `tot` the `PairSums` of all. Returns `b` updated as
-    `_offer_pair` does, and how many thresholds were offered."""
-    n_zero, k = tot.count - neg.count - pos.count, 0
-    if neg.count > 0 and (n_zero > 0 or pos.count > 0):
-        k += 1
-        thr = 0.5 * neg.edge if n_zero > 0 else 0.5 * (neg.edge + pos.edge)
-        b = _offer_pair(b, neg.g, neg.h, neg.count, thr, 0, tot, l2)
-    if pos.count > 0 and n_zero > 0:
-        k += 1
-        b = _offer_pair(b, pos.g, pos.h, pos.count, 0.5 * pos.edge, 1, tot, l2)
-    return b, k
+@functools.cache
+def _make_offer_zero_gap(offer_pair):
+    "The kernel `_offer_zero_gap` that offers each threshold through the kernel `offer_pair` (`_offer_pair`, or the beam's)."
+
+    @kernel(inline=True)
+    def offer_zero_gap(b, neg, pos, tot, l2):
+        """The thresholds a sparse column's zeros (not stored) open: below them, after the negative values (`neg`, a
+        `PairSide`), and above them, before the positive ones (`pos`); `tot` the `PairSums` of all. Returns `b` updated as
+        `_offer_pair` does, and how many thresholds were offered."""
+        n_zero, k = tot.count - neg.count - pos.count, 0
+        if neg.count > 0 and (n_zero > 0 or pos.count > 0):
+            k += 1
+            thr = 0.5 * neg.edge if n_zero > 0 else 0.5 * (neg.edge + pos.edge)
+            b = offer_pair(b, neg.g, neg.h, neg.count, thr, 0, tot, l2)
+        if pos.count > 0 and n_zero > 0:
+            k += 1
+            b = offer_pair(b, pos.g, pos.h, pos.count, 0.5 * pos.edge, 1, tot, l2)
+        return b, k
+
+    return offer_zero_gap
+
+
+_offer_zero_gap = _make_offer_zero_gap(_offer_pair)
 
 # %% ../../nbs/01a02_boomer_search.ipynb #0264d99d
 @kernel(inline=True)
@@ -432,61 +458,73 @@ def _pair_finish(top, best, best_v, label, tim, n_offers):
         best_v[0], best_v[1] = top.g, top.h
 
 
-@kernel(reassoc=False)  # the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
-def _search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
-    """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
-    statistics columns `cg`, `ch`; `X`, `sel` and `out` as `_search_feature`'s, `sums` = (g, h, weight) of all the
-    examples searched.
+@functools.cache
+def _make_search_numeric_frozen(pair_start, pair_finish, offer_pair):
+    """The kernel `_search_numeric_frozen` that keeps its best candidates through the kernels `pair_start`, `offer_pair`
+    and `pair_finish` (`_pair_start`, `_offer_pair`, `_pair_finish`, or the beam's)."""
+    offer_zero_gap = _make_offer_zero_gap(offer_pair)
 
-    Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
-    counted, into tim[4]; their time is part of the sweep's."""
-    ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
-    (w, covered, level), (tot_g, tot_h, cnt_total), (best, best_v) = sel, sums, out
-    cnt_f = cnt_total
-    for k in range(nan_ptr[f], nan_ptr[f + 1]):
-        i = nan_row[k]
-        if covered[i] == level and w[i] > 0:
-            tot_g -= w[i] * stats[i, cg]
-            tot_h -= w[i] * stats[i, ch]
-            cnt_f -= w[i]
-    top = _pair_start(best, best_v, label, tim)
-    tot = PairSums(g=tot_g, h=tot_h, count=cnt_f)
-    n_pos = 0  # best so far
-    pg = 0.0
-    ph = 0.0
-    cnt_neg = 0
-    last_neg = 0.0
-    for k in range(ptr[f], pos_start[f]):
-        i = row[k]
-        if covered[i] != level or w[i] == 0:
-            continue
-        v = val[k]
-        if cnt_neg > 0 and v > last_neg:
-            n_pos += 1
-            top = _offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
-        wi = w[i]
-        pg += wi * stats[i, cg]
-        ph += wi * stats[i, ch]
-        cnt_neg += wi
-        last_neg = v
-    sg = 0.0
-    sh = 0.0
-    cnt_pos = 0
-    first_pos = 0.0
-    for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
-        i = row[k]
-        if covered[i] != level or w[i] == 0:
-            continue
-        v = val[k]
-        if cnt_pos > 0 and v < first_pos:
-            n_pos += 1
-            top = _offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
-        wi = w[i]
-        sg += wi * stats[i, cg]
-        sh += wi * stats[i, ch]
-        cnt_pos += wi
-        first_pos = v
-    neg = PairSide(g=pg, h=ph, count=cnt_neg, edge=last_neg)
-    pos = PairSide(g=sg, h=sh, count=cnt_pos, edge=first_pos)
-    top, n_gap = _offer_zero_gap(top, neg, pos, tot, l2)
-    _pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
+    # without reassociation: the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
+    @kernel(reassoc=False)
+    def search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
+        """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
+        statistics columns `cg`, `ch`; `X`, `sel` and `out` as `_search_feature`'s, `sums` = (g, h, weight) of all the
+        examples searched.
+
+        Its candidates are evaluated inline (three flops each), so with diagnostics on (`tim` not None) they are only
+        counted, into tim[4]; their time is part of the sweep's."""
+        ptr, val, row, pos_start, nan_ptr, nan_row = X.ptr, X.val, X.row, X.pos_start, X.nan_ptr, X.nan_row
+        (w, covered, level), (tot_g, tot_h, cnt_total), (best, best_v) = sel, sums, out
+        cnt_f = cnt_total
+        for k in range(nan_ptr[f], nan_ptr[f + 1]):
+            i = nan_row[k]
+            if covered[i] == level and w[i] > 0:
+                tot_g -= w[i] * stats[i, cg]
+                tot_h -= w[i] * stats[i, ch]
+                cnt_f -= w[i]
+        top = pair_start(best, best_v, label, tim)
+        tot = PairSums(g=tot_g, h=tot_h, count=cnt_f)
+        n_pos = 0  # best so far
+        pg = 0.0
+        ph = 0.0
+        cnt_neg = 0
+        last_neg = 0.0
+        for k in range(ptr[f], pos_start[f]):
+            i = row[k]
+            if covered[i] != level or w[i] == 0:
+                continue
+            v = val[k]
+            if cnt_neg > 0 and v > last_neg:
+                n_pos += 1
+                top = offer_pair(top, pg, ph, cnt_neg, 0.5 * (last_neg + v), 0, tot, l2)
+            wi = w[i]
+            pg += wi * stats[i, cg]
+            ph += wi * stats[i, ch]
+            cnt_neg += wi
+            last_neg = v
+        sg = 0.0
+        sh = 0.0
+        cnt_pos = 0
+        first_pos = 0.0
+        for k in range(ptr[f + 1] - 1, pos_start[f] - 1, -1):
+            i = row[k]
+            if covered[i] != level or w[i] == 0:
+                continue
+            v = val[k]
+            if cnt_pos > 0 and v < first_pos:
+                n_pos += 1
+                top = offer_pair(top, sg, sh, cnt_pos, 0.5 * (v + first_pos), 1, tot, l2)
+            wi = w[i]
+            sg += wi * stats[i, cg]
+            sh += wi * stats[i, ch]
+            cnt_pos += wi
+            first_pos = v
+        neg = PairSide(g=pg, h=ph, count=cnt_neg, edge=last_neg)
+        pos = PairSide(g=sg, h=sh, count=cnt_pos, edge=first_pos)
+        top, n_gap = offer_zero_gap(top, neg, pos, tot, l2)
+        pair_finish(top, best, best_v, label, tim, n_pos + n_gap)
+
+    return search_numeric_frozen
+
+
+_search_numeric_frozen = _make_search_numeric_frozen(_pair_start, _pair_finish, _offer_pair)
