@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 
@@ -14,9 +15,9 @@ from .core import distinct_values, kernel
 from .losses import _complete_head, _diagonal_head, packed_index
 
 # %% auto #0
-__all__ = ['pack_upper', 'unpack_upper', 'bins_per_sign', 'binned_head', 'binning_workspace', 'binned_complete_head',
-           'binning_rows', 'row_workspace', 'binned_head_row', 'feature_bins', 'feature_bin_bounds', 'FeatureBins',
-           'bin_features', 'raw_thresholds', 'presort_codes']
+__all__ = ['pack_upper', 'unpack_upper', 'bins_per_sign', 'BinSettings', 'BinWorkspace', 'binned_head', 'binning_workspace',
+           'binned_complete_head', 'binning_rows', 'row_workspace', 'binned_head_row', 'feature_bins',
+           'feature_bin_bounds', 'FeatureBins', 'bin_features', 'raw_thresholds', 'presort_codes']
 
 # %% ../nbs/02_label_binning.ipynb #01994678
 def pack_upper(M: np.ndarray) -> np.ndarray:
@@ -236,6 +237,28 @@ def _aggregate_two(g, H, bin_of, exact, masks, g_bin, H_bin):
         h01 += other
     H_bin[1] = h01
 
+# %% ../nbs/02_label_binning.ipynb #gblb_nt01
+class BinSettings(NamedTuple):
+    "GBLB's settings as the binned head reads them (`binned_complete_head`, or the header of a `binning_rows` row)."
+
+    bin_ratio: float  # bins per sign: ⌈bin_ratio · labels of that sign⌉ ...
+    min_bins: int  # ... at least this many ...
+    max_bins: int  # ... and at most this many (0: no cap)
+    exact: bool  # keep the Hessian's cross terms inside a bin (False: eq. 18 drops them)
+
+
+class BinWorkspace(NamedTuple):
+    "The binned head's work arrays (`binning_workspace`, or views into a `binning_rows` row): allocated once, reused."
+
+    criteria: np.ndarray  # (K,) each label's criterion -g/(h + l2), the value it is binned by
+    bin_of: np.ndarray  # int64 (K,) each label's bin, -1 for none
+    counts: np.ndarray  # int64 (B,) labels per bin
+    remap: np.ndarray  # int64 (B,) a bin's index among the non-empty ones
+    g_bin: np.ndarray  # (B,) the bins' summed gradients
+    H_bin: np.ndarray  # (B(B+1)/2,) the bins' packed Hessian
+    U_bin: np.ndarray  # the aggregation's scratch, then the Cholesky factor (`_u_size`)
+    s_bin: np.ndarray  # (B,) the bins' scores
+
 # %% ../nbs/02_label_binning.ipynb #c5de7884
 @kernel(inline=True)
 def _solve_bins(g, n, bin_of, g_bin, H_bin, U_bin, s_bin, head):
@@ -285,21 +308,23 @@ def _cholesky_two(g, hp, n, l2, s, U):
 @kernel(inline=True)
 def _many_bins_head(g, H, l2, settings, ws, head):
     "`binned_head` by the general path: any number of bins (`_criteria`, `_assign_bins`, `_aggregate`)."
-    bin_ratio, min_bins, max_bins, exact = settings
-    criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
+    criteria, bin_of, counts, remap = ws.criteria, ws.bin_of, ws.counts, ws.remap
+    g_bin, H_bin, U_bin, s_bin = ws.g_bin, ws.H_bin, ws.U_bin, ws.s_bin
     head[:] = 0.0
     _criteria(g, H, l2, criteria)
-    n = _assign_bins(criteria, bin_ratio, min_bins, max_bins, bin_of, counts, remap)
+    n = _assign_bins(criteria, settings.bin_ratio, settings.min_bins, settings.max_bins, bin_of, counts, remap)
     if n == 0:
         return 0.0
-    _aggregate(g, H, bin_of, counts, n, l2, exact, U_bin, g_bin, H_bin)  # U_bin: the scratch first, then the factor
+    _aggregate(
+        g, H, bin_of, counts, n, l2, settings.exact, U_bin, g_bin, H_bin
+    )  # U_bin: the scratch first, then the factor
     return _solve_bins(g, n, bin_of, g_bin, H_bin, U_bin, s_bin, head)
 
 
 @kernel(inline=True)
 def _two_bins_head(g, H, l2, exact, ws, head):
     "`binned_head` when each sign has one bin (`bins_per_sign(K) == 1`, a workspace of two bins): the masks' path."
-    criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin = ws
+    bin_of, g_bin, H_bin, U_bin, s_bin = ws.bin_of, ws.g_bin, ws.H_bin, ws.U_bin, ws.s_bin
     head[:] = 0.0
     n, n0, n1 = _assign_two_bins(g, H, l2, bin_of, U_bin)  # U_bin: the masks first, then the factor
     if n == 0:
@@ -317,10 +342,12 @@ def _two_bins_head(g, H, l2, exact, ws, head):
 @kernel(inline=True)
 def binned_head(g, H, l2, settings, ws, head):
     """GBLB complete head for summed `g`, packed `H`: scores into `head`; returns the quality ½ g̃·s (<= 0); allocates
-    nothing. `settings` = (bin_ratio, min_bins, max_bins, exact); `ws` = (criteria, bin_of, counts, remap, g_bin, H_bin,
-    U_bin, s_bin), the work arrays of `binning_workspace`."""
-    if ws[2].shape[0] == 2 and bins_per_sign(g.shape[0], settings[0], settings[1], settings[2]) == 1:
-        return _two_bins_head(g, H, l2, settings[3], ws, head)
+    nothing. `settings`: a `BinSettings`; `ws`: a `BinWorkspace`, the work arrays of `binning_workspace`."""
+    if (
+        ws.counts.shape[0] == 2
+        and bins_per_sign(g.shape[0], settings.bin_ratio, settings.min_bins, settings.max_bins) == 1
+    ):
+        return _two_bins_head(g, H, l2, settings.exact, ws, head)
     return _many_bins_head(g, H, l2, settings, ws, head)
 
 # %% ../nbs/02_label_binning.ipynb #a6addc41
@@ -344,18 +371,18 @@ def _u_size(B, K):
 
 
 def binning_workspace(n_labels: int, bin_ratio: float = 0.04, min_bins: int = 1, max_bins: int | None = None):
-    "Work arrays `(criteria, bin_of, counts, remap, g_bin, H_bin, U_bin, s_bin)` for `binned_head` on `n_labels` labels."
+    "The work arrays (a `BinWorkspace`) of `binned_head` on `n_labels` labels."
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     B = max(1, min(n_labels, 2 * bins_per_sign(n_labels, float(bin_ratio), int(min_bins), cap)))
-    return (
-        np.empty(n_labels),
-        np.empty(n_labels, np.int64),
-        np.empty(B, np.int64),
-        np.empty(B, np.int64),
-        np.empty(B),
-        np.empty(B * (B + 1) // 2),
-        np.empty(_u_size(B, n_labels)),
-        np.empty(B),
+    return BinWorkspace(
+        criteria=np.empty(n_labels),
+        bin_of=np.empty(n_labels, np.int64),
+        counts=np.empty(B, np.int64),
+        remap=np.empty(B, np.int64),
+        g_bin=np.empty(B),
+        H_bin=np.empty(B * (B + 1) // 2),
+        U_bin=np.empty(_u_size(B, n_labels)),
+        s_bin=np.empty(B),
     )
 
 # %% ../nbs/02_label_binning.ipynb #7a9140f2
@@ -378,8 +405,9 @@ def binned_complete_head(
         raise ValueError(f"l2 must be >= 0, got {l2!r}.")
     cap = _check_binning(bin_ratio, min_bins, max_bins)
     ws, head = binning_workspace(g.shape[0], bin_ratio, min_bins, max_bins), np.empty_like(g)
-    q = binned_head(g, H, float(l2), (float(bin_ratio), int(min_bins), cap, bool(exact)), ws, head)
-    return head, q, ws[1].copy()
+    settings = BinSettings(bin_ratio=float(bin_ratio), min_bins=int(min_bins), max_bins=cap, exact=bool(exact))
+    q = binned_head(g, H, float(l2), settings, ws, head)
+    return head, q, ws.bin_of.copy()
 
 # %% ../nbs/02_label_binning.ipynb #67ccf79e
 _HEADER = 5  # bin_ratio, min_bins, max_bins (0: no cap), exact (0/1), B (size of the bin arrays)
@@ -405,7 +433,7 @@ def binning_rows(
 
 @kernel(inline=True)
 def row_workspace(row, K):
-    "`(settings, ws)` for `binned_head` on K labels, taken out of one row made by `binning_rows`: slices and views, no copy."
+    "(`BinSettings`, `BinWorkspace`) of `binned_head` on K labels, from one row of `binning_rows`: views, no copy."
     B = int(row[4])
     o = _HEADER
     criteria = row[o : o + K]
@@ -418,10 +446,18 @@ def row_workspace(row, K):
     o += B * (B + 1) // 2
     U_bin = row[o : o + _u_size(B, K)]
     o += _u_size(B, K)
-    return (
-        (row[0], int(row[1]), int(row[2]), row[3] != 0.0),
-        (criteria, ints[:K], ints[K : K + B], ints[K + B :], g_bin, H_bin, U_bin, row[o : o + B]),
+    settings = BinSettings(bin_ratio=row[0], min_bins=int(row[1]), max_bins=int(row[2]), exact=row[3] != 0.0)
+    ws = BinWorkspace(
+        criteria=criteria,
+        bin_of=ints[:K],
+        counts=ints[K : K + B],
+        remap=ints[K + B :],
+        g_bin=g_bin,
+        H_bin=H_bin,
+        U_bin=U_bin,
+        s_bin=row[o : o + B],
     )
+    return settings, ws
 
 
 @kernel(inline=True)
@@ -432,7 +468,6 @@ def binned_head_row(g, H, l2, row, head):
 
 # %% ../nbs/02_label_binning.ipynb #fbin0201
 import scipy.sparse as sp
-from typing import NamedTuple
 
 
 def feature_bins(n_examples: int, bin_ratio: float, min_bins: int, max_bins: int | None) -> int:

@@ -14,6 +14,7 @@ from mlc_lit.binning import (
     _assign_bins,
     _assign_two_bins,
     _criteria,
+    BinSettings,
     bins_per_sign,
     binned_complete_head,
     binned_head,
@@ -372,7 +373,7 @@ def _search(g, H, n_candidates, ws, head):
     best = 0.0
     for r in range(n_candidates):
         w = (r + 1.0) / n_candidates
-        q = binned_head(g * w, H * w, 1.0, (0.04, 1, 0, False), ws, head)
+        q = binned_head(g * w, H * w, 1.0, BinSettings(bin_ratio=0.04, min_bins=1, max_bins=0, exact=False), ws, head)
         best = min(best, q)
     return best
 

@@ -207,7 +207,7 @@ def _quality_binned(v, mode, K, label, l2, scores, work):  # paper 2: label bins
 
 def _quality_two_bins(v, mode, K, label, l2, scores, work):  # paper 2 with one bin per sign
     settings, ws = row_workspace(work, K)
-    return _two_bins_head(v[:K], v[K:], l2, settings[3], ws, scores), label
+    return _two_bins_head(v[:K], v[K:], l2, settings.exact, ws, scores), label
 
 
 @by_constant(
