@@ -83,15 +83,15 @@ def test_seeds_do_not_depend_on_the_worker():
 
 
 def test_numba_is_a_tested_release():
-    "core's fenced section reaches into Numba's internals; it has been run on the releases `_NUMBA_TESTED` names only."
+    "`core.numba_internals` reaches into Numba's internals; it has been run on the releases `_NUMBA_TESTED` names only."
     import numba
 
     from mlc_lit.core import _NUMBA_TESTED, _numba_tested
 
     low, high = _NUMBA_TESTED
     assert _numba_tested(numba.__version__), (
-        f"Numba {numba.__version__} is installed, but mlc_lit's use of Numba's internals (the fenced section of "
-        f"00_core: its dispatcher, kernel cache and intrinsics) was tested with Numba >={low},<{high} only. Install a "
+        f"Numba {numba.__version__} is installed, but mlc_lit's use of Numba's internals (`mlc_lit.core.numba_internals`, "
+        f"nbs/0002_core_numba_internals.ipynb: its dispatcher, kernel cache and intrinsics) was tested with Numba >={low},<{high} only. Install a "
         f"tested release, or run tests/test_core.py, tests/test_losses.py and one BOOMER fit under this one and then "
         f"widen _NUMBA_TESTED and the pin in pyproject.toml together."
     )

@@ -464,7 +464,7 @@ def _make_search_numeric_frozen(pair_start, pair_finish, offer_pair):
     and `pair_finish` (`_pair_start`, `_offer_pair`, `_pair_finish`, or the beam's)."""
     offer_zero_gap = _make_offer_zero_gap(offer_pair)
 
-    # without reassociation: the same bits compiled or loaded from the cache (00_core, *Fast-math and the kernel cache*)
+    # without reassociation: the same bits compiled or loaded from the cache (0003_core_kernels, *Fast-math and the kernel cache*)
     @kernel(reassoc=False)
     def search_numeric_frozen(f, X, stats, cg, ch, sel, sums, label, l2, out, tim):
         """Specialised `_search_feature` for a numeric feature and a frozen single-label head: scalar running sums of the
