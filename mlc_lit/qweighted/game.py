@@ -5,6 +5,7 @@
 # %% ../../nbs/04a03_qweighted_game.ipynb #c81ce9c8
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -95,48 +96,57 @@ def _new_games(n_slots, m):
 _new_games_jit = kernel()(_new_games)  # for the parallel kernel, which gives every chunk games of its own
 
 # %% ../../nbs/04a03_qweighted_game.ipynb #6d1c7db8
-@kernel()
-def _start(g, s, i, mode, W, x):
-    "Reset slot s's game for instance i and play its n calibration games (QCMLPP)."
-    loss, votes, bucket, played, cand, ccount, st = (
-        g.loss[s],
-        g.votes[s],
-        g.bucket[s],
-        g.played[s],
-        g.cand[s],
-        g.ccount[s],
-        g.st[s],
-    )
-    m = loss.shape[0]
-    loss[:] = 0
-    votes[:] = 0
-    bucket[:] = 0
-    played[:] = 0
-    cand[:] = 0
-    ccount[:] = 0
-    g.opp[s] = 0
-    st[:ST_INSTANCE] = 0  # every scalar but the instance
-    for j in range(0 if mode != MODE_QWEIGHTED else 1, m):
-        bucket[0, j >> 6] |= _bit(j)
-        cand[j >> 6] |= _bit(j)
-        played[j, j >> 6] |= _bit(j)
+@functools.cache
+def _make_start(row_score):
+    "The kernel `_start` that scores a calibration pair with the kernel `row_score` (`_row_score`, or a stand-in)."
+
+    @kernel()
+    def start(g, s, i, mode, W, x):
+        "Reset slot s's game for instance i and play its n calibration games (QCMLPP)."
+        loss, votes, bucket, played, cand, ccount, st = (
+            g.loss[s],
+            g.votes[s],
+            g.bucket[s],
+            g.played[s],
+            g.cand[s],
+            g.ccount[s],
+            g.st[s],
+        )
+        m = loss.shape[0]
+        loss[:] = 0
+        votes[:] = 0
+        bucket[:] = 0
+        played[:] = 0
+        cand[:] = 0
+        ccount[:] = 0
+        g.opp[s] = 0
+        st[:ST_INSTANCE] = 0  # every scalar but the instance
+        for j in range(0 if mode != MODE_QWEIGHTED else 1, m):
+            bucket[0, j >> 6] |= _bit(j)
+            cand[j >> 6] |= _bit(j)
+            played[j, j >> 6] |= _bit(j)
+            if mode == MODE_QWEIGHTED:
+                played[j, 0] |= np.uint64(1)
+        ccount[0] = m if mode != MODE_QWEIGHTED else m - 1
         if mode == MODE_QWEIGHTED:
-            played[j, 0] |= np.uint64(1)
-    ccount[0] = m if mode != MODE_QWEIGHTED else m - 1
-    if mode == MODE_QWEIGHTED:
-        return
-    for v in range(1, m):
-        l = v if _row_score(W, v - 1, x.X, x.indptr, x.indices, x.data, i, x.sparse) >= 0 else 0
-        votes[v - l] += 1  # the winner: 0 when v lost, v when λ0 lost
-        bucket[loss[l], l >> 6] &= ~_bit(l)
-        ccount[loss[l]] -= 1
-        loss[l] += 1
-        bucket[loss[l], l >> 6] |= _bit(l)
-        ccount[loss[l]] += 1
-        played[0, v >> 6] |= _bit(v)
-        played[v, 0] |= np.uint64(1)
-        st[ST_TOP_LEVEL] = max(st[ST_TOP_LEVEL], loss[l])
-    st[ST_EVALS] = m - 1
+            return
+        for v in range(1, m):
+            l = v if row_score(W, v - 1, x.X, x.indptr, x.indices, x.data, i, x.sparse) >= 0 else 0
+            votes[v - l] += 1  # the winner: 0 when v lost, v when λ0 lost
+            bucket[loss[l], l >> 6] &= ~_bit(l)
+            ccount[loss[l]] -= 1
+            loss[l] += 1
+            bucket[loss[l], l >> 6] |= _bit(l)
+            ccount[loss[l]] += 1
+            played[0, v >> 6] |= _bit(v)
+            played[v, 0] |= np.uint64(1)
+            st[ST_TOP_LEVEL] = max(st[ST_TOP_LEVEL], loss[l])
+        st[ST_EVALS] = m - 1
+
+    return start
+
+
+_start = _make_start(_row_score)
 
 # %% ../../nbs/04a03_qweighted_game.ipynb #b8dae7a8
 @kernel()
@@ -279,49 +289,58 @@ def _next_pair(g, s, i, mode, lead, W, x, out):
     return False
 
 # %% ../../nbs/04a03_qweighted_game.ipynb #3029b5fd
-@kernel()
-def _play_chunk(W, x, mode, out, lo, hi, g):
-    "Play instances lo..hi-1, one per slot of `g` at a time: score every slot's pending pair, then advance each game."
-    W = borrow(W)
-    x = _Rows(*borrow(x.X, x.indptr, x.indices, x.data), x.sparse)  # the caller holds the arrays
-    out = _Outcome(*borrow(*out))
-    g = _Games(*borrow(*g))
-    n = out.labels.shape[1]
-    nxt, n_active, first = lo, 0, True
-    while first or n_active > 0:
-        if not first:
-            for s in range(g.st.shape[0]):  # independent evaluations: their memory loads overlap
-                if g.st[s, ST_INSTANCE] >= 0:
-                    g.score[s] = _row_score(
-                        W,
-                        _pair_index(g.st[s, ST_A], g.st[s, ST_B], n),
-                        x.X,
-                        x.indptr,
-                        x.indices,
-                        x.data,
-                        g.st[s, ST_INSTANCE],
-                        x.sparse,
-                    )
-        for s in range(g.st.shape[0]):
-            i = g.st[s, ST_INSTANCE]
-            if i < 0 and not first:
-                continue
-            lead = _book(g, s, mode, out.labels, i) if i >= 0 else True
-            while True:
-                if i < 0:  # an idle slot takes the next instance
-                    if nxt >= hi:
+@functools.cache
+def _make_play_chunk(row_score, start):
+    "The kernel `_play_chunk` that scores pairs with the kernel `row_score` and starts games with the kernel `start`."
+
+    @kernel()
+    def play_chunk(W, x, mode, out, lo, hi, g):
+        "Play instances lo..hi-1, one per slot of `g` at a time: score every slot's pending pair, then advance each game."
+        W = borrow(W)
+        x = _Rows(*borrow(x.X, x.indptr, x.indices, x.data), x.sparse)  # the caller holds the arrays
+        out = _Outcome(*borrow(*out))
+        g = _Games(*borrow(*g))
+        n = out.labels.shape[1]
+        nxt, n_active, first = lo, 0, True
+        while first or n_active > 0:
+            if not first:
+                for s in range(g.st.shape[0]):  # independent evaluations: their memory loads overlap
+                    if g.st[s, ST_INSTANCE] >= 0:
+                        g.score[s] = row_score(
+                            W,
+                            _pair_index(g.st[s, ST_A], g.st[s, ST_B], n),
+                            x.X,
+                            x.indptr,
+                            x.indices,
+                            x.data,
+                            g.st[s, ST_INSTANCE],
+                            x.sparse,
+                        )
+            for s in range(g.st.shape[0]):
+                i = g.st[s, ST_INSTANCE]
+                if i < 0 and not first:
+                    continue
+                lead = _book(g, s, mode, out.labels, i) if i >= 0 else True
+                while True:
+                    if i < 0:  # an idle slot takes the next instance
+                        if nxt >= hi:
+                            break
+                        i = nxt
+                        nxt += 1
+                        g.st[s, ST_INSTANCE] = i
+                        n_active += 1
+                        start(g, s, i, mode, W, x)
+                        lead = True
+                    if _next_pair(g, s, i, mode, lead, W, x, out):
                         break
-                    i = nxt
-                    nxt += 1
-                    g.st[s, ST_INSTANCE] = i
-                    n_active += 1
-                    _start(g, s, i, mode, W, x)
-                    lead = True
-                if _next_pair(g, s, i, mode, lead, W, x, out):
-                    break
-                n_active -= 1
-                i = -1
-        first = False
+                    n_active -= 1
+                    i = -1
+            first = False
+
+    return play_chunk
+
+
+_play_chunk = _make_play_chunk(_row_score, _start)
 
 # %% ../../nbs/04a03_qweighted_game.ipynb #4a5b6c7d
 @kernel(parallel=True)
@@ -332,11 +351,11 @@ def _play_parallel(W, x, mode, out, chunk, n_slots):
         _play_chunk(W, x, mode, out, c * chunk, min(N, (c + 1) * chunk), _new_games_jit(n_slots, m))
 
 
-def _play_serial(W, x, mode, out, chunk, n_slots):
-    "`_play_chunk` on the same chunks one after another, with one set of games (a finished chunk leaves every slot idle)."
+def _play_serial(W, x, mode, out, chunk, n_slots, play_chunk=_play_chunk):
+    "`play_chunk` on the same chunks one after another, with one set of games (a finished chunk leaves every slot idle)."
     N, g = out.n_eval.shape[0], _new_games(n_slots, out.labels.shape[1] + 1)
     for lo in range(0, N, chunk):
-        _play_chunk(W, x, mode, out, lo, min(N, lo + chunk), g)
+        play_chunk(W, x, mode, out, lo, min(N, lo + chunk), g)
 
 # %% ../../nbs/04a03_qweighted_game.ipynb #464ab6a6
 _MODES = {"qweighted": MODE_QWEIGHTED, "qweighted1": MODE_QCMLPP1, "qweighted2": MODE_QCMLPP2}  # `mode` -> code
