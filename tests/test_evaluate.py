@@ -1,6 +1,7 @@
 """`mlc-lit evaluate`: the command on a small data set with scikit-learn's forest and one of ours, its failure paths,
 and the folds it cross-validates with."""
 
+import csv
 import os
 
 import numpy as np
@@ -9,7 +10,7 @@ from scipy.stats import friedmanchisquare, rankdata
 
 from mlc_lit.cli import main
 from mlc_lit.data import iterative_stratification, load_dataset
-from mlc_lit.evaluate import MEASURES, folds, friedman, read_rows
+from mlc_lit.evaluate import EXAMPLE_MEASURES, MEASURES, folds, friedman, read_rows
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
 needs_data = pytest.mark.skipif(not os.path.isdir(os.path.join(DATA, "flags")), reason="shared data not found")
@@ -48,6 +49,27 @@ def test_command_on_flags(tmp_path, capsys):
 
 
 @needs_data
+def test_paired_intervals_from_the_store(tmp_path, capsys):
+    "--ci: each learner against the best of the other group, from the stored predictions, in the CSV rows' units."
+    out, store, ci = tmp_path / "r.csv", tmp_path / "pred", tmp_path / "ci.csv"
+    argv = ["evaluate", "--data", DATA, "--dataset", "flags", "--out", str(out), "--store", str(store)]
+    specs = ["rf:n_estimators=10", "br-lr", "boomer:max_rules=5"]
+    assert main(argv + ["--ci", str(ci)] + [a for s in specs for a in ("--estimator", s)]) == 0
+    rows = {r["estimator"]: r for r in read_rows(out)}
+    table = list(csv.DictReader(open(ci)))
+    assert {(r["estimator"], r["measure"]) for r in table} == {(e, m) for e in specs for m in EXAMPLE_MEASURES}
+    for r in table:
+        value, rival, diff = float(r["value"]), r["rival"], float(r["difference"])
+        assert np.isclose(value, rows[r["estimator"]][r["measure"]])
+        assert (rows[rival]["kind"] == "ours") != (rows[r["estimator"]]["kind"] == "ours")
+        assert np.isclose(diff, value - float(r["rival_value"]))
+        assert float(r["low"]) <= diff <= float(r["high"]) and int(r["n_test"]) == 65
+    boomer_hamming = next(r for r in table if r["estimator"] == specs[2] and r["measure"] == "hamming")
+    assert boomer_hamming["rival"] == min(specs[:2], key=lambda e: rows[e]["hamming"])
+    assert "differences with their paired bootstrap intervals" in capsys.readouterr().out
+
+
+@needs_data
 def test_time_limit(tmp_path, capsys):
     "A fit that runs past --time-limit is killed and becomes a row that says so."
     out = tmp_path / "r.csv"
@@ -79,6 +101,7 @@ def test_time_limit(tmp_path, capsys):
         (["--dataset", "flags", "--estimator", "boomer:max_rule=5"], "unknown parameter(s) max_rule"),
         (["--dataset", "flags", "--estimator", "rf:n_estimators"], "'n_estimators' is not written as name=value"),
         (["--dataset", "flags,nosuchset", "--estimator", "rf"], "data set(s) nosuchset not found"),
+        (["--dataset", "flags", "--estimator", "rf", "--ci", "ci.csv"], "--ci needs --store"),
     ],
 )
 def test_bad_input(argv, message, capsys):

@@ -42,6 +42,7 @@ from mlc_lit.evaluate.runs import (
     PREDEFINED as PREDEFINED,
     read_rows as read_rows,
     run_fit as run_fit,
+    stored_path as stored_path,
 )
 from mlc_lit.evaluate.ranks import (
     cd_diagram as cd_diagram,
@@ -54,6 +55,16 @@ from mlc_lit.evaluate.ranks import (
     Ranking as Ranking,
     SKIP as SKIP,
     summarize as summarize,
+)
+from mlc_lit.evaluate.noise import (
+    CI_COLUMNS as CI_COLUMNS,
+    EXAMPLE_MEASURES as EXAMPLE_MEASURES,
+    learner_values as learner_values,
+    paired_bootstrap as paired_bootstrap,
+    per_example as per_example,
+    rivals as rivals,
+    stored_values as stored_values,
+    write_rivals as write_rivals,
 )
 
 # %% auto #0
@@ -146,6 +157,11 @@ def add_arguments(p) -> None:
     p.add_argument("--out", help="CSV file, one row per (data set, learner, fold), written as fits finish")
     p.add_argument("--resume", action="store_true", help="keep the rows already in --out and run the others")
     p.add_argument("--store", help="folder for the predictions and scores of each fit (.npz)")
+    p.add_argument(
+        "--ci",
+        help="with --store: CSV file of each learner against the best of the other group (ours, peers) per data set "
+        "and measure, the difference with its 95%% paired bootstrap interval over the test examples",
+    )
     p.add_argument("--plot", help="save the critical-difference diagram of --plot-measure to this image file")
     p.add_argument("--plot-measure", default="example_f1", choices=MEASURES)
 
@@ -156,6 +172,8 @@ def run_command(args, parser) -> int:
     from mlc_lit.data import list_datasets
 
     try:
+        if args.ci and not args.store:
+            raise ValueError("--ci needs --store: the intervals are computed from the stored predictions")
         data = data_folder(args.data)
         names = [d for d in args.dataset.split(",") if d.strip()] or list_datasets(data)
         rows = evaluate(
@@ -174,5 +192,10 @@ def run_command(args, parser) -> int:
         )
     except ValueError as e:
         parser.error(str(e))
-    report(read_rows(args.out) if args.out else rows, plot=args.plot, plot_measure=args.plot_measure)
+    rows = read_rows(args.out) if args.out else rows
+    report(rows, plot=args.plot, plot_measure=args.plot_measure)
+    if args.ci:
+        table = rivals(rows, learner_values(rows, args.store, data, args.seed))
+        write_rivals(args.ci, table)
+        print(f"{len(table)} differences with their paired bootstrap intervals written to {args.ci}", flush=True)
     return 0

@@ -18,7 +18,7 @@ from .learners import build, check_spec, ESTIMATORS, GROUPS, model_size, parse_s
 
 # %% auto #0
 __all__ = ['PREDEFINED', 'CV', 'MEASURES', 'HIGHER_IS_BETTER', 'COLUMNS', 'Fold', 'folds', 'measure_all', 'Outcome', 'run_fit',
-           'read_rows', 'evaluate']
+           'read_rows', 'stored_path', 'evaluate']
 
 # %% ../../nbs/07a02_evaluate_runs.ipynb #3bb136d2
 PREDEFINED, CV = "predefined", "cv"
@@ -247,11 +247,16 @@ def _progress(i: int, n: int, row: dict) -> str:
     )
 
 
+def stored_path(folder, dataset: str, estimator: str, split: str, fold: int) -> str:
+    "Where `--store` keeps one fit: `<dataset>__<estimator>__<split><fold>.npz`, odd characters of `estimator` as _."
+    safe = "".join(c if c.isalnum() or c in "-_=." else "_" for c in estimator)
+    return os.path.join(folder, f"{dataset}__{safe}__{split}{fold}.npz")
+
+
 def _store(folder, fold: Fold, spec: Spec, outcome: Outcome) -> None:
-    "Predictions, scores and test rows of one fit as `<dataset>__<estimator>__<split><fold>.npz` in `folder`."
+    "Predictions, scores and test rows of one fit, at `stored_path`."
     os.makedirs(folder, exist_ok=True)
-    safe = "".join(c if c.isalnum() or c in "-_=." else "_" for c in spec.text)
-    path = os.path.join(folder, f"{fold.dataset}__{safe}__{fold.split}{fold.fold}.npz")
+    path = stored_path(folder, fold.dataset, spec.text, fold.split, fold.fold)
     np.savez_compressed(path, predictions=outcome.result["P"], scores=outcome.result["S"], test_index=fold.test_index)
 
 # %% ../../nbs/07a02_evaluate_runs.ipynb #80e72b63
