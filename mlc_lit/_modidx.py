@@ -316,6 +316,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                'mlc_lit/boomer/heads.py'),
                                       'mlc_lit.boomer.heads._select_outputs': ( 'boomer_heads.html#_select_outputs',
                                                                                 'mlc_lit/boomer/heads.py')},
+            'mlc_lit.boomer.params': {'mlc_lit.boomer.params._auto_head': ('boomer_params.html#_auto_head', 'mlc_lit/boomer/params.py')},
             'mlc_lit.boomer.predict': { 'mlc_lit.boomer.predict.Rules': ('boomer_predict.html#rules', 'mlc_lit/boomer/predict.py'),
                                         'mlc_lit.boomer.predict.Rules.__str__': ( 'boomer_predict.html#rules.__str__',
                                                                                   'mlc_lit/boomer/predict.py'),

@@ -53,7 +53,7 @@ from mlc_lit.boomer.heads import (
     HEAD_TWO_BINS,
     IREP_LAST_PREFIX,
 )
-from .params import _HEAD_MODES, _SUBSAMPLE_FRACTION
+from .params import _auto_head, _HEAD_MODES, _SUBSAMPLE_FRACTION
 from .rule import RuleConfig, RuleData, RuleWorkspace
 from mlc_lit.boomer.sampling import (
     _n_output_samples,
@@ -109,7 +109,7 @@ def _use_low_rank(loss, K):
 # %% ../../nbs/01a10_boomer_fit.ipynb #9a20d0c4
 def _kernel_config(est, F, K):
     "The kernel-level configuration of `est`, whose parameters `fit` has validated (`max_bins >= min_bins` is checked here)."
-    head = est.head if est.head != "auto" else ("complete" if packed_layout(LOSSES[est.loss]) else "single")
+    head = est.head if est.head != "auto" else _auto_head(est.loss)
     sampling = {
         None: INSTANCES_ALL,
         "bootstrap": INSTANCES_BOOTSTRAP,

@@ -28,6 +28,14 @@ _HEAD_MODES = {
 # the hinge losses aim at scores >= 1 and <= 0: their label-wise predictor cuts at ½, as mlrl-boomer's
 _HINGE_THRESHOLD = 0.5
 _SUBSAMPLE_FRACTION = 0.66  # instance_sampling='subsample': the reference's default sample size
+# a label-wise loss whose gradient is 0 wherever a label's score is on the right side; head='auto' gives it
+# single-label heads, every other loss complete heads (mlrl-boomer's 'auto')
+_SPARSE_LOSSES = frozenset({"squared_hinge_label_wise"})
+
+
+def _auto_head(loss: str) -> str:
+    "The head kind `head='auto'` chooses for the loss named `loss`."
+    return "single" if loss in _SPARSE_LOSSES else "complete"
 
 # %% ../../nbs/01a09_boomer_params.ipynb #b185cf28
 _LEARNER_DOC = """\
@@ -37,8 +45,9 @@ _LEARNER_DOC = """\
         subset 0/1 loss) or label-wise squared error; or mlrl-boomer's squared hinge (label-wise, or the norm of the
         hinge residuals) and the example-wise squared error (the norm of the residuals) (`mlc_lit.losses`).
     head : {'auto', 'single', 'complete', 'partial_fixed', 'partial_dynamic'}
-        Rule heads predicting one label or all labels. 'auto': single for label-wise losses, complete for
-        the example-wise losses. 'partial_fixed' / 'partial_dynamic': a subset of the labels, chosen at the rule's
+        Rule heads predicting one label or all labels. 'auto': complete heads, but single-label heads for the
+        label-wise squared hinge loss, whose gradients are mostly zero (mlrl-boomer's choice; the first BOOMER paper
+        used single-label heads for its label-wise loss: `head='single'`). 'partial_fixed' / 'partial_dynamic': a subset of the labels, chosen at the rule's
         first condition by `partial_ratio`, `partial_min_outputs`, `partial_max_outputs` / `partial_threshold`,
         `partial_exponent` (mlrl-boomer's 'partial-fixed' / 'partial-dynamic'), ranked as `single_label` says.
     max_rules : int, default=1000
