@@ -261,6 +261,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'mlc_lit.boomer.fit._head_buffers': ('boomer_fit.html#_head_buffers', 'mlc_lit/boomer/fit.py'),
                                     'mlc_lit.boomer.fit._kernel_config': ('boomer_fit.html#_kernel_config', 'mlc_lit/boomer/fit.py'),
                                     'mlc_lit.boomer.fit._kernel_head_mode': ('boomer_fit.html#_kernel_head_mode', 'mlc_lit/boomer/fit.py'),
+                                    'mlc_lit.boomer.fit._label_bins': ('boomer_fit.html#_label_bins', 'mlc_lit/boomer/fit.py'),
                                     'mlc_lit.boomer.fit._label_vectors': ('boomer_fit.html#_label_vectors', 'mlc_lit/boomer/fit.py'),
                                     'mlc_lit.boomer.fit._make_move_rule': ('boomer_fit.html#_make_move_rule', 'mlc_lit/boomer/fit.py'),
                                     'mlc_lit.boomer.fit._move_rule': ('boomer_fit.html#_move_rule', 'mlc_lit/boomer/fit.py'),

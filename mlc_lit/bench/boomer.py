@@ -22,7 +22,7 @@ __all__ = ['CONFIGS', 'COMMON', 'DATASETS', 'WIDE', 'warm_up', 'fit_and_score', 
 # %% ../../nbs/06a_bench_boomer.ipynb #4456bbf9
 CONFIGS = {
     "a": dict(loss="logistic_label_wise", head="single"),
-    "b": dict(loss="logistic_example_wise", head="complete"),
+    "b": dict(loss="logistic_example_wise", head="complete", label_binning=None),
     "c": dict(loss="logistic_example_wise", head="complete", label_binning="equal_width"),
 }
 COMMON = dict(max_rules=1000, shrinkage=0.3, l2=1.0, instance_sampling=None, feature_sampling="log2", random_state=1)

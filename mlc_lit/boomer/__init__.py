@@ -164,7 +164,7 @@ class BoomerClassifier(MultiLabelClassifier):
         l2=1.0,
         instance_sampling="bootstrap",
         feature_sampling="log2",
-        label_binning=None,
+        label_binning="auto",
         bin_ratio=0.04,
         min_bins=1,
         max_bins=None,

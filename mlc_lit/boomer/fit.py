@@ -98,6 +98,16 @@ def _nominal_mask(spec, F):
 # %% ../../nbs/01a10_boomer_fit.ipynb #2b3f7733
 _LOW_RANK_FROM = 32  # labels; below, packed statistics are faster to sum and small (see the curves after `_fit_rules`)
 _LOW_RANK = None  # None: chosen by `_use_low_rank`; True / False force the low-rank / packed statistics (tests)
+_AUTO_BINS_FROM = 100  # labels; label_binning='auto' bins complete example-wise heads from here (chapter 02, Defaults)
+
+
+def _label_bins(est, mode, K, opts) -> bool:
+    "Do complete heads (`mode`) of `est` on K labels solve on label bins? `opts`: partial heads or output sampling."
+    if mode != HEAD_COMPLETE or est.label_binning is None:
+        return False
+    if est.label_binning == "auto":
+        return K >= _AUTO_BINS_FROM and not opts and not est.l1
+    return True  # 'equal_width'
 
 
 def _use_low_rank(loss, K):
@@ -123,9 +133,9 @@ def _kernel_config(est, F, K):
     _rule_induction_options(est)
     _check_binning(est.bin_ratio, est.min_bins, est.max_bins)
     mode = _HEAD_MODES[(est.loss, head.split("_")[0])]
-    if est.label_binning == "equal_width" and mode == HEAD_COMPLETE:
-        mode = HEAD_BINNED  # complete heads on label bins (paper 2)
     opts = mode >= HEAD_PARTIAL or est.output_sampling is not None  # partial heads, output sampling: their own kernels
+    if _label_bins(est, mode, K, opts):
+        mode = HEAD_BINNED  # complete heads on label bins (paper 2)
     if opts and mode == HEAD_BINNED:
         raise ValueError(
             "output_sampling does not combine with label_binning (complete heads on label bins); "

@@ -63,10 +63,12 @@ _LEARNER_DOC = """\
         or all (the reference's default). The head is always recomputed on all covered training examples.
     feature_sampling : {'log2'}, float, int or None, default='log2'
         Features tried at each refinement: ⌊log2(F − 1) + 1⌋, a fraction of F, a number, or all.
-    label_binning : {None, 'equal_width'}, default=None
+    label_binning : {'auto', None, 'equal_width'}, default='auto'
         Gradient-based label binning (GBLB, paper 2, `mlc_lit.binning`) for complete heads of the
         example-wise loss, the default rule included: labels share a score per bin, so each candidate
         solves a B×B instead of a K×K system. Ignored for label-wise losses, single-label and partial heads.
+        'auto': equal-width bins from 100 labels on (where they were as good or better and faster, chapter 02's
+        *Defaults*), unless `l1` or `output_sampling` is set; none below.
     bin_ratio : float in (0, 1], default=0.04
         Bins per sign of the labels' criteria: ⌈bin_ratio·n⌉ for the n labels of that sign.
     min_bins : int, default=1
@@ -96,7 +98,7 @@ _LEARNER_CONSTRAINTS = {
         None,
     ],
     "feature_sampling": [StrOptions({"log2"}), Interval(RealNotInt, 0, 1, closed="right"), int_at_least(1), None],
-    "label_binning": [StrOptions({"equal_width"}), None],
+    "label_binning": [StrOptions({"equal_width", "auto"}), None],
     "bin_ratio": [UNIT_INTERVAL],
     "min_bins": [int_at_least(1)],
     "max_bins": [int_at_least(1), None],
