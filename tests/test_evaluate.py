@@ -132,3 +132,14 @@ def test_iterative_folds_properties():
     fs = list(folds("emotions", DATA, split="cv", cv=5))
     assert sorted(np.concatenate([f.test_index for f in fs]).tolist()) == list(range(Y.shape[0]))
     assert all(f.X_train.shape[0] + f.X_test.shape[0] == Y.shape[0] for f in fs)
+
+
+def test_omikuji_rows_without_features():
+    "A training row with no non-zero feature is written without a trailing space, which Omikuji's reader refuses."
+    pytest.importorskip("omikuji")
+    from mlc_lit.evaluate import _Omikuji
+
+    X = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    Y = np.array([[1, 0], [0, 1], [1, 1], [0, 1]], dtype=np.int8)
+    P = _Omikuji({}, 1, 0).fit(X, Y).predict_proba(X)
+    assert P.shape == (4, 2)

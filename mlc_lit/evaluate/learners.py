@@ -245,8 +245,9 @@ class _Omikuji(_Peer):
             f.write(f"{X.shape[0]} {X.shape[1]} {Y.shape[1]}\n")
             for i, labels in enumerate(_label_lists(Y)):
                 row = X[i]
-                feats = " ".join(f"{j}:{v:.9g}" for j, v in zip(row.indices, row.data))
-                f.write(f"{','.join(map(str, labels))} {feats}\n")
+                feats = "".join(f" {j}:{v:.9g}" for j, v in zip(row.indices, row.data))
+                # each feature after a space, none at the end: Omikuji refuses a row that ends in one
+                f.write(f"{','.join(map(str, labels))}{feats}\n")
         hp = omikuji.Model.default_hyper_param()
         for key, value in self.params.items():
             setattr(hp, key, value)
