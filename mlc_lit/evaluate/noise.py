@@ -10,29 +10,10 @@ import os
 import numpy as np
 
 from .learners import OURS
-from .runs import HIGHER_IS_BETTER, folds
+from .runs import EXAMPLE_MEASURES, folds, HIGHER_IS_BETTER, per_example
 
 # %% auto #0
-__all__ = ['EXAMPLE_MEASURES', 'CI_COLUMNS', 'per_example', 'paired_bootstrap', 'stored_values', 'learner_values', 'rivals',
-           'write_rivals']
-
-# %% ../../nbs/07a04_evaluate_noise.ipynb #9514b1ca
-EXAMPLE_MEASURES = ("hamming", "subset01", "example_f1", "p@1", "p@3", "ndcg@3")  # means over the test examples
-
-
-def per_example(Y_true, P, S) -> dict:
-    "Each measure of `EXAMPLE_MEASURES` on every test example: arrays of length n whose means `measure_all` reports."
-    from mlc_lit import metrics as m
-
-    k = min(3, Y_true.shape[1])
-    return {
-        "hamming": m._hamming_rows(Y_true, P),
-        "subset01": m._subset_rows(Y_true, P),
-        "example_f1": m._example_f1_rows(Y_true, P),
-        "p@1": m._precision_at_k_rows(Y_true, S, 1),
-        "p@3": m._precision_at_k_rows(Y_true, S, k),
-        "ndcg@3": m._ndcg_at_k_rows(Y_true, S, k),
-    }
+__all__ = ['CI_COLUMNS', 'paired_bootstrap', 'stored_values', 'learner_values', 'rivals', 'write_rivals']
 
 # %% ../../nbs/07a04_evaluate_noise.ipynb #6c08a455
 _DRAWS_PER_BLOCK = 256  # draws made at once: (256, n) indices, 14 MB for the largest shared test part

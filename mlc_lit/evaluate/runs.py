@@ -17,8 +17,8 @@ import numpy as np
 from .learners import build, check_spec, ESTIMATORS, GROUPS, model_size, parse_spec, Spec
 
 # %% auto #0
-__all__ = ['PREDEFINED', 'CV', 'MEASURES', 'HIGHER_IS_BETTER', 'COLUMNS', 'Fold', 'folds', 'measure_all', 'Outcome', 'run_fit',
-           'read_rows', 'stored_path', 'evaluate']
+__all__ = ['PREDEFINED', 'CV', 'MEASURES', 'HIGHER_IS_BETTER', 'EXAMPLE_MEASURES', 'COLUMNS', 'Fold', 'folds', 'per_example',
+           'measure_all', 'Outcome', 'run_fit', 'read_rows', 'stored_path', 'evaluate']
 
 # %% ../../nbs/07a02_evaluate_runs.ipynb #3bb136d2
 PREDEFINED, CV = "predefined", "cv"
@@ -74,21 +74,31 @@ HIGHER_IS_BETTER = {
 }
 
 
-def measure_all(Y_true, P, S) -> dict:
-    "Every measure of `MEASURES` for 0/1 predictions `P` and scores `S` (k capped at the number of labels)."
+EXAMPLE_MEASURES = ("hamming", "subset01", "example_f1", "p@1", "p@3", "ndcg@3")  # means over the test examples
+
+
+def per_example(Y_true, P, S) -> dict:
+    "Each measure of `EXAMPLE_MEASURES` on every test example (k capped at the number of labels): arrays of length n."
     from mlc_lit import metrics as m
 
-    K = Y_true.shape[1]
+    k = min(3, Y_true.shape[1])
     return {
-        "hamming": m.hamming_loss(Y_true, P),
-        "subset01": m.subset_zero_one_loss(Y_true, P),
-        "example_f1": m.example_f1(Y_true, P),
-        "micro_f1": m.micro_f1(Y_true, P),
-        "macro_f1": m.macro_f1(Y_true, P),
-        "p@1": m.precision_at_k(Y_true, S, 1),
-        "p@3": m.precision_at_k(Y_true, S, min(3, K)),
-        "ndcg@3": m.ndcg_at_k(Y_true, S, min(3, K)),
+        "hamming": m._hamming_rows(Y_true, P),
+        "subset01": m._subset_rows(Y_true, P),
+        "example_f1": m._example_f1_rows(Y_true, P),
+        "p@1": m._precision_at_k_rows(Y_true, S, 1),
+        "p@3": m._precision_at_k_rows(Y_true, S, k),
+        "ndcg@3": m._ndcg_at_k_rows(Y_true, S, k),
     }
+
+
+def measure_all(Y_true, P, S) -> dict:
+    "Every measure of `MEASURES` for 0/1 predictions `P` and scores `S`: the means of `per_example`, micro and macro F1."
+    from mlc_lit import metrics as m
+
+    values = {name: float(v.mean()) for name, v in per_example(Y_true, P, S).items()}
+    values.update(micro_f1=m.micro_f1(Y_true, P), macro_f1=m.macro_f1(Y_true, P))
+    return {name: values[name] for name in MEASURES}
 
 # %% ../../nbs/07a02_evaluate_runs.ipynb #3f7f6293
 def _work(conn, spec: tuple, n_jobs: int, seed: int, X_train, Y_train, X_test) -> None:
