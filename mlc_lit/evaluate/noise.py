@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from .learners import OURS
-from .runs import EXAMPLE_MEASURES, folds, HIGHER_IS_BETTER, per_example
+from .runs import CV, EXAMPLE_MEASURES, folds, HIGHER_IS_BETTER, per_example, PREDEFINED, stored_path
 
 # %% auto #0
 __all__ = ['CI_COLUMNS', 'paired_bootstrap', 'stored_values', 'learner_values', 'rivals', 'write_rivals']
@@ -41,8 +41,6 @@ def paired_bootstrap(a, b, n_boot: int = 2000, level: float = 0.95, seed: int = 
 # %% ../../nbs/07a04_evaluate_noise.ipynb #f3b3b9e8
 def stored_values(store, fold, estimator: str) -> dict | None:
     "`per_example` of the predictions `estimator` stored in `store` for `fold`; None where none are stored."
-    from mlc_lit.evaluate.runs import stored_path
-
     path = stored_path(store, fold.dataset, estimator, fold.split, fold.fold)
     if not os.path.exists(path):
         return None
@@ -57,15 +55,14 @@ def stored_values(store, fold, estimator: str) -> dict | None:
 def learner_values(rows, store, data_dir, seed: int = 0) -> dict:
     """{data set: {learner: {measure: per-example values}}} of the fits in `rows` (a results file's rows) whose
     predictions are in `store`, every fold of a data set pooled; `seed`: the one the folds were drawn with."""
-    from mlc_lit.evaluate.runs import CV, PREDEFINED
-
-    done = {}
+    done, split_of = {}, {}
     for r in rows:
+        split_of.setdefault(r["dataset"], r["split"])  # 'predefined' or 'cv5' …: one kind per data set
         if not r["error"]:
             done.setdefault(r["dataset"], {}).setdefault(r["estimator"], set()).add((r["split"], r["fold"]))
     out = {}
     for name, learners in done.items():
-        split = next(iter(next(iter(learners.values()))))[0]
+        split = split_of[name]
         cv = 5 if split == PREDEFINED else int(split.removeprefix("cv"))
         fs = list(folds(name, data_dir, PREDEFINED if split == PREDEFINED else CV, cv, seed))
         for estimator, have in learners.items():
