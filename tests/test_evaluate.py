@@ -71,7 +71,8 @@ def test_paired_intervals_from_the_store(tmp_path, capsys):
 
 @needs_data
 def test_time_limit(tmp_path, capsys):
-    "A fit that runs past --time-limit is killed and becomes a row that says so."
+    """A fit that runs past --time-limit is killed and becomes a row that says so; the learner is not fit again on
+    the data set's other folds, whose rows name the fold that ran past the limit."""
     out = tmp_path / "r.csv"
     main(
         [
@@ -82,14 +83,19 @@ def test_time_limit(tmp_path, capsys):
             "flags",
             "--estimator",
             "rf:n_estimators=20000",
+            "--split",
+            "cv",
+            "--cv",
+            "2",
             "--time-limit",
             "1",
             "--out",
             str(out),
         ]
     )
-    (row,) = read_rows(out)
-    assert row["error"] == "timed out after 1 s (--time-limit)"
+    first, second = read_rows(out)
+    assert first["error"] == "timed out after 1 s (--time-limit)"
+    assert second["error"] == "not fit: ran past the time limit on fold 0"
     assert "FAILED: timed out" in capsys.readouterr().out
 
 

@@ -143,10 +143,11 @@ def _work(conn, spec: tuple, n_jobs: int, seed: int, X_train, Y_train, X_test) -
 
 # %% ../../nbs/07a02_evaluate_runs.ipynb #784264be
 class Outcome(NamedTuple):
-    "What one fit gave: the worker's `result` dict, or an `error` message (then `result` is None)."
+    "What one fit gave: the worker's `result` dict, or an `error` message (then `result` is None; `timed_out` says why)."
 
     result: dict | None
     error: str
+    timed_out: bool = False
 
 
 def run_fit(
@@ -167,7 +168,7 @@ def run_fit(
         msg = parent.recv()
         if msg[0] == "started":
             if not parent.poll(time_limit):
-                return Outcome(None, f"timed out after {time_limit:g} s (--time-limit)")
+                return Outcome(None, f"timed out after {time_limit:g} s (--time-limit)", timed_out=True)
             msg = parent.recv()
         return Outcome(msg[1], "") if msg[0] == "done" else Outcome(None, msg[1])
     except EOFError:
@@ -329,8 +330,14 @@ def evaluate(
         if constant:
             out(f"{name}: up to {constant} label(s) constant in a training part; the peers predict the constant there")
         todo = [(f, s) for f in fs for s in specs if (name, s.text, f.split, f.fold) not in skip]
+        past_limit = {}  # learner -> the fold of this data set it ran past the time limit on
         for i, (fold, spec) in enumerate(todo, 1):
-            outcome = run_fit(spec, fold, n_jobs, seed, time_limit)
+            if spec.text in past_limit:
+                outcome = Outcome(None, f"not fit: ran past the time limit on fold {past_limit[spec.text]}")
+            else:
+                outcome = run_fit(spec, fold, n_jobs, seed, time_limit)
+            if outcome.timed_out:
+                past_limit[spec.text] = fold.fold
             row = _row(fold, spec, outcome)
             out(_progress(i, len(todo), row))
             rows.append(row)
