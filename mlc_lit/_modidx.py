@@ -490,6 +490,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'mlc_lit.core.checks.check_X_Y': ('core_checks.html#check_x_y', 'mlc_lit/core/checks.py'),
                                      'mlc_lit.core.checks.check_Y': ('core_checks.html#check_y', 'mlc_lit/core/checks.py'),
                                      'mlc_lit.core.checks.check_memory': ('core_checks.html#check_memory', 'mlc_lit/core/checks.py'),
+                                     'mlc_lit.core.checks.csc_arrays': ('core_checks.html#csc_arrays', 'mlc_lit/core/checks.py'),
                                      'mlc_lit.core.checks.csr_arrays': ('core_checks.html#csr_arrays', 'mlc_lit/core/checks.py'),
                                      'mlc_lit.core.checks.distinct_values': ('core_checks.html#distinct_values', 'mlc_lit/core/checks.py'),
                                      'mlc_lit.core.checks.int_at_least': ('core_checks.html#int_at_least', 'mlc_lit/core/checks.py'),

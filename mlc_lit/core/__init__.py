@@ -62,6 +62,7 @@ from mlc_lit.core.checks import (
     check_X_Y as check_X_Y,
     check_Y as check_Y,
     check_memory as check_memory,
+    csc_arrays as csc_arrays,
     csr_arrays as csr_arrays,
     distinct_values as distinct_values,
     int_at_least as int_at_least,
@@ -79,9 +80,9 @@ from mlc_lit.core.parallel import (
 # %% auto #0
 __all__ = ['clipped_proba', 'MultiLabelClassifier', 'logger', 'POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'borrow',
            'kernel', 'compiled', 'by_constant', 'compile_seconds', 'compile_notice', 'check_X', 'as_float64',
-           'csr_arrays', 'distinct_values', 'current_client', 'worker_threads', 'check_Y', 'check_X_Y', 'spawn_seeds',
-           'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
-           'int_at_least']
+           'csr_arrays', 'csc_arrays', 'distinct_values', 'current_client', 'worker_threads', 'check_Y', 'check_X_Y',
+           'spawn_seeds', 'n_threads', 'numba_threads', 'parallel_map', 'InsufficientMemoryError', 'memory_budget',
+           'check_memory', 'int_at_least']
 
 # %% ../../nbs/00_core.ipynb #8acf6689
 _all_ = [  # the parts' public names, which nbdev adds to this package's `__all__`, as before the cut
@@ -99,6 +100,7 @@ _all_ = [  # the parts' public names, which nbdev adds to this package's `__all_
     "check_X",
     "as_float64",
     "csr_arrays",
+    "csc_arrays",
     "distinct_values",
     "current_client",
     "worker_threads",

@@ -14,8 +14,9 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, validate_data
 
 # %% auto #0
-__all__ = ['POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'check_X', 'as_float64', 'csr_arrays', 'distinct_values',
-           'check_Y', 'check_X_Y', 'InsufficientMemoryError', 'memory_budget', 'check_memory', 'int_at_least']
+__all__ = ['POSITIVE', 'NON_NEGATIVE', 'UNIT_INTERVAL', 'N_JOBS', 'check_X', 'as_float64', 'csr_arrays', 'csc_arrays',
+           'distinct_values', 'check_Y', 'check_X_Y', 'InsufficientMemoryError', 'memory_budget', 'check_memory',
+           'int_at_least']
 
 # %% ../../nbs/0004_core_checks.ipynb #1a61913c
 def check_X(X, *, allow_nan: bool = False, accept_sparse: bool = True, estimator=None, reset: bool = True):
@@ -57,6 +58,13 @@ def csr_arrays(X):
         np.ascontiguousarray(X.indices, dtype=np.int64),
         np.ascontiguousarray(X.data, dtype=np.float64),
     )
+
+
+def csc_arrays(X):
+    "`(indptr, indices, data)` of a sparse matrix's columns (CSC, each column's rows sorted), dtypes as `csr_arrays`."
+    C = sp.csc_matrix(X)
+    C.sort_indices()
+    return csr_arrays(C)
 
 # %% ../../nbs/0004_core_checks.ipynb #dval02
 def distinct_values(x: np.ndarray, n_zeros: int = 0):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
-from ..core import distinct_values, kernel
+from ..core import csc_arrays, distinct_values, kernel
 
 # %% auto #0
 __all__ = ['BIN_KERNEL_VALUES']
@@ -28,13 +28,7 @@ class Columns(NamedTuple):
 def _columns(X):
     "The `Columns` of X (dense or CSR), as CSC-like arrays."
     if sp.issparse(X):
-        C = X.tocsc()
-        C.sort_indices()
-        ptr, rows, vals = (
-            np.asarray(C.indptr, np.int64),
-            np.asarray(C.indices, np.int64),
-            np.asarray(C.data, np.float64),
-        )
+        ptr, rows, vals = csc_arrays(X)
         cols = np.repeat(np.arange(X.shape[1]), np.diff(ptr))
     else:
         n, F = X.shape
@@ -129,13 +123,7 @@ def _bin_features(X, max_bins, active=None):
     n, F = X.shape
     active = np.ones(n, bool) if active is None else active
     if sp.issparse(X):
-        C = X.tocsc()
-        C.sort_indices()
-        ptr, rows, data = (
-            np.asarray(C.indptr, np.int64),
-            np.asarray(C.indices, np.int64),
-            np.asarray(C.data, np.float64),
-        )
+        ptr, rows, data = csc_arrays(X)
         cols = [data[ptr[f] : ptr[f + 1]] for f in range(F)]
         used = [active[rows[ptr[f] : ptr[f + 1]]] for f in range(F)]
     else:

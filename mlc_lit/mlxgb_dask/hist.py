@@ -9,7 +9,7 @@ import functools
 from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
-from ..core import kernel
+from ..core import csc_arrays, kernel
 from ..mlxgb import Bins, _bin_dense, _block_rows, _buffer, _choose, _group_size, _push, _make_settle
 
 # %% auto #0
@@ -22,13 +22,7 @@ def _bin(part, cut_ptr, cut_vals):
     n_bins = np.diff(cut_ptr) + 1
     zero_bin = np.zeros(F, np.int64)
     if sp.issparse(X):
-        C = X.tocsc()
-        C.sort_indices()
-        ptr, rows, data = (
-            np.asarray(C.indptr, np.int64),
-            np.asarray(C.indices, np.int64),
-            np.asarray(C.data, np.float64),
-        )
+        ptr, rows, data = csc_arrays(X)
         bins = np.empty((1, len(data)), np.uint16)
         for f in range(F):
             cf, col = cut_vals[cut_ptr[f] : cut_ptr[f + 1]], data[ptr[f] : ptr[f + 1]]
