@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from mlc_lit.bench.suites import SUITES, run_suite
-from mlc_lit.bench.xmc import _ranked, _write_xc, make_clustered_classes, run, xmc_metrics, xmc_split
-from mlc_lit.data import load_svmlight
+from mlc_lit.bench.xmc import _ranked, make_clustered_classes, run, xmc_metrics, xmc_split
+from mlc_lit.data import load_svmlight, save_svmlight
 
 
 def test_generator_is_seeded_and_shaped():
@@ -20,7 +20,7 @@ def test_written_file_reads_back_and_splits(tmp_path):
     rng = np.random.default_rng(0)
     X = sp.random(60, 12, density=0.3, format="csr", random_state=1) + sp.eye(60, 12, format="csr")  # no blank line
     Y = (rng.random((60, 7)) < 0.3).astype(np.int8)
-    path = _write_xc(str(tmp_path / "d.txt"), X, Y)
+    path = save_svmlight(str(tmp_path / "d.txt"), X, Y)
     X2, Y2, _ = load_svmlight(path)
     np.testing.assert_allclose(sp.csr_matrix(X2).toarray(), X.toarray(), rtol=1e-8)
     np.testing.assert_array_equal(np.asarray(Y2), Y)

@@ -164,7 +164,9 @@ def _fit_predict(
     elif method == "omikuji":
         import omikuji
 
-        path = _write_xc(os.path.join(workdir, "train.txt"), X, Y)
+        from mlc_lit.data import save_svmlight
+
+        path = save_svmlight(os.path.join(workdir, "train.txt"), X, Y)
         t0 = time.perf_counter()  # writing the file omikuji trains from is not counted
         est = omikuji.Model.train_on_data(path, omikuji.Model.default_hyper_param(), n_threads=1)
         t1 = time.perf_counter()
@@ -182,21 +184,6 @@ def _fit_predict(
     else:
         raise ValueError(f"unknown method {method!r}; choose from {METHODS}.")
     return top, t1 - t0, time.perf_counter() - t1, compile_s
-
-
-def _write_xc(path, X, Y) -> str:
-    "X (CSR) and Y (0/1) in the Extreme Classification Repository's text format (header, 0-based ids)."
-    Ys = sp.csr_matrix(Y)
-    with open(path, "w") as fh:
-        fh.write(f"{X.shape[0]} {X.shape[1]} {Y.shape[1]}\n")
-        for i in range(X.shape[0]):
-            labs = ",".join(map(str, Ys.indices[Ys.indptr[i] : Ys.indptr[i + 1]]))
-            feats = " ".join(
-                f"{j}:{v:.9g}"
-                for j, v in zip(X.indices[X.indptr[i] : X.indptr[i + 1]], X.data[X.indptr[i] : X.indptr[i + 1]])
-            )
-            fh.write(f"{labs} {feats}\n")
-    return path
 
 # %% ../../nbs/06g_bench_xmc.ipynb #84414775
 _ONE_THREAD = {

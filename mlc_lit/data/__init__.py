@@ -12,7 +12,7 @@ from mlc_lit.data.folders import (
     list_datasets as list_datasets,
     load_dataset as load_dataset,
 )
-from .svmlight import load_svmlight as load_svmlight
+from .svmlight import load_svmlight as load_svmlight, save_svmlight as save_svmlight
 from mlc_lit.data.splits import (
     iterative_stratification as iterative_stratification,
     iterative_train_test_split as iterative_train_test_split,
@@ -31,9 +31,10 @@ from mlc_lit.data.synthetic import (
 )
 
 # %% auto #0
-__all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_datasets', 'load_svmlight', 'make_boomer_synthetic',
-           'iterative_stratification', 'iterative_train_test_split', 'IterativeStratifiedKFold', 'read_svmlight_chunks',
-           'write_shards', 'iter_shards', 'read_shards', 'extreme_multilabel_blocks', 'make_extreme_multilabel']
+__all__ = ['DatasetMeta', 'load_arff', 'fixed_split', 'load_dataset', 'list_datasets', 'load_svmlight', 'save_svmlight',
+           'make_boomer_synthetic', 'iterative_stratification', 'iterative_train_test_split',
+           'IterativeStratifiedKFold', 'read_svmlight_chunks', 'write_shards', 'iter_shards', 'read_shards',
+           'extreme_multilabel_blocks', 'make_extreme_multilabel']
 
 # %% ../../nbs/00a_data.ipynb #7dbfe314
 _all_ = [
@@ -43,6 +44,7 @@ _all_ = [
     "load_dataset",
     "list_datasets",
     "load_svmlight",
+    "save_svmlight",
     "make_boomer_synthetic",
     "iterative_stratification",
     "iterative_train_test_split",

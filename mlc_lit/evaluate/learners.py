@@ -240,21 +240,18 @@ class _Omikuji(_Peer):
 
         import omikuji
 
-        X = sp.csr_matrix(X)
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-            f.write(f"{X.shape[0]} {X.shape[1]} {Y.shape[1]}\n")
-            for i, labels in enumerate(_label_lists(Y)):
-                row = X[i]
-                feats = "".join(f" {j}:{v:.9g}" for j, v in zip(row.indices, row.data))
-                # each feature after a space, none at the end: Omikuji refuses a row that ends in one
-                f.write(f"{','.join(map(str, labels))}{feats}\n")
+        from mlc_lit.data import save_svmlight
+
+        fd, path = tempfile.mkstemp(suffix=".txt")  # the file Omikuji trains from
+        os.close(fd)
+        save_svmlight(path, X, Y)
         hp = omikuji.Model.default_hyper_param()
         for key, value in self.params.items():
             setattr(hp, key, value)
         if not self.params.get("n_trees"):
             hp.n_trees = 3
-        self.model_ = omikuji.Model.train_on_data(f.name, hp, n_threads=self.n_jobs)
-        os.unlink(f.name)
+        self.model_ = omikuji.Model.train_on_data(path, hp, n_threads=self.n_jobs)
+        os.unlink(path)
         self.size_, self.k_ = hp.n_trees, Y.shape[1]
 
     def _proba_varying(self, X):
