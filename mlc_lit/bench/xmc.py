@@ -15,8 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 
 # %% auto #0
-__all__ = ['SHARED', 'GENERATED', 'METHODS', 'CV_FACTOR', 'SEEDS', 'SETTINGS', 'make_clustered_classes', 'xmc_split',
-           'xmc_metrics', 'run_one', 'run', 'summary', 'compare_settings', 'compare_strategies']
+__all__ = ['SHARED', 'GENERATED', 'SUITE', 'METHODS', 'CV_FACTOR', 'SEEDS', 'SETTINGS', 'WIDTHS', 'make_clustered_classes',
+           'xmc_split', 'xmc_metrics', 'run_one', 'run', 'summary', 'compare_settings', 'compare_strategies']
 
 # %% ../../nbs/06g_bench_xmc.ipynb #85e28ead
 def make_clustered_classes(
@@ -50,12 +50,14 @@ def make_clustered_classes(
 # %% ../../nbs/06g_bench_xmc.ipynb #77eaef47
 SHARED = ("bibtex", "cal500", "corel5k")  # the shared data sets with at least 100 labels
 _UNSCALED = {"scale": False}  # X as given: the setting bench_results/ was measured with (cal500 has non-0/1 features)
-GENERATED = {
+GENERATED = {  # make_clustered_classes' problems (its settings besides the sizes), and make_extreme_multilabel's shapes
     "clusters1000": dict(n_train=10000, n_test=2000),
     "clusters1000_quick": dict(n_train=3000, n_test=1000),
+    "aloi_shaped": dict(n_train=20000, n_test=4000, clusters=1, latent=64, noise=1.6),
     "lshtc": dict(shape="lshtc", scale=0.002, n_train=8000, n_test=2000),
     "lshtc_quick": dict(shape="lshtc", scale=0.0005, n_train=2000, n_test=500),
 }
+SUITE = (*SHARED, "clusters1000", "aloi_shaped", "lshtc")  # the data sets of a full run
 
 
 def xmc_split(name: str, data_dir):
@@ -72,8 +74,9 @@ def xmc_split(name: str, data_dir):
         return X[:m], Y[:m], X[m:], Y[m:]
     if name in GENERATED:
         g = GENERATED[name]
-        X, y = make_clustered_classes(g["n_train"], seed=1)
-        Xt, yt = make_clustered_classes(g["n_test"], seed=2)
+        kind = {k: g[k] for k in ("clusters", "latent", "noise") if k in g}
+        X, y = make_clustered_classes(g["n_train"], seed=1, **kind)
+        Xt, yt = make_clustered_classes(g["n_test"], seed=2, **kind)
         eye = np.eye(1000, dtype=np.int8)
         return sp.csr_matrix(X), eye[y], sp.csr_matrix(Xt), eye[yt]
     if os.path.isfile(name):
@@ -263,8 +266,8 @@ def _mean_of_runs(runs: list[dict]) -> dict:
 
 
 def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[dict]:
-    """The xmc suite: every method of `METHODS` on each data set (default: the shared sets with >= 100 labels and
-    the two generated problems; `data_dir` may also be one Extreme Classification Repository file), one
+    """The xmc suite: every method of `METHODS` on each data set (default: `SUITE`, the shared sets with >= 100 labels and
+    the three generated problems; `data_dir` may also be one Extreme Classification Repository file), one
     thread each; every method runs once per seed of `SEEDS` and gets the mean row. `quick`: cal500 and small versions of
     the generated problems; `threads` and `repeats` other than 1 are refused."""
     if tuple(threads) != (1,) or repeats != 1:
@@ -275,7 +278,7 @@ def run(data_dir, datasets=None, threads=(1,), repeats=1, quick=False) -> list[d
         datasets = (
             [data_dir]
             if os.path.isfile(data_dir)
-            else (["cal500", "clusters1000_quick", "lshtc_quick"] if quick else [*SHARED, "clusters1000", "lshtc"])
+            else (["cal500", "clusters1000_quick", "lshtc_quick"] if quick else list(SUITE))
         )
     rows = []
     for name in datasets:
@@ -353,6 +356,12 @@ SETTINGS = {
     "kernel=cauchy": {"kernel": "cauchy"},
     "kernel=linear": {"kernel": "linear"},
 }
+WIDTHS = {  # the read-out's width on one-label-per-example data, where 'auto' grows it with the classes
+    "n_random_features=1000": {"n_random_features": 1000},
+    "n_random_features=2000": {"n_random_features": 2000},
+    "defaults": {},
+    "n_random_features=8000": {"n_random_features": 8000},
+}
 
 
 def compare_settings(data_dir, datasets=None, settings: dict | None = None) -> list[dict]:
@@ -361,7 +370,7 @@ def compare_settings(data_dir, datasets=None, settings: dict | None = None) -> l
     row per data set and setting."""
     settings = SETTINGS if settings is None else settings
     rows = []
-    for name in datasets or [*SHARED, "clusters1000", "lshtc"]:
+    for name in datasets or SUITE:
         X, Y, Xt, Yt = xmc_split(name, data_dir)
         for label, params in settings.items():
             params = params(X.shape[0]) if callable(params) else params
@@ -375,7 +384,7 @@ def compare_strategies(data_dir, datasets=None, strategies=("local", "random")) 
     """The search with each of `strategies` on each data set (default: those of `run`), with the budget `run` gives it
     (`CV_FACTOR` default fits, the default fitted first in the same way): one row per data set and strategy."""
     rows = []
-    for name in datasets or [*SHARED, "clusters1000", "lshtc"]:
+    for name in datasets or SUITE:
         X, Y, Xt, Yt = xmc_split(name, data_dir)
         budget = CV_FACTOR * run_one("rembed", X, Y, Xt, Yt)["fit_s"]
         for s in strategies:

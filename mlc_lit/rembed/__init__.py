@@ -39,6 +39,7 @@ from mlc_lit.rembed.classifier import (
     _link_scores as _link_scores,
     _max_abs as _max_abs,
     _projection as _projection,
+    _random_feature_count as _random_feature_count,
     _unscaled_embedding as _unscaled_embedding,
     _with_intercept as _with_intercept,
     RandomizedEmbeddingClassifier as RandomizedEmbeddingClassifier,

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from ..core import compile_seconds, parallel_map
 from .candidates import _best_so_far, _candidate, _next_round
-from .classifier import _DENSE_FROM
+from .classifier import _DENSE_FROM, _one_label_per_row, _random_feature_count
 from .embedding import _DIRECT_MAX_FEATURES, _spectral_rank
 
 # %% auto #0
@@ -34,9 +34,10 @@ class _Shape(NamedTuple):
     y_per_row: float  # positive labels per row
     y_stored: float  # stored entries of Y per row (c where Y is dense), which the fit's checks read
     spectral_rank: int  # the rank 'spectral90' gives
+    one_label_per_row: bool  # every row has exactly one label (what n_random_features='auto' depends on)
 
 
-_SHAPE_ROWS = 2000  # rows of X and Y read for the entries per row and the 'spectral90' rank
+_SHAPE_ROWS = 2000  # rows of X and Y read for the entries per row, the 'spectral90' rank and the labels per row
 
 
 def _head(A, m: int):
@@ -46,7 +47,7 @@ def _head(A, m: int):
 
 
 def _problem_shape(X, Y, splits) -> _Shape:
-    "The sizes of the first of `splits`, and the entries per row and 'spectral90' rank of the first rows."
+    "The sizes of the first of `splits`; the entries per row, 'spectral90' rank and labels per row of the first rows."
     Xh, Yh = _head(X, _SHAPE_ROWS), _head(Y, _SHAPE_ROWS)
     m, d, c = Xh.shape[0], X.shape[1], Y.shape[1]
     per_row = Xh.nnz / m if sp.issparse(Xh) else d
@@ -55,7 +56,17 @@ def _problem_shape(X, Y, splits) -> _Shape:
     y_stored = y_per_row if sp.issparse(Yh) else c
     rank = _spectral_rank(Yh) if c <= 4096 else c  # above 4096 labels 'spectral90' is refused by the fit
     train, test = splits[0]
-    return _Shape(len(train), len(test), d, x_per_row, c, y_per_row, y_stored, rank)
+    return _Shape(
+        n=len(train),
+        n_test=len(test),
+        d=d,
+        x_per_row=x_per_row,
+        c=c,
+        y_per_row=y_per_row,
+        y_stored=y_stored,
+        spectral_rank=rank,
+        one_label_per_row=_one_label_per_row(Yh),
+    )
 
 # %% ../../nbs/05a06_rembed_budget.ipynb #077542eb
 # steps in units of one dense multiply-add (measured ratios, two cores; the clock corrects the rest)
@@ -71,7 +82,7 @@ _LBFGS_EVALS = 2  # loss evaluations assumed per L-BFGS iteration (its line sear
 def _sizes(p: dict, sh: _Shape) -> tuple:
     "Rank k, random features s (0: linear), read-out width f (s, or k when linear), cost of one row of X by a column."
     k = sh.spectral_rank if isinstance(p["rank"], str) else min(int(p["rank"]), sh.c)
-    s = 0 if p["kernel"] == "linear" else int(p["n_random_features"])
+    s = 0 if p["kernel"] == "linear" else _random_feature_count(p["n_random_features"], sh.c, sh.one_label_per_row)
     x_row = sh.x_per_row * (1.0 if sh.x_per_row == sh.d else _SPARSE)
     return k, s, s or k, x_row
 

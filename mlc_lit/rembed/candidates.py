@@ -21,7 +21,7 @@ from mlc_lit.metrics import (
     precision_at_k,
     subset_zero_one_loss,
 )
-from .classifier import _link_penalty, RandomizedEmbeddingClassifier
+from .classifier import _link_penalty, _random_feature_count, RandomizedEmbeddingClassifier
 
 # %% auto #0
 __all__ = ['default_search_space']
@@ -30,7 +30,7 @@ __all__ = ['default_search_space']
 # lists in order, so that a move of the local search goes to a neighbouring value; 'spectral90' keeps most directions
 _DEFAULT_SPACE = {
     "rank": [4, 8, 16, 32, 64, "spectral90", 512],
-    "n_random_features": [250, 500, 1000, 2000],
+    "n_random_features": [250, 500, 1000, 2000, 4000],
     "kernel": ["linear", "gaussian", "cauchy", "student"],
     "bandwidth": loguniform(0.25, 8.0),
     "l2": loguniform(1e-4, 10.0),
@@ -41,7 +41,7 @@ _DEFAULT_SPACE = {
 
 def default_search_space(scoring="precision@1") -> dict:
     """The search space `RandomizedEmbeddingCV` draws from when `param_distributions=None`: rank (4, …, 64,
-    'spectral90', 512; integers capped at the number of labels), 250–2,000 random features, the linear read-out and
+    'spectral90', 512; integers capped at the number of labels), 250–4,000 random features, the linear read-out and
     the three kernels, bandwidth log-uniform in [0.25, 8], `l2` and `l2_link` log-uniform in [1e-4, 10], both read-out
     losses; for 'macro_f1' also both inference rules."""
     space = dict(_DEFAULT_SPACE)
@@ -151,30 +151,35 @@ def _holds(values, v) -> bool:
     return isinstance(v, Real) and lo <= v <= hi and (not discrete or float(v).is_integer())
 
 
-def _numeric(name: str, v, n_train: int):
-    "`l2_link='auto'` as its value for `n_train` training examples (where a distribution must place it); else `v`."
-    return _link_penalty(None, v, n_train) if name == "l2_link" and isinstance(v, str) else v
+def _auto_values(n_train: int, n_labels: int, one_label_per_row: bool) -> dict:
+    "What each parameter's 'auto' stands for on a split with `n_train` training rows and `n_labels` labels."
+    return {
+        "l2_link": _link_penalty(None, "auto", n_train),
+        "n_random_features": _random_feature_count("auto", n_labels, one_label_per_row),
+    }
 
 
-def _start(space: dict, n_labels: int, n_train: int) -> dict | None:
-    """The classifier's defaults for the searched names, if the space holds every one of them (`l2_link='auto'` at its
-    value for `n_train` examples); else None. 'auto' stays 'auto': the refit of an unmoved start is the defaults."""
+def _resolved(name: str, v, auto: dict):
+    "`v`, or where it is 'auto' the value it stands for (`auto`, from `_auto_values`); a list or distribution places that."
+    return auto[name] if isinstance(v, str) and name in auto else v
+
+
+def _start(space: dict, n_labels: int, auto: dict) -> dict | None:
+    """The classifier's defaults for the searched names, if the space holds every one of them (an 'auto' as its value
+    on this problem, `auto`); else None. 'auto' stays 'auto': the refit of an unmoved start is the defaults."""
     defaults = RandomizedEmbeddingClassifier().get_params()
     p = {name: defaults[name] for name in space}
-    held = all(
-        _holds(space[name], v if isinstance(space[name], (list, tuple)) else _numeric(name, v, n_train))
-        for name, v in p.items()
-    )
+    held = all(_holds(space[name], v) or _holds(space[name], _resolved(name, v, auto)) for name, v in p.items())
     return _plain(p, n_labels) if held else None
 
 
 _MOVE_SPREAD = 0.15  # a move's step in a distribution's quantiles (for loguniform(1e-4, 10): 0.75 decades)
 
 
-def _move(space: dict, p: dict, rng, n_labels: int, n_train: int = 1) -> dict:
+def _move(space: dict, p: dict, rng, n_labels: int, auto: dict) -> dict:
     """A neighbour of `p`: each searched name (with a choice) changed with probability 1/3, at least one. A list value
-    goes to a neighbouring entry; a distribution's value moves by a normal step in its quantiles (from 'auto''s value
-    for `n_train` examples)."""
+    goes to a neighbouring entry; a distribution's value moves by a normal step in its quantiles (an 'auto' from the
+    value it stands for, `auto`)."""
     movable = [k for k, v in space.items() if not isinstance(v, (list, tuple)) or len(v) > 1]
     if not movable:
         return dict(p)
@@ -185,12 +190,14 @@ def _move(space: dict, p: dict, rng, n_labels: int, n_train: int = 1) -> dict:
         if isinstance(values, (list, tuple)):
             i = _index(values, p[k])
             if i is None:
+                i = _index(values, _resolved(k, p[k], auto))
+            if i is None:
                 q[k] = values[rng.integers(len(values))]
                 continue
             step = rng.choice([-1, 1]) if 0 < i < len(values) - 1 else (1 if i == 0 else -1)
             q[k] = values[i + step]
         else:
-            u = float(np.clip(values.cdf(_numeric(k, p[k], n_train)) + rng.normal(0.0, _MOVE_SPREAD), 1e-9, 1 - 1e-9))
+            u = float(np.clip(values.cdf(_resolved(k, p[k], auto)) + rng.normal(0.0, _MOVE_SPREAD), 1e-9, 1 - 1e-9))
             v = values.ppf(u)
             q[k] = int(round(v)) if hasattr(values.dist, "pmf") else float(v)
     return _plain(q, n_labels)
@@ -244,7 +251,7 @@ def _alternatives(state: dict, start: dict) -> list:
 
 def _fresh_move(state: dict, centre: dict, seen: list) -> dict | None:
     "A move from `centre` that is none of `seen` (20 tries), or None."
-    moves = (_move(state["space"], centre, state["rng"], state["n_labels"], state["n_train"]) for _ in range(20))
+    moves = (_move(state["space"], centre, state["rng"], state["n_labels"], state["auto"]) for _ in range(20))
     return next((q for q in moves if q not in seen), None)
 
 

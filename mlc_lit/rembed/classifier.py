@@ -55,9 +55,11 @@ _MODEL_DOC = """\
     embedding : {'randomized', 'gaussian'}, default='randomized'
         'randomized': U from Algorithm 1; 'gaussian': a Gaussian random U, the compressed-sensing baseline
         "CS + LR" of §7.3 (`gaussian_embedding`).
-    n_random_features : int, default=1000
+    n_random_features : int or 'auto', default='auto'
         Number s of random Fourier features (held in single precision); 0 uses the embedding XW itself
-        (a linear link). The read-out costs O(n·s²).
+        (a linear link). 'auto': 1,000; where every training example has exactly one label (multiclass), four
+        per class rounded up to 1,000, 2,000 or 4,000 (*Defaults: many classes* in the chapter says why). The
+        read-out costs O(n·s²).
     kernel : {'gaussian', 'cauchy', 'student', 'linear'}, default='gaussian'
         Spectral density of the random frequencies (Student-ν for 'student'); 'linear' feeds the embedding
         XW straight into the read-out (§7.3; the same as n_random_features=0).
@@ -82,7 +84,7 @@ _MODEL_CONSTRAINTS = {
     "oversample": [int_at_least(0)],
     "n_iter": [int_at_least(0)],
     "embedding": [StrOptions({"randomized", "gaussian"})],
-    "n_random_features": [int_at_least(0)],
+    "n_random_features": [int_at_least(0), StrOptions({"auto"})],
     "kernel": [StrOptions({"gaussian", "cauchy", "student", "linear"})],
     "nu": [POSITIVE],
     "bandwidth": [POSITIVE],
@@ -201,6 +203,8 @@ class RandomizedEmbeddingClassifier(_DaskInput):
         The embedding dimension used.
     embedding_ : Embedding
         U, singular values, W of Algorithm 1 (W includes the intercept row when `fit_intercept`).
+    n_random_features_ : int
+        The number s of random features used (`n_random_features` with 'auto' resolved; 0 for the linear kernel).
     frequencies_, phases_ : ndarray of shape (rank_, s) and (s,)
         The random Fourier features.
     bandwidth_ : float
@@ -232,7 +236,7 @@ class RandomizedEmbeddingClassifier(_DaskInput):
         oversample=20,
         n_iter=1,
         embedding="randomized",
-        n_random_features=1000,
+        n_random_features="auto",
         kernel="gaussian",
         nu=3.0,
         bandwidth=2.0,
@@ -344,6 +348,28 @@ def _unscaled_embedding(emb: Embedding, m) -> Embedding:
     W[: len(m)] /= m[:, None]  # the intercept row, when there is one, stays
     return emb._replace(W=W)
 
+# %% ../../nbs/05a04_rembed_classifier.ipynb #rf01code
+_AUTO_FEATURES = 1000  # n_random_features='auto' where an example may have several labels, or none
+_FEATURES_PER_CLASS = 4  # ... and where every example has exactly one: this many per class,
+_FEATURE_STEPS = (1000, 2000, 4000)  # rounded up to one of these (the last where more would be needed)
+
+
+def _one_label_per_row(Y) -> bool:
+    "Whether every row of the 0/1 matrix Y (dense or sparse) has exactly one label: a multiclass problem."
+    per_row = np.asarray(Y.sum(axis=1)).ravel()
+    return bool(len(per_row) > 0 and (per_row == 1).all())
+
+
+def _random_feature_count(n_random_features, n_labels: int, one_label_per_row: bool) -> int:
+    """The number s of random features: `n_random_features` itself, or what 'auto' stands for with `n_labels` labels
+    (the multiclass width when `one_label_per_row`)."""
+    if not isinstance(n_random_features, str):
+        return int(n_random_features)
+    if not one_label_per_row:
+        return _AUTO_FEATURES
+    wanted = _FEATURES_PER_CLASS * n_labels
+    return next((s for s in _FEATURE_STEPS if s >= wanted), _FEATURE_STEPS[-1])
+
 # %% ../../nbs/05a04_rembed_classifier.ipynb #fe9ce431
 def _with_intercept(X):
     "X with a constant column appended (CSR stays CSR)."
@@ -365,7 +391,8 @@ def _fit_smooth_link(est: RandomizedEmbeddingClassifier, X, Y, seed):
     rng = np.random.default_rng(seed)
     P = np.asarray(X @ est._W_x) + est._W_0
     est.bandwidth_ = _median_distance(P, rng) * est.bandwidth
-    s = 0 if est.kernel == "linear" else int(est.n_random_features)
+    s = 0 if est.kernel == "linear" else _random_feature_count(est.n_random_features, Y.shape[1], _one_label_per_row(Y))
+    est.n_random_features_ = s
     est.frequencies_, est.phases_ = (
         (None, None) if s == 0 else _draw_frequencies(P.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
     )

@@ -12,8 +12,9 @@ from scipy.stats import rankdata
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..core import N_JOBS, POSITIVE, int_at_least, n_threads, spawn_seeds
-from .budget import _Clock, _cost_model, _problem_shape, _run_rounds
+from .budget import _Clock, _cost_model, _head, _problem_shape, _run_rounds, _SHAPE_ROWS
 from mlc_lit.rembed.candidates import (
+    _auto_values,
     _candidate,
     _evaluate_candidate,
     _greater,
@@ -23,7 +24,7 @@ from mlc_lit.rembed.candidates import (
     _search_splits,
     _start,
 )
-from .classifier import _DaskInput, _scale
+from .classifier import _DaskInput, _one_label_per_row, _scale
 
 # %% auto #0
 __all__ = ['RandomizedEmbeddingCV']
@@ -169,14 +170,14 @@ def _search_fit(search: RandomizedEmbeddingCV, X, Y, evaluate=None, defaults=Non
     seeds = spawn_seeds(search.random_state, 3)
     splits, space = _search_splits(search, X, Y, seeds[0]), _search_space(search)
     n_labels = Y.shape[1]
-    n_train = len(splits[0][0])
+    auto = _auto_values(len(splits[0][0]), n_labels, _one_label_per_row(_head(Y, _SHAPE_ROWS)))
     state = dict(
         space=space,
         n_labels=n_labels,
-        n_train=n_train,
+        auto=auto,
         draws=_search_candidates(search, n_labels, seeds[1]),
         next_draw=0,
-        start=_start(space, n_labels, n_train),
+        start=_start(space, n_labels, auto),
         rng=np.random.default_rng([int(seeds[1]), 1]),
     )
     est_seed = int(np.random.default_rng(seeds[2]).integers(2**31 - 1))

@@ -281,14 +281,15 @@ def fit_randomized_embedding(est, X, Y):
         est.embedding_ = _dask_embedding(X, Y, est.rank_, est.oversample, est.n_iter, ridge, rng, intercept)
     if m is not None:
         est.embedding_ = _re._unscaled_embedding(est.embedding_, m)
-    _fit_link_dask(est, Xr, Y, counts, seeds[1])
+    _fit_link_dask(est, Xr, Y, counts, seeds[1], one_label_per_row=not_one == 0)
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype = np.arange(K), K, "multilabel-indicator", Y.dtype
     est.n_features_in_ = d
     return est
 
 # %% ../../nbs/08a02_scale_embedding.ipynb #667a0641
-def _fit_link_dask(est, X, Y, counts, seed):
-    "Lines 12–14 of Algorithm 3 as `rembed._fit_smooth_link` computes them, with passes for Φ's sums (or SGD's passes)."
+def _fit_link_dask(est, X, Y, counts, seed, one_label_per_row: bool):
+    """Lines 12–14 of Algorithm 3 as `rembed._fit_smooth_link` computes them, with passes for Φ's sums (or SGD's
+    passes); `one_label_per_row` (from the first pass) is what `n_random_features='auto'` depends on."""
     W, n = est.embedding_.W, X.shape[0]
     est._W_x, est._W_0 = _re._projection(W, est.fit_intercept)
     rng = np.random.default_rng(seed)
@@ -300,7 +301,8 @@ def _fit_link_dask(est, X, Y, counts, seed):
     ]
     P_sub = np.vstack(dask.compute(*parts))
     est.bandwidth_ = _re._median_distance(P_sub, rng) * est.bandwidth
-    s = 0 if est.kernel == "linear" else int(est.n_random_features)
+    s = 0 if est.kernel == "linear" else _re._random_feature_count(est.n_random_features, Y.shape[1], one_label_per_row)
+    est.n_random_features_ = s
     est.frequencies_, est.phases_ = (
         (None, None) if s == 0 else _re._draw_frequencies(P_sub.shape[1], s, est.kernel, est.nu, est.bandwidth_, rng)
     )
