@@ -25,28 +25,49 @@ class Columns(NamedTuple):
     nan_rows: np.ndarray
 
 
-def _columns(X):
-    "The `Columns` of X (dense or CSR), as CSC-like arrays."
+def _absent_entries(ptr, rows, n, start):
+    "(columns, rows) of the entries that the CSC arrays `ptr`, `rows` of n rows leave out from column `start` on."
+    F = len(ptr) - 1
+    stored = np.zeros((F - start, n), bool)
+    stored[np.repeat(np.arange(F - start), np.diff(ptr[start:])), rows[ptr[start] :]] = True
+    cols, absent = np.nonzero(~stored)  # by column, then row
+    return cols + start, absent
+
+
+def _columns(X, absent_missing_from=None):
+    """The `Columns` of X (dense or CSR), as CSC-like arrays. CSR columns from `absent_missing_from` on (None: none)
+    list the rows they leave out among their NaN rows: there an absent entry is missing, not 0."""
+    n, F = X.shape
     if sp.issparse(X):
         ptr, rows, vals = csc_arrays(X)
-        cols = np.repeat(np.arange(X.shape[1]), np.diff(ptr))
+        cols = np.repeat(np.arange(F), np.diff(ptr))
     else:
-        n, F = X.shape
         rows = np.tile(np.arange(n, dtype=np.int64), F)
         vals = X.T.ravel()
         cols = np.repeat(np.arange(F), n)
     nan = np.isnan(vals)
     order = np.lexsort((rows[~nan], vals[~nan], cols[~nan]))  # by feature, then value, then row
-    counts = np.bincount(cols[~nan], minlength=X.shape[1])
-    nan_counts = np.bincount(cols[nan], minlength=X.shape[1])
+    counts = np.bincount(cols[~nan], minlength=F)
+    nan_cols, nan_rows = cols[nan], rows[nan]
+    start = F if absent_missing_from is None or not sp.issparse(X) else absent_missing_from
+    if start < F:
+        absent_cols, absent_rows = _absent_entries(ptr, rows, n, start)
+        by_col = np.lexsort((np.r_[nan_rows, absent_rows], np.r_[nan_cols, absent_cols]))  # by feature, then row
+        nan_cols, nan_rows = np.r_[nan_cols, absent_cols][by_col], np.r_[nan_rows, absent_rows][by_col]
     return Columns(
         sp.issparse(X),
         np.r_[0, np.cumsum(counts)].astype(np.int64),
         rows[~nan][order],
         vals[~nan][order],
-        np.r_[0, np.cumsum(nan_counts)].astype(np.int64),
-        rows[nan],
+        np.r_[0, np.cumsum(np.bincount(nan_cols, minlength=F))].astype(np.int64),
+        nan_rows,
     )
+
+# %% ../../nbs/0302_mlxgb_features.ipynb #k00wn002
+def _known_csr(P):
+    "CSR of P (NaN: unknown) storing exactly its known entries, zeros included: read with absent as missing, it is P."
+    rows, cols = np.nonzero(~np.isnan(P))
+    return sp.csr_matrix((P[rows, cols], (rows, cols)), shape=P.shape)
 
 # %% ../../nbs/0302_mlxgb_features.ipynb #a7c31e02
 def _rank_keep(rmin, rmax, max_bins):
@@ -118,8 +139,10 @@ def _bin_dense(X, cut_ptr, cut_vals, bins):
                 bins[f, i0 + j] = miss if np.isnan(v[j]) else lo[j]
 
 # %% ../../nbs/0302_mlxgb_features.ipynb #45d3405b
-def _bin_features(X, max_bins, active=None):
-    "Quantile cuts per feature (from the `active` rows) and each stored value's bin (dense: (F, n); CSR: CSC order)."
+def _bin_features(X, max_bins, active=None, absent_missing_from=None):
+    """Quantile cuts per feature (from the `active` rows) and each stored value's bin (dense: (F, n); CSR: CSC order).
+    CSR columns from `absent_missing_from` on (None: none) read an absent entry as missing: their cuts come from the
+    stored values alone, and their `zero_bin` is the missing bin."""
     n, F = X.shape
     active = np.ones(n, bool) if active is None else active
     if sp.issparse(X):
@@ -130,19 +153,21 @@ def _bin_features(X, max_bins, active=None):
         cols = [X[:, f] for f in range(F)]
         used = [active] * F
     n_active = int(active.sum())
+    start = F if absent_missing_from is None or not sp.issparse(X) else absent_missing_from
     by_kernel = not sp.issparse(X) and X.size >= BIN_KERNEL_VALUES  # dense and large: `_bin_dense` after the loop
     cuts, n_bins, zero_bin = [], np.empty(F, np.int64), np.zeros(F, np.int64)
     bins = np.empty(len(data) if sp.issparse(X) else (F, n), np.uint16)
     for f, col in enumerate(cols):
         ok = col[~np.isnan(col) & used[f]]
-        u, c = distinct_values(ok, n_active - int(used[f].sum()))  # CSR: the implicit zeros are values (dense: none)
+        n_zeros = 0 if f >= start else n_active - int(used[f].sum())  # CSR's implicit zeros are values (dense: none)
+        u, c = distinct_values(ok, n_zeros)
         cf = _feature_cuts(u, c, max_bins) if len(u) else np.empty(0)
         n_bins[f] = len(cf) + 1
         if not by_kernel:
             b = np.where(np.isnan(col), n_bins[f], np.searchsorted(cf, col, side="right"))
             if sp.issparse(X):
                 bins[ptr[f] : ptr[f + 1]] = b
-                zero_bin[f] = np.searchsorted(cf, 0.0, side="right")
+                zero_bin[f] = n_bins[f] if f >= start else np.searchsorted(cf, 0.0, side="right")
             else:
                 bins[f] = b
         cuts.append(cf)
@@ -168,13 +193,13 @@ class Cuts(NamedTuple):
     "What the bins of every feature mean."
 
     n_bins: np.ndarray  # (F,) bins of feature f; bin n_bins[f] holds its missing values
-    zero_bin: np.ndarray  # (F,) the bin of the value 0 (CSR's implicit zeros)
+    zero_bin: np.ndarray  # (F,) CSR: the bin of an absent entry, the value 0's (missing: n_bins[f])
     cut_ptr: np.ndarray  # (F + 1,) feature f's cuts at cut_vals[cut_ptr[f]:cut_ptr[f + 1]]
     cut_vals: np.ndarray
 
 
-def _binned(X, max_bins, active=None):
-    "The `Bins` and `Cuts` of X (`_bin_features`: cut on the `active` rows)."
-    bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals = _bin_features(X, max_bins, active)
+def _binned(X, max_bins, active=None, absent_missing_from=None):
+    "The `Bins` and `Cuts` of X (`_bin_features`: cut on the `active` rows; absent entries missing from `absent_missing_from` on)."
+    bins, ptr, rows, n_bins, zero_bin, cut_ptr, cut_vals = _bin_features(X, max_bins, active, absent_missing_from)
     dense = bins.ndim == 2
     return Bins(dense, bins if dense else bins[None, :], ptr, rows), Cuts(n_bins, zero_bin, cut_ptr, cut_vals)

@@ -24,22 +24,26 @@ class XData(NamedTuple):
     indptr: np.ndarray  # CSR: the arrays of the matrix (dense: dummies)
     indices: np.ndarray
     data: np.ndarray
+    absent_missing_from: int  # CSR: from this column on an absent entry is missing, not 0 (F: in no column)
 
 
-def _data_args(X):
-    "The `XData` of X (dense or CSR)."
+def _data_args(X, absent_missing_from=None):
+    "The `XData` of X (dense or CSR); CSR columns from `absent_missing_from` on (None: none) read absent entries as missing."
+    F = X.shape[1]
     if sp.issparse(X):
-        return XData(False, np.zeros((1, 1)), *csr_arrays(X))
+        indptr, indices, data = csr_arrays(X)
+        start = F if absent_missing_from is None else int(absent_missing_from)
+        return XData(False, np.zeros((1, 1)), indptr, indices, data, start)
     z = np.zeros(1, np.int64)
-    return XData(True, X, z, z, np.zeros(1))
+    return XData(True, X, z, z, np.zeros(1), F)  # dense X has no absent entries
 
 
 @kernel()
 def _value(xd, i, f):
-    "Feature `f` of row `i` (CSR: binary search in the row; absent entries are 0)."
-    dense, X, indptr, indices, data = xd
-    if dense:
-        return X[i, f]
+    "Feature `f` of row `i` (CSR: binary search in the row; an absent entry is 0, or missing from `absent_missing_from` on)."
+    if xd.dense:
+        return xd.X[i, f]
+    indptr, indices = xd.indptr, xd.indices
     lo, hi = indptr[i], indptr[i + 1]
     while lo < hi:
         mid = (lo + hi) // 2
@@ -47,7 +51,9 @@ def _value(xd, i, f):
             lo = mid + 1
         else:
             hi = mid
-    return data[lo] if lo < indptr[i + 1] and indices[lo] == f else 0.0
+    if lo < indptr[i + 1] and indices[lo] == f:
+        return xd.data[lo]
+    return np.nan if f >= xd.absent_missing_from else 0.0
 
 
 @functools.cache
@@ -57,9 +63,9 @@ def _make_route(dense: bool):
 
     @kernel()
     def route(xd, slot, feat, thr, dl, to_left, to_right):
-        xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
+        X, indptr, indices, data = borrow(xd.X, xd.indptr, xd.indices, xd.data)
+        xd = XData(xd.dense, X, indptr, indices, data, xd.absent_missing_from)
         slot, feat, thr, dl, to_left, to_right = borrow(slot, feat, thr, dl, to_left, to_right)
-        X = xd.X
         for i in range(slot.shape[0]):
             s = slot[i]
             if s < 0:
@@ -96,10 +102,10 @@ def _make_predict(dense: bool, parallel: bool = False):
 
     @kernel(parallel=parallel)
     def predict(xd, roots, tree, out):
-        xd = XData(xd.dense, *borrow(xd.X, xd.indptr, xd.indices, xd.data))
+        X, indptr, indices, data = borrow(xd.X, xd.indptr, xd.indices, xd.data)
+        xd = XData(xd.dense, X, indptr, indices, data, xd.absent_missing_from)
         feature, threshold, default_left, left, right, value = borrow(*tree)
         roots, out = borrow(roots, out)
-        X = xd.X
         for i in prange(out.shape[0]):
             for r in range(roots.shape[0]):
                 node = roots[r]
