@@ -1067,7 +1067,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                 'mlc_lit/mlxgb_dask/tasks.py'),
                                           'mlc_lit.mlxgb_dask.tasks._weighted_gradients': ( 'mlxgb_dask_tasks.html#_weighted_gradients',
                                                                                             'mlc_lit/mlxgb_dask/tasks.py')},
-            'mlc_lit.models.file': { 'mlc_lit.models.file._array': ('models_file.html#_array', 'mlc_lit/models/file.py'),
+            'mlc_lit.models.file': { 'mlc_lit.models.file._add_attributes': ('models_file.html#_add_attributes', 'mlc_lit/models/file.py'),
+                                     'mlc_lit.models.file._array': ('models_file.html#_array', 'mlc_lit/models/file.py'),
                                      'mlc_lit.models.file._check': ('models_file.html#_check', 'mlc_lit/models/file.py'),
                                      'mlc_lit.models.file._check_model': ('models_file.html#_check_model', 'mlc_lit/models/file.py'),
                                      'mlc_lit.models.file._check_ptr': ('models_file.html#_check_ptr', 'mlc_lit/models/file.py'),
@@ -1104,6 +1105,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                       'mlc_lit.models.rules.scores_from_table': ( 'models_rules.html#scores_from_table',
                                                                                   'mlc_lit/models/rules.py')},
             'mlc_lit.models.trees': { 'mlc_lit.models.trees.Paths': ('models_trees.html#paths', 'mlc_lit/models/trees.py'),
+                                      'mlc_lit.models.trees._rows_as_read': ('models_trees.html#_rows_as_read', 'mlc_lit/models/trees.py'),
                                       'mlc_lit.models.trees._shapley_weights': ( 'models_trees.html#_shapley_weights',
                                                                                  'mlc_lit/models/trees.py'),
                                       'mlc_lit.models.trees._treeshap_impl': ( 'models_trees.html#_treeshap_impl',
@@ -1582,4 +1584,5 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'mlc_lit.xdcc._propagate': ('xdcc.html#_propagate', 'mlc_lit/xdcc.py'),
                               'mlc_lit.xdcc._propagate_block': ('xdcc.html#_propagate_block', 'mlc_lit/xdcc.py'),
                               'mlc_lit.xdcc._run_chain': ('xdcc.html#_run_chain', 'mlc_lit/xdcc.py'),
-                              'mlc_lit.xdcc._splits': ('xdcc.html#_splits', 'mlc_lit/xdcc.py')}}}
+                              'mlc_lit.xdcc._splits': ('xdcc.html#_splits', 'mlc_lit/xdcc.py'),
+                              'mlc_lit.xdcc._step_input': ('xdcc.html#_step_input', 'mlc_lit/xdcc.py')}}}

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core import MultiLabelClassifier, int_at_least, spawn_seeds
 from .mlxgb import SPLITS as SPLITS  # re-exported, with MLXGBClassifier
-from .mlxgb import _TREE_CONSTRAINTS, MLXGBClassifier, _check_weights
+from .mlxgb import _TREE_CONSTRAINTS, MLXGBClassifier, _check_weights, _known_csr
 
 # %% auto #0
 __all__ = ['XDCCClassifier', 'SPLITS', 'MLXGBClassifier']
@@ -29,11 +29,17 @@ _all_ = [
 ]  # the trees live in `mlc_lit.mlxgb`; `from mlc_lit.xdcc import MLXGBClassifier` keeps working
 
 # %% ../nbs/03a_xdcc.ipynb #6f75846a
-def _augment(X, P):
-    "`[X, P]`: the label-features P (n, K; NaN = unknown) appended to X (CSR stays CSR; NaN stored)."
-    if sp.issparse(X):
-        return sp.hstack([X, sp.csr_matrix(P)], format="csr")
-    return np.hstack([X, P])
+def _augment(X, P, known_only=False):
+    """`[X, P]`: the label-features P (n, K; NaN = unknown) appended to X. CSR stays CSR and stores P's NaN, or with
+    `known_only` P's known entries alone (`_known_csr`), for trees that read an absent entry there as missing."""
+    if not sp.issparse(X):
+        return np.hstack([X, P])
+    return sp.hstack([X, _known_csr(P) if known_only else sp.csr_matrix(P)], format="csr")
+
+
+def _step_input(m, X, P):
+    "`[X, P]` as the chain step `m` reads it: P's known entries alone if `m` reads an absent entry there as missing."
+    return _augment(X, P, known_only=m.absent_missing_from_ < m.n_features_in_)
 
 
 def _propagate(P, done, Yhat, select, r, rounds):
@@ -94,11 +100,13 @@ def _splits(cv, X, Y, seed):
     return splits
 
 # %% ../nbs/03a_xdcc.ipynb #37de2dbe
-def _out_of_fold(make, X, Y, W, splits, full):
-    "Probabilities of every row from a model `make()` fit on its split's training rows (`full`'s where those weigh 0)."
+def _out_of_fold(make, X, Y, W, splits, full, **fit_options):
+    """Probabilities of every row from a model `make()` fit (with `fit_options`) on its split's training rows (`full`'s
+    where those weigh 0)."""
     out = np.empty(Y.shape)
     for train, test in splits:
-        model = make().fit(X[train], Y[train], sample_weight=W[train]) if W[train].any() else full
+        weighted = W[train].any()
+        model = make().fit(X[train], Y[train], sample_weight=W[train], **fit_options) if weighted else full
         out[test] = model.predict_proba(X[test])
     return out
 
@@ -133,22 +141,24 @@ def _chain_rounds(chain_length, Y):
 def _fit_chain(est, X, Y, W):
     "Fit the rounds of `est` (an `XDCCClassifier`); returns the models, the CPU time after each, the propagation rounds and the folds."
     (n, K), R = Y.shape, _chain_rounds(est.chain_length, Y)
+    F = X.shape[1]  # from column F on, the label-features: absent (CSR) or NaN entries unknown
     P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
     seeds = spawn_seeds(est.random_state, R + 1)  # the last one draws the folds
     splits = None if est.cv is None else _splits(est.cv, X, Y, seeds[R])
     params = {k: getattr(est, k) for k in _TREE_PARAMS}
     models, times, t0 = [], [], time.process_time()
     for r in range(R):
-        Xa = _augment(X, P)
+        Xa = _augment(X, P, known_only=True)
         Wr = W * ~done if est.separate_and_conquer else W
         if not Wr.any():
             break  # every label of every example is propagated already
         make = lambda: MLXGBClassifier(**params, random_state=int(seeds[r] % 2**32))
-        m = make().fit(Xa, Y, sample_weight=Wr)
+        m = make().fit(Xa, Y, sample_weight=Wr, absent_missing_from=F)
         models.append(m)
         times.append(time.process_time() - t0)  # a chain of length r + 1 ends here
         last = r == R - 1  # no later round reads the last round's label-features
-        Yhat = m.predict_proba(Xa) if splits is None or last else _out_of_fold(make, Xa, Y, Wr, splits, m)
+        oof = splits is not None and not last
+        Yhat = _out_of_fold(make, Xa, Y, Wr, splits, m, absent_missing_from=F) if oof else m.predict_proba(Xa)
         _propagate(P, done, Yhat, est.select, r, rounds)
         if est.verbose:
             left = times[-1] / (r + 1) * (R - r - 1)
@@ -167,7 +177,7 @@ def _run_chain(models, X, K, select, cumulated, cumulate):
     P, done, rounds = np.full((n, K), np.nan), np.zeros((n, K), bool), np.full((n, K), -1, np.int64)
     cum_max, cum_ref = np.zeros((n, K)), np.zeros((n, K))
     for r, m in enumerate(models):
-        Yhat = m.predict_proba(_augment(X, P))
+        Yhat = m.predict_proba(_step_input(m, X, P))
         cum_max = np.maximum(cum_max, Yhat)
         cum_ref = np.where(done, cum_ref, np.maximum(cum_ref, Yhat))
         _propagate(P, done, Yhat, select, r, rounds)
@@ -279,7 +289,8 @@ class XDCCClassifier(_Chain):
     Attributes
     ----------
     estimators_ : list of MLXGBClassifier
-        One model per round; round r's model expects `n_features_in_ + n_labels_` features.
+        One model per round; round r's model expects `n_features_in_ + n_labels_` features, and from CSR input
+        reads an absent label-feature as unknown (its `absent_missing_from_` is `n_features_in_`).
     fit_times_ : ndarray of shape (n_rounds,)
         Process CPU seconds from the start of `fit` to the end of each round's model.
     train_rounds_ : ndarray of shape (n_samples, n_labels)

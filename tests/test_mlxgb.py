@@ -20,6 +20,7 @@ from mlc_lit.mlxgb import (
     _binned,
     _exact_splits,
     _hist_splits,
+    _known_csr,
     _no_splits,
     _node_sums,
     _score,
@@ -185,6 +186,55 @@ def test_dense_equals_csr_and_n_jobs(tm, split):
         np.testing.assert_array_equal(p.value_, d.value_)
         np.testing.assert_array_equal(p.threshold_, d.threshold_)
         np.testing.assert_array_equal(p.decision_function(X), d.decision_function(X))
+
+
+def _label_features(seed):
+    "A toy X (zeros implicit in CSR), its labels Y and label-features P: rounded noisy labels, many exactly 0 or 1, half unknown."
+    X, Y = _toy(n=150, F=4, K=3, seed=seed, zeros=0.3, grid=False)
+    rng = np.random.default_rng(seed)
+    P = np.round(np.clip(Y + rng.normal(0, 0.4, Y.shape), 0, 1), 1)
+    P[rng.random(P.shape) < 0.5] = np.nan
+    return X, Y, P
+
+
+@pytest.mark.parametrize("tm", ["hist", "exact"])
+@pytest.mark.parametrize("split", ["sum_gain", "max_weight"])
+def test_absent_missing_equals_stored_nan(tm, split):
+    "CSR label-features storing only their known values, absent read as missing: the trees of NaN stored, bit for bit."
+    X, Y, P = _label_features(seed=5)
+    stored = sp.hstack([sp.csr_matrix(X), sp.csr_matrix(P)], format="csr")  # NaN stored, P's zeros implicit
+    known = sp.hstack([sp.csr_matrix(X), _known_csr(P)], format="csr")  # known values only, zeros stored
+    assert (known.data[known.indices >= 4] == 0).sum() > 30
+    W = np.random.default_rng(6).integers(0, 3, 150).astype(float)  # rows of weight 0 take no part in the cuts
+    kw = dict(tree_method=tm, split=split, max_bins=8, **SMALL)  # 8 bins: X's cuts are pruned quantiles
+    ref = MLXGBClassifier(**kw).fit(stored, Y, sample_weight=W)
+    assert np.isin(ref.feature_, [4, 5, 6]).any()  # the trees split on label-features
+    fits = [
+        (MLXGBClassifier(**kw).fit(known, Y, sample_weight=W, absent_missing_from=4), known),
+        (MLXGBClassifier(n_jobs=2, **kw).fit(known, Y, sample_weight=W, absent_missing_from=4), known),
+        (MLXGBClassifier(**kw).fit(np.c_[X, P], Y, sample_weight=W), np.c_[X, P]),
+    ]
+    for m, Xin in fits:
+        for attr in ("feature_", "threshold_", "default_left_", "left_", "right_", "value_", "cover_"):
+            np.testing.assert_array_equal(getattr(m, attr), getattr(ref, attr), err_msg=attr)
+        np.testing.assert_array_equal(m.decision_function(Xin), ref.decision_function(stored))
+        np.testing.assert_array_equal(m.explain(Xin[:5]).values, ref.explain(stored[:5]).values)
+    assert [m.absent_missing_from_ for m, _ in fits] == [4, 4, 7]
+
+
+def test_absent_missing_from_is_checked_and_kept():
+    X, Y = _toy(n=60)
+    Xs = sp.csr_matrix(X)
+    for bad in (-1, 5, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="absent_missing_from must be None or an integer from 0 to n_features = 4"):
+            MLXGBClassifier(**SMALL).fit(Xs, Y, absent_missing_from=bad)
+    m = MLXGBClassifier(**SMALL).fit(Xs, Y, absent_missing_from=2)
+    assert m.absent_missing_from_ == 2 and pickle.loads(pickle.dumps(m)).absent_missing_from_ == 2
+    assert m.fit(Xs, Y).absent_missing_from_ == 4  # each fit sets it: without the option, no column
+    everywhere = MLXGBClassifier(**SMALL).fit(Xs, Y, absent_missing_from=0)  # every absent entry missing
+    np.testing.assert_array_equal(
+        everywhere.decision_function(Xs), everywhere.decision_function(np.where(X == 0, np.nan, X))
+    )
 
 
 def test_weights_and_sampling():

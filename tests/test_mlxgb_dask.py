@@ -66,6 +66,18 @@ def test_same_trees_on_threads_of_one_process():
     np.testing.assert_allclose(proba, ref.predict_proba(X), rtol=0, atol=1e-12)
 
 
+def test_absent_missing_from_on_dask_input():
+    "A model that reads absent CSR entries as missing predicts Dask CSR chunks as in memory; a Dask fit refuses the option."
+    X, Y = problem()
+    Xs = sp.csr_matrix(np.where(np.isnan(X), 0.0, X))
+    Xs.data[::7] = np.nan  # some stored NaN besides the absent entries
+    m = MLXGBClassifier(**KW).fit(Xs, Y, absent_missing_from=3)
+    Xd = da.from_array(Xs, chunks=(150, 5), asarray=False)
+    np.testing.assert_array_equal(m.predict_proba(Xd).compute(scheduler="synchronous"), m.predict_proba(Xs))
+    with pytest.raises(TypeError, match="absent_missing_from takes X in memory"):
+        MLXGBClassifier(**KW).fit(Xd, Y, absent_missing_from=3)
+
+
 @pytest.mark.slow  # a LocalCluster of worker processes
 @pytest.mark.parametrize("chunks", [(400,), (100, 0, 1, 199, 100), (1,) * 7 + (393,)])
 def test_same_trees_for_any_partitioning_with_cuts_given(client, chunks):

@@ -62,6 +62,27 @@ def test_xdcc_out_of_fold_label_features_are_reproducible():
     assert not np.array_equal(XDCCClassifier(**dict(kw, random_state=2)).fit(X, Y).train_folds_, m.train_folds_)
 
 
+@pytest.mark.parametrize("tm", ["hist", "exact"])
+def test_xdcc_csr_stores_known_label_features_and_equals_dense(tm):
+    "On CSR input a step's label-features store only the known values; the chain is the dense chain, bit for bit."
+    X, Y = _toy(n=120, K=4, seed=6, zeros=0.3, grid=False)
+    Xs = sp.csr_matrix(X)
+    kw = dict(n_estimators=4, max_depth=3, chain_length=3, cv=3, tree_method=tm, random_state=0)
+    d, c = XDCCClassifier(**kw).fit(X, Y), XDCCClassifier(**kw).fit(Xs, Y)
+    assert any(np.isin(m.feature_, range(4, 8)).any() for m in c.estimators_)  # label-features are split on
+    for a, b in zip(c.estimators_, d.estimators_):
+        assert a.absent_missing_from_ == b.absent_missing_from_ == 4
+        for attr in ("feature_", "threshold_", "default_left_", "value_", "cover_"):
+            np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr), err_msg=attr)
+    np.testing.assert_array_equal(c.train_rounds_, d.train_rounds_)
+    for m in (c, d):
+        np.testing.assert_array_equal(m.predict_proba(Xs), d.predict_proba(X))
+    np.testing.assert_array_equal(XDCCClassifier(n_jobs=2, **kw).fit(Xs, Y).predict_proba(Xs), c.predict_proba(Xs))
+    _, P = c.propagation_rounds(Xs)
+    Xa = mlc_lit.xdcc._step_input(c.estimators_[-1], Xs, P)
+    assert Xa.nnz == Xs.nnz + (~np.isnan(P)).sum() and not np.isnan(Xa.data).any()
+
+
 def test_xdcc_out_of_fold_with_a_fold_of_zero_weights():
     "A fold whose other folds carry no weight takes the full model's probabilities instead of failing."
     X, Y = _toy(n=60, K=2, seed=9, grid=False)

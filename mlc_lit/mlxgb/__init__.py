@@ -39,6 +39,7 @@ from mlc_lit.mlxgb.features import (
     _columns,
     Cuts as Cuts,
     _feature_cuts as _feature_cuts,
+    _known_csr as _known_csr,
     _rank_keep as _rank_keep,
 )
 from mlc_lit.mlxgb.splits import (
@@ -125,6 +126,18 @@ def _dask_or(method, name, est, X):
 
     return getattr(mlxgb_dask, name)(est, X)
 
+# %% ../../nbs/03_mlxgb.ipynb #amsf0002
+def _absent_missing_start(absent_missing_from, F):
+    "`absent_missing_from_` of a fit on F features: the option checked, None meaning F (no column)."
+    if absent_missing_from is None:
+        return F
+    integral = isinstance(absent_missing_from, numbers.Integral) and not isinstance(absent_missing_from, bool)
+    if not integral or not 0 <= absent_missing_from <= F:
+        raise ValueError(
+            f"absent_missing_from must be None or an integer from 0 to n_features = {F}, got {absent_missing_from!r}."
+        )
+    return int(absent_missing_from)
+
 # %% ../../nbs/03_mlxgb.ipynb #7rees0c1
 class _Trees(MultiLabelClassifier):
     "Fit and prediction of `MLXGBClassifier` (its parameters are declared by the subclass)."
@@ -132,11 +145,15 @@ class _Trees(MultiLabelClassifier):
     _allow_nan = True
     _parameter_constraints = _TREE_CONSTRAINTS
 
-    def fit(self, X, y, sample_weight=None, **dask_options):
-        """Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted. Dask input
+    def fit(self, X, y, sample_weight=None, *, absent_missing_from=None, **dask_options):
+        """Fit on `X` (n, F; dense with NaN for missing, or CSR) and `y` (n, K) 0/1, optionally weighted. An entry that
+        CSR `X` does not store is the value 0, except in the columns from `absent_missing_from` on (None: none), where
+        it is missing, as XGBoost reads CSR input; the model reads later CSR input the same way. Dask input
         (arrays, or a Dask DataFrame X) is fitted across a dask.distributed cluster by `mlc_lit.mlxgb_dask.fit`,
         which takes the `dask_options` (`client`, `cuts`, `profile`)."""
         if hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__"):
+            if absent_missing_from is not None:
+                raise TypeError("absent_missing_from takes X in memory; a Dask fit reads every absent entry as 0.")
             from mlc_lit.mlxgb_dask import fit
 
             return fit(self, X, y, sample_weight, **dask_options)
@@ -144,7 +161,7 @@ class _Trees(MultiLabelClassifier):
             raise TypeError(f"fit got options for Dask input ({', '.join(dask_options)}), but X is not a Dask array.")
         cols = getattr(y, "columns", None)  # a pandas y names the labels (for explanations)
         self.label_names_ = None if cols is None else [str(c) for c in cols]
-        return self._validate_and_fit(X, y, sample_weight=sample_weight)
+        return self._validate_and_fit(X, y, sample_weight=sample_weight, absent_missing_from=absent_missing_from)
 
     def predict(self, X):
         return _dask_or(super().predict, "predict", self, X)
@@ -168,12 +185,17 @@ class _Trees(MultiLabelClassifier):
             exact=self.tree_method == "exact",
         )
 
-    def _prepare(self, X, active):
-        "The `Columns` (exact) or the `Bins` and `Cuts` (hist, cut on the `active` rows) that the split kernels read."
-        return _columns(X) if self.tree_method == "exact" else _binned(X, self.max_bins, active)
+    def _prepare(self, X, active, absent_missing_from=None):
+        """The `Columns` (exact) or the `Bins` and `Cuts` (hist, cut on the `active` rows) that the split kernels read,
+        CSR X's absent entries missing from column `absent_missing_from` on (None: in none)."""
+        if self.tree_method == "exact":
+            return _columns(X, absent_missing_from)
+        return _binned(X, self.max_bins, active, absent_missing_from)
 
-    def _fit(self, X, Y, sample_weight=None):
-        self.base_margin_, trees = _boost(self, X, Y, _check_weights(sample_weight, *Y.shape))
+    def _fit(self, X, Y, sample_weight=None, absent_missing_from=None):
+        self.absent_missing_from_ = _absent_missing_start(absent_missing_from, X.shape[1])
+        W = _check_weights(sample_weight, *Y.shape)
+        self.base_margin_, trees = _boost(self, X, Y, W, self.absent_missing_from_)
         (self.tree_ptr_, self.feature_, self.threshold_, self.default_left_, self.left_, self.right_, self.value_) = (
             _concat_trees(trees, Y.shape[1])
         )
@@ -186,7 +208,7 @@ class _Trees(MultiLabelClassifier):
         trees = Tree(self.feature_, self.threshold_, self.default_left_, self.left_, self.right_, self.value_)
         with numba_threads(self.n_jobs):
             f = _predict_trees_par if n_threads(self.n_jobs) > 1 else _predict_trees
-            f(_data_args(X), self.tree_ptr_[:-1].copy(), trees, S)
+            f(_data_args(X, self.absent_missing_from_), self.tree_ptr_[:-1].copy(), trees, S)
         return S
 
     def _predict_proba(self, X):
@@ -257,6 +279,9 @@ class MLXGBClassifier(_Trees):
         Split feature (-1 at leaves), threshold (left iff x < threshold), NaN left (1) or right (0), child indices.
     value_ : ndarray of shape (n_nodes, n_labels)
         Leaf scores (learning rate included).
+    absent_missing_from_ : int
+        The first column in which an entry that CSR input does not store is missing, not 0 (`fit`'s
+        `absent_missing_from`; `n_features_in_`: no column).
 
     Examples
     --------

@@ -70,12 +70,14 @@ def _draw_features(rng, F, colsample):
     return np.sort(rng.choice(F, max(1, int(round(colsample * F))), replace=False)).astype(np.int64)
 
 # %% ../../nbs/0308_mlxgb_boost.ipynb #b005710a
-def _boost(est, X, Y, W):
-    "Boost the trees of `est` (an `MLXGBClassifier`) on X, Y with weights W (n, K); returns the base margins and the trees."
+def _boost(est, X, Y, W, absent_missing_from=None):
+    """Boost the trees of `est` (an `MLXGBClassifier`) on X, Y with weights W (n, K), CSR X's absent entries missing from
+    column `absent_missing_from` on (None: in none); returns the base margins and the trees."""
     (n, K), F = Y.shape, X.shape[1]
     base = _base_margin(est.base_score, Y, W)
     active = W.any(axis=1)  # rows with weight 0 for every label take no part
-    prep, Xargs, p = est._prepare(X, active), _data_args(X), est._params()
+    prep, p = est._prepare(X, active, absent_missing_from), est._params()
+    Xargs = _data_args(X, absent_missing_from)
     seeds = spawn_seeds(est.random_state, max(est.n_estimators, 1))
     S = np.repeat(base[None, :], n, axis=0)
     G, H, gh = np.empty((n, K)), np.empty((n, K)), np.empty((n, 2 * K))

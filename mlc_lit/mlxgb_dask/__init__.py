@@ -146,25 +146,27 @@ def fit(est, X, Y, sample_weight=None, *, client=None, cuts=None, profile=False,
     )
     est.classes_, est.n_labels_, est.target_type_, est._y_dtype = np.arange(K), K, "multilabel-indicator", Y.dtype
     est.n_features_in_, est.cuts_ = F, (cut_ptr, cut_vals)
+    est.absent_missing_from_ = F  # every absent entry of CSR input is 0 (no column reads it as missing)
     if profile:
         est.dask_levels_ = log
     return est
 
 # %% ../../nbs/03b_mlxgb_dask.ipynb #16a18aa0
-def _scores_chunk(Xc, base, roots, *tree):
-    "Scores of a chunk of rows: the trees' kernel on the chunk (float64, dense or canonical CSR)."
+def _scores_chunk(Xc, absent_missing_from, base, roots, *tree):
+    """Scores of a chunk of rows: the trees' kernel on the chunk (float64, dense or canonical CSR; CSR's absent entries
+    missing from column `absent_missing_from` on)."""
     X = as_float64(Xc)
     S = np.repeat(base[None, :], X.shape[0], axis=0)
-    _predict_trees(_data_args(X), roots, Tree(*tree), S)
+    _predict_trees(_data_args(X, absent_missing_from), roots, Tree(*tree), S)
     return S
 
 
-def _proba_chunk(Xc, base, *trees):
-    return sigmoid(_scores_chunk(Xc, base, *trees))
+def _proba_chunk(Xc, *model):
+    return sigmoid(_scores_chunk(Xc, *model))
 
 
-def _labels_chunk(Xc, base, *trees):
-    return (_scores_chunk(Xc, base, *trees) >= 0.0).astype(np.int8)
+def _labels_chunk(Xc, *model):
+    return (_scores_chunk(Xc, *model) >= 0.0).astype(np.int8)
 
 
 def _map_rows(est, func, X, dtype):
@@ -180,6 +182,7 @@ def _map_rows(est, func, X, dtype):
     if X.shape[1] != est.n_features_in_:
         raise ValueError(f"X has {X.shape[1]} features, but {type(est).__name__} was fitted with {est.n_features_in_}.")
     model = (
+        est.absent_missing_from_,
         est.base_margin_,
         est.tree_ptr_[:-1].copy(),
         est.feature_,

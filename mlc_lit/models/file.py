@@ -244,6 +244,8 @@ def _check_trees(m, F, K, where):
             where,
             "a child lies outside its tree or before its parent",
         )
+    start = getattr(m, "absent_missing_from_", None)
+    _check(type(start) is int and 0 <= start <= F, where, "absent_missing_from_ must be an integer from 0 to F")
     if getattr(m, "cover_", None) is not None:
         _check(_array(m, "cover_", np.float64, 1, where).shape == (N,), where, "cover_ is not (n_nodes,)")
 
@@ -350,6 +352,19 @@ _ADDED_PARAMS = {
 }  # parameters newer than format version 1, with the value every model written before them was fitted with
 
 
+def _add_attributes(est):
+    "Give the trees of a decoded estimator the learned attributes newer than format version 1, as their models had them."
+    if type(est).__name__ == "MLXGBClassifier":
+        trees = [est]
+    elif type(est).__name__ == "XDCCClassifier" and isinstance(getattr(est, "estimators_", None), list):
+        trees = est.estimators_
+    else:
+        trees = []
+    for m in trees:
+        if type(m).__name__ == "MLXGBClassifier":  # a step of another class fails the checks
+            vars(m).setdefault("absent_missing_from_", getattr(m, "n_features_in_", None))  # no column
+
+
 def _load(path):
     ext = _format(path)
     doc, arrays = _read(path, ext)
@@ -366,6 +381,7 @@ def _load(path):
     est = _decode({"object": name, "state": doc.get("state")}, arrays, name)
     for key, value in _ADDED_PARAMS.get(name, {}).items():
         vars(est).setdefault(key, value)
+    _add_attributes(est)
     _check_model(est)
     Z = np.zeros((2, est.n_features_in_))
     with warnings.catch_warnings():  # Z has no feature names, whatever the model was fitted on

@@ -9,6 +9,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from numba import prange
 
 from ..core import kernel, n_threads, numba_threads
@@ -17,14 +18,26 @@ from .rules import _dense_rows, _names, _row_blocks, Explanation
 # %% auto #0
 __all__ = ['node_cover', 'tree_cover', 'trees_table', 'Paths', 'tree_paths', 'treeshap', 'explain_trees', 'explain_chain']
 
+# %% ../../nbs/09a02_models_trees.ipynb #rwsrd002
+def _rows_as_read(X, start, stop, absent_missing_from=None):
+    "Rows `start:stop` of X (dense or CSR) as a dense float64 array; CSR's absent entries NaN from column `absent_missing_from` on."
+    D = _dense_rows(X, start, stop)
+    if sp.issparse(X) and absent_missing_from is not None and absent_missing_from < X.shape[1]:
+        block = X[start:stop]
+        stored = sp.csr_matrix((np.ones(block.nnz, bool), block.indices, block.indptr), shape=block.shape).toarray()
+        stored[:, :absent_missing_from] = True  # columns before it: absent entries are zeros
+        D[~stored] = np.nan
+    return D
+
 # %% ../../nbs/09a02_models_trees.ipynb #00427e23
-def node_cover(tree_ptr, feature, threshold, default_left, left, right, X, rows=None):
-    "(n_nodes,) how many rows of `X` (dense or CSR; `rows`: a bool mask of those to count) reach each node of the trees."
+def node_cover(tree_ptr, feature, threshold, default_left, left, right, X, rows=None, absent_missing_from=None):
+    """(n_nodes,) how many rows of `X` (dense or CSR; `rows`: a bool mask of those to count) reach each node of the
+    trees; CSR X's absent entries are missing from column `absent_missing_from` on (None: in none)."""
     cover = np.zeros(len(feature))
     keep = np.arange(X.shape[0]) if rows is None else np.flatnonzero(rows)
     for a, b in _row_blocks(X):
         mine = keep[(keep >= a) & (keep < b)]
-        D = _dense_rows(X, a, b)[mine - a]
+        D = _rows_as_read(X, a, b, absent_missing_from)[mine - a]
         for t in range(len(tree_ptr) - 1):
             at, who = np.full(len(mine), tree_ptr[t]), np.arange(len(mine))
             while at.size:
@@ -43,7 +56,8 @@ def tree_cover(est, X, sample_weight=None):
     if sample_weight is not None:
         w = np.asarray(sample_weight, dtype=np.float64)
         rows = (w > 0).any(axis=1) if w.ndim == 2 else w > 0
-    return node_cover(est.tree_ptr_, est.feature_, est.threshold_, est.default_left_, est.left_, est.right_, X, rows)
+    trees = (est.tree_ptr_, est.feature_, est.threshold_, est.default_left_, est.left_, est.right_)
+    return node_cover(*trees, X, rows, est.absent_missing_from_)
 
 # %% ../../nbs/09a02_models_trees.ipynb #b336ee18
 def trees_table(est):
@@ -160,8 +174,12 @@ def _shapley_weights(max_d):
     return w
 
 # %% ../../nbs/09a02_models_trees.ipynb #366c1dcb
-def treeshap(X, tree_ptr, feature, threshold, default_left, left, right, value, cover, base_margin, n_jobs=None):
-    "(values (n, K, F), base_values (n, K)): path-dependent TreeSHAP of the flat ensemble on `X` (dense or CSR)."
+def treeshap(
+    X, tree_ptr, feature, threshold, default_left, left, right, value, cover, base_margin, n_jobs=None,
+    absent_missing_from=None,
+):  # fmt: skip
+    """(values (n, K, F), base_values (n, K)): path-dependent TreeSHAP of the flat ensemble on `X` (dense or CSR; its
+    absent entries missing from column `absent_missing_from` on, None: in none)."""
     paths = tree_paths(tree_ptr, feature, left, right, cover)
     max_d = int(np.diff(paths.feat_ptr).max()) if len(paths.leaf) else 0
     weights = _shapley_weights(max_d)
@@ -170,7 +188,8 @@ def treeshap(X, tree_ptr, feature, threshold, default_left, left, right, value, 
     run = _treeshap_parallel if n_threads(n_jobs) > 1 else _treeshap
     with numba_threads(n_jobs):
         for a, b in _row_blocks(X):
-            run(_dense_rows(X, a, b), paths, feature, threshold, default_left, value, weights, values[a:b])
+            D = _rows_as_read(X, a, b, absent_missing_from)
+            run(D, paths, feature, threshold, default_left, value, weights, values[a:b])
     reach = np.ones(len(paths.leaf))
     for l in range(len(paths.leaf)):
         reach[l] = np.prod(paths.fraction[paths.ptr[l] : paths.ptr[l + 1]])
@@ -184,14 +203,14 @@ def explain_trees(est, X, n_jobs=None):
     if getattr(est, "cover_", None) is None:
         raise ValueError("explain needs the trees' cover_, which fit records; refit this model with this mlc_lit.")
     trees = (est.feature_, est.threshold_, est.default_left_, est.left_, est.right_, est.value_)
-    values, base = treeshap(X, est.tree_ptr_, *trees, est.cover_, est.base_margin_, n_jobs)
+    values, base = treeshap(X, est.tree_ptr_, *trees, est.cover_, est.base_margin_, n_jobs, est.absent_missing_from_)
     features, labels = _names(est, X.shape[1])
     return Explanation(values, base, features, labels)
 
 # %% ../../nbs/09a02_models_trees.ipynb #4f1a775a
 def explain_chain(est, X):
     "`XDCCClassifier.explain(X)`: one TreeSHAP `Explanation` per chain step (see above)."
-    from mlc_lit.xdcc import _augment
+    from mlc_lit.xdcc import _step_input
 
     X = est._validate_X(X)
     features, labels = _names(est, X.shape[1])
@@ -199,8 +218,8 @@ def explain_chain(est, X):
     P, out = np.full((X.shape[0], est.n_labels_), np.nan), []
     stages = est._stages(X)
     for m in est.estimators_:
-        values, base = treeshap(_augment(X, P), m.tree_ptr_, m.feature_, m.threshold_, m.default_left_, m.left_,
-                                m.right_, m.value_, m.cover_, m.base_margin_, est.n_jobs)  # fmt: skip
+        trees = (m.tree_ptr_, m.feature_, m.threshold_, m.default_left_, m.left_, m.right_, m.value_, m.cover_)
+        values, base = treeshap(_step_input(m, X, P), *trees, m.base_margin_, est.n_jobs, m.absent_missing_from_)
         out.append(Explanation(values, base, names, labels))
         P = next(stages)[0].copy()
     return out
