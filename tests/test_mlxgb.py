@@ -231,6 +231,14 @@ def test_absent_missing_from_is_checked_and_kept():
     m = MLXGBClassifier(**SMALL).fit(Xs, Y, absent_missing_from=2)
     assert m.absent_missing_from_ == 2 and pickle.loads(pickle.dumps(m)).absent_missing_from_ == 2
     assert m.fit(Xs, Y).absent_missing_from_ == 4  # each fit sets it: without the option, no column
+    del (
+        m.absent_missing_from_
+    )  # as pickled before the attribute existed: unpickled, it reads no absent entry as missing
+    old = pickle.loads(pickle.dumps(m))
+    assert old.absent_missing_from_ == 4 and not hasattr(
+        pickle.loads(pickle.dumps(MLXGBClassifier())), "absent_missing_from_"
+    )
+    np.testing.assert_array_equal(old.predict_proba(Xs), MLXGBClassifier(**SMALL).fit(Xs, Y).predict_proba(Xs))
     everywhere = MLXGBClassifier(**SMALL).fit(Xs, Y, absent_missing_from=0)  # every absent entry missing
     np.testing.assert_array_equal(
         everywhere.decision_function(Xs), everywhere.decision_function(np.where(X == 0, np.nan, X))

@@ -163,6 +163,11 @@ class _Trees(MultiLabelClassifier):
         self.label_names_ = None if cols is None else [str(c) for c in cols]
         return self._validate_and_fit(X, y, sample_weight=sample_weight, absent_missing_from=absent_missing_from)
 
+    def __setstate__(self, state):
+        if "n_features_in_" in state:  # a model pickled before absent_missing_from_ existed: no column reads so
+            state.setdefault("absent_missing_from_", state["n_features_in_"])
+        super().__setstate__(state)
+
     def predict(self, X):
         return _dask_or(super().predict, "predict", self, X)
 
