@@ -927,6 +927,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                         'mlc_lit.mlxgb.features.Cuts': ('mlxgb_features.html#cuts', 'mlc_lit/mlxgb/features.py'),
                                         'mlc_lit.mlxgb.features._absent_entries': ( 'mlxgb_features.html#_absent_entries',
                                                                                     'mlc_lit/mlxgb/features.py'),
+                                        'mlc_lit.mlxgb.features._absent_start': ( 'mlxgb_features.html#_absent_start',
+                                                                                  'mlc_lit/mlxgb/features.py'),
                                         'mlc_lit.mlxgb.features._bin_dense': ( 'mlxgb_features.html#_bin_dense',
                                                                                'mlc_lit/mlxgb/features.py'),
                                         'mlc_lit.mlxgb.features._bin_features': ( 'mlxgb_features.html#_bin_features',

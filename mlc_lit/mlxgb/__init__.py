@@ -138,6 +138,14 @@ def _absent_missing_start(absent_missing_from, F):
         )
     return int(absent_missing_from)
 
+
+def _with_absent_default(state: dict) -> dict:
+    """A fitted model's `state` given `absent_missing_from_` where it was saved before the attribute existed: then no
+    column read an absent entry as missing (`n_features_in_`). Unpickling and the model file both use it."""
+    if "n_features_in_" in state:
+        state.setdefault("absent_missing_from_", state["n_features_in_"])
+    return state
+
 # %% ../../nbs/03_mlxgb.ipynb #7rees0c1
 class _Trees(MultiLabelClassifier):
     "Fit and prediction of `MLXGBClassifier` (its parameters are declared by the subclass)."
@@ -164,9 +172,7 @@ class _Trees(MultiLabelClassifier):
         return self._validate_and_fit(X, y, sample_weight=sample_weight, absent_missing_from=absent_missing_from)
 
     def __setstate__(self, state):
-        if "n_features_in_" in state:  # a model pickled before absent_missing_from_ existed: no column reads so
-            state.setdefault("absent_missing_from_", state["n_features_in_"])
-        super().__setstate__(state)
+        super().__setstate__(_with_absent_default(state))
 
     def predict(self, X):
         return _dask_or(super().predict, "predict", self, X)

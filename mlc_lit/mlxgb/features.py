@@ -25,6 +25,12 @@ class Columns(NamedTuple):
     nan_rows: np.ndarray
 
 
+def _absent_start(X, absent_missing_from) -> int:
+    "The first column in which X reads an absent entry as missing: `absent_missing_from` for CSR X, else (None, dense X) F."
+    F = X.shape[1]
+    return F if absent_missing_from is None or not sp.issparse(X) else int(absent_missing_from)
+
+
 def _absent_entries(ptr, rows, n, start):
     "(columns, rows) of the entries that the CSC arrays `ptr`, `rows` of n rows leave out from column `start` on."
     F = len(ptr) - 1
@@ -49,7 +55,7 @@ def _columns(X, absent_missing_from=None):
     order = np.lexsort((rows[~nan], vals[~nan], cols[~nan]))  # by feature, then value, then row
     counts = np.bincount(cols[~nan], minlength=F)
     nan_cols, nan_rows = cols[nan], rows[nan]
-    start = F if absent_missing_from is None or not sp.issparse(X) else absent_missing_from
+    start = _absent_start(X, absent_missing_from)
     if start < F:
         absent_cols, absent_rows = _absent_entries(ptr, rows, n, start)
         by_col = np.lexsort((np.r_[nan_rows, absent_rows], np.r_[nan_cols, absent_cols]))  # by feature, then row
@@ -153,7 +159,7 @@ def _bin_features(X, max_bins, active=None, absent_missing_from=None):
         cols = [X[:, f] for f in range(F)]
         used = [active] * F
     n_active = int(active.sum())
-    start = F if absent_missing_from is None or not sp.issparse(X) else absent_missing_from
+    start = _absent_start(X, absent_missing_from)
     by_kernel = not sp.issparse(X) and X.size >= BIN_KERNEL_VALUES  # dense and large: `_bin_dense` after the loop
     cuts, n_bins, zero_bin = [], np.empty(F, np.int64), np.zeros(F, np.int64)
     bins = np.empty(len(data) if sp.issparse(X) else (F, n), np.uint16)

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import prange
 from ..core import csr_arrays, borrow, kernel
+from .features import _absent_start
 
 # %% auto #0
 __all__ = []
@@ -29,13 +30,11 @@ class XData(NamedTuple):
 
 def _data_args(X, absent_missing_from=None):
     "The `XData` of X (dense or CSR); CSR columns from `absent_missing_from` on (None: none) read absent entries as missing."
-    F = X.shape[1]
+    start = _absent_start(X, absent_missing_from)  # dense X has no absent entries: F
     if sp.issparse(X):
-        indptr, indices, data = csr_arrays(X)
-        start = F if absent_missing_from is None else int(absent_missing_from)
-        return XData(False, np.zeros((1, 1)), indptr, indices, data, start)
+        return XData(False, np.zeros((1, 1)), *csr_arrays(X), start)
     z = np.zeros(1, np.int64)
-    return XData(True, X, z, z, np.zeros(1), F)  # dense X has no absent entries
+    return XData(True, X, z, z, np.zeros(1), start)
 
 
 @kernel()

@@ -354,6 +354,8 @@ _ADDED_PARAMS = {
 
 def _add_attributes(est):
     "Give the trees of a decoded estimator the learned attributes newer than format version 1, as their models had them."
+    from mlc_lit.mlxgb import _with_absent_default
+
     if type(est).__name__ == "MLXGBClassifier":
         trees = [est]
     elif type(est).__name__ == "XDCCClassifier" and isinstance(getattr(est, "estimators_", None), list):
@@ -362,7 +364,7 @@ def _add_attributes(est):
         trees = []
     for m in trees:
         if type(m).__name__ == "MLXGBClassifier":  # a step of another class fails the checks
-            vars(m).setdefault("absent_missing_from_", getattr(m, "n_features_in_", None))  # no column
+            _with_absent_default(vars(m))
 
 
 def _load(path):
