@@ -635,14 +635,15 @@ def _post_optimize(est, Y, S, stats, loss, conds, heads, covered, regrow, ws, os
 def _phase_seconds(slot_t, tim, c0, wall, n_rules):
     """Seconds per phase of a fit that took `wall` seconds, from the kernels' raw timers (see the prose above).
 
-    evaluation: the timed sample of candidate evaluations, scaled to all of them; summation: the feature sweeps
-    minus their evaluations, plus the sums over all sampled and all covered examples; other: the rest of `wall`.
+    evaluation: the timed sample of candidate evaluations, scaled to all of them and at most the sweeps that hold
+    them; summation: the feature sweeps minus their evaluations, plus the sums over all sampled and all covered examples; other: the rest of `wall`.
     With several threads, the search's wall time is split in the proportion of the threads' measured times."""
     n_timed, n_eval, n_inline = slot_t[:, 1].sum(), slot_t[:, 2].sum(), slot_t[:, 4].sum()
     n_searches, n_sweeps = tim[1], tim[1] * slot_t.shape[0]
     evaluation = (slot_t[:, 0].sum() - n_timed * c0) * n_eval / n_timed if n_timed else 0.0
     sweeps_raw = slot_t[:, 3].sum()
-    sweeps = sweeps_raw - (n_sweeps + 2 * n_timed) * c0  # each sweep's own clock reads and those of its samples
+    sweeps = max(0.0, sweeps_raw - (n_sweeps + 2 * n_timed) * c0)  # less each sweep's clock reads and its samples
+    evaluation = min(max(0.0, evaluation), sweeps)  # a sample caught by a pause can extrapolate past its sweeps
     scale = min(1.0, tim[0] / sweeps_raw) if sweeps_raw > 0 else 1.0
     evaluation, summation = evaluation * scale, (sweeps - evaluation) * scale + tim[2]
     return dict(
