@@ -636,7 +636,8 @@ def _phase_seconds(slot_t, tim, c0, wall, n_rules):
     """Seconds per phase of a fit that took `wall` seconds, from the kernels' raw timers (see the prose above).
 
     evaluation: the timed sample of candidate evaluations, scaled to all of them and at most the sweeps that hold
-    them; summation: the feature sweeps minus their evaluations, plus the sums over all sampled and all covered examples; other: the rest of `wall`.
+    them; summation: the feature sweeps minus their evaluations, plus the sums over all sampled and all covered
+    examples; other: the rest of `wall`.
     With several threads, the search's wall time is split in the proportion of the threads' measured times."""
     n_timed, n_eval, n_inline = slot_t[:, 1].sum(), slot_t[:, 2].sum(), slot_t[:, 4].sum()
     n_searches, n_sweeps = tim[1], tim[1] * slot_t.shape[0]
